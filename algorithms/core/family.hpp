@@ -1,0 +1,81 @@
+#pragma once
+// What the experiment runner sees of a family: it asks the family to run one configured
+// case and receives timings, a phase breakdown, metrics, validation and a checksum.
+// The runner never knows the inside of a family; a family never knows which experiment runs.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/core/dataset.hpp"
+#include "algorithms/core/phase_timer.hpp"
+#include "algorithms/core/registry.hpp"
+#include "algorithms/core/timing.hpp"
+
+namespace gpudm {
+
+using ojson = nlohmann::ordered_json;
+
+// Resolves a dataset name from the catalog (file found through GPUDM_DATA_DIR /
+// datasets/cache, or generated) into a Dataset. Options may override generator
+// parameters (rows, seed, ...). Implemented in datasets/.
+class DatasetProvider {
+ public:
+  virtual ~DatasetProvider() = default;
+  virtual std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json& options) = 0;
+};
+
+// One parameter a family accepts in a config's "params" (validated by the runner:
+// unknown keys are rejected with the nearest valid key suggested).
+struct ParamSpec {
+  std::string name;
+  std::string type;  // "int" | "number" | "string" | "bool" | "array" | "object"
+  nlohmann::json default_value;
+  std::string doc;
+};
+
+struct CaseContext {
+  std::string experiment_id;
+  std::string family;
+  std::string backend;
+  std::string dataset;           // catalog name
+  nlohmann::json dataset_options;  // e.g. {"rows": 100000}
+  nlohmann::json params;         // family params, defaults filled in by the runner
+  std::uint64_t seed = 1;
+  int warmup = 1;
+  int repetitions = 5;
+  bool smoke = false;
+  const Registry* registry = nullptr;
+  DatasetProvider* datasets = nullptr;
+};
+
+struct CaseResult {
+  std::string status = "ok";  // ok | skipped | failed
+  std::string reason;
+  ojson dataset = ojson::object();     // name, rows, cols, classes, sha256 or generator+seed
+  TimingStats timing;
+  PhaseTimer breakdown;                // accumulated over the timed repetitions
+  ojson metrics = ojson::object();     // GPops, GPops_per_s, instances_per_s, accuracy, ...
+  ojson validation = ojson::object();  // reference_backend, max_error, tolerance, passed
+  std::string checksum;                // of the result (hex), equal across backends when exact
+};
+
+class Family {
+ public:
+  virtual ~Family() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<ParamSpec> params() const = 0;
+  // Runs one case; throws Unavailable to report "skipped", Error for a failed run.
+  virtual CaseResult run_case(const CaseContext& ctx) = 0;
+};
+
+// Describes a dataset in the results JSON (shared by every family).
+ojson describe_dataset(const Dataset& d);
+
+// FNV-1a 64-bit over bytes, printed as 16 hex digits: the results' checksum.
+std::string checksum_hex(const void* data, std::size_t bytes, std::uint64_t seed = 0xcbf29ce484222325ull);
+
+}  // namespace gpudm

@@ -1,0 +1,103 @@
+#pragma once
+// Registry of backends per family. Backends are registered explicitly by
+// backends/register.cpp (no static self-registration). A backend that is not compiled or
+// cannot run here is registered as unavailable with a reason, so the runner reports it as
+// "skipped" instead of crashing.
+#include <any>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "algorithms/core/error.hpp"
+
+namespace gpudm {
+
+struct BackendInfo {
+  std::string family;
+  std::string backend;
+  bool available = false;
+  std::string reason;  // why unavailable; empty when available
+};
+
+class Registry {
+ public:
+  template <class Interface>
+  using Factory = std::function<std::unique_ptr<Interface>()>;
+
+  // Registers an available backend `backend` of family `family` implementing Interface.
+  template <class Interface>
+  void add(const std::string& family, const std::string& backend, Factory<Interface> factory) {
+    Entry& e = entries_[{family, backend}];
+    e.info = BackendInfo{family, backend, true, ""};
+    e.factory = std::move(factory);
+    remember_order(family, backend);
+  }
+
+  // Registers a backend that exists in the design but cannot run in this build/machine.
+  void add_unavailable(const std::string& family, const std::string& backend, const std::string& reason) {
+    Entry& e = entries_[{family, backend}];
+    e.info = BackendInfo{family, backend, false, reason};
+    e.factory.reset();
+    remember_order(family, backend);
+  }
+
+  bool has(const std::string& family, const std::string& backend) const {
+    return entries_.count({family, backend}) != 0;
+  }
+  const BackendInfo& info(const std::string& family, const std::string& backend) const {
+    auto it = entries_.find({family, backend});
+    if (it == entries_.end()) throw Error("no backend '" + backend + "' for family '" + family + "'" + known(family));
+    return it->second.info;
+  }
+
+  // Creates an instance; throws Unavailable with the reason for an unavailable backend.
+  template <class Interface>
+  std::unique_ptr<Interface> create(const std::string& family, const std::string& backend) const {
+    auto it = entries_.find({family, backend});
+    if (it == entries_.end()) throw Error("no backend '" + backend + "' for family '" + family + "'" + known(family));
+    if (!it->second.info.available) throw Unavailable(family + "/" + backend + ": " + it->second.info.reason);
+    const auto* f = std::any_cast<Factory<Interface>>(&it->second.factory);
+    if (!f) throw Error("backend '" + family + "/" + backend + "' does not implement the requested interface");
+    return (*f)();
+  }
+
+  // Backends of a family in registration order (sequential, openmp, cuda, ...).
+  std::vector<BackendInfo> backends(const std::string& family) const {
+    std::vector<BackendInfo> out;
+    auto it = order_.find(family);
+    if (it == order_.end()) return out;
+    for (const auto& b : it->second) out.push_back(entries_.at({family, b}).info);
+    return out;
+  }
+  std::vector<std::string> families() const {
+    std::vector<std::string> out;
+    for (const auto& [f, _] : order_) out.push_back(f);
+    return out;
+  }
+
+ private:
+  struct Entry {
+    BackendInfo info;
+    std::any factory;
+  };
+  void remember_order(const std::string& family, const std::string& backend) {
+    auto& v = order_[family];
+    for (const auto& b : v)
+      if (b == backend) return;
+    v.push_back(backend);
+  }
+  std::string known(const std::string& family) const {
+    auto it = order_.find(family);
+    if (it == order_.end()) return " (unknown family)";
+    std::string s = " (known:";
+    for (const auto& b : it->second) s += " " + b;
+    return s + ")";
+  }
+  std::map<std::pair<std::string, std::string>, Entry> entries_;
+  std::map<std::string, std::vector<std::string>> order_;
+};
+
+}  // namespace gpudm

@@ -1,0 +1,55 @@
+#include <cuda_runtime.h>
+
+#include "backends/cuda/common/device_info.hpp"
+
+namespace gpudm::cuda_info {
+
+int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+std::string unavailable_reason() {
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("no usable CUDA device: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+  }
+  return n > 0 ? "" : "no CUDA device present";
+}
+
+nlohmann::ordered_json describe_devices() {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  const int n = device_count();
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  for (int i = 0; i < n; ++i) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
+    int clock_khz = 0, mem_clock_khz = 0;
+    cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, i);
+    cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, i);
+    nlohmann::ordered_json d;
+    d["index"] = i;
+    d["name"] = p.name;
+    d["compute_capability"] = std::to_string(p.major) + "." + std::to_string(p.minor);
+    d["sm_count"] = p.multiProcessorCount;
+    d["memory_bytes"] = p.totalGlobalMem;
+    d["l2_bytes"] = p.l2CacheSize;
+    d["memory_bus_bits"] = p.memoryBusWidth;
+    d["sm_clock_mhz"] = clock_khz / 1000;
+    d["memory_clock_mhz"] = mem_clock_khz / 1000;
+    d["driver_version"] = driver;
+    d["runtime_version"] = runtime;
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace gpudm::cuda_info

@@ -1,0 +1,18 @@
+#pragma once
+// CUDA-free view of the machine's GPUs, for the results' environment block and for
+// deciding whether a CUDA backend can run. Implemented in device_info.cu (CUDA builds)
+// or device_info_stub.cpp (builds without CUDA).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace gpudm::cuda_info {
+
+// Number of usable CUDA devices (0 when none, when the driver is missing, or without CUDA).
+int device_count();
+// Why no device can be used ("" when device_count() > 0).
+std::string unavailable_reason();
+// [{name, sm_count, memory_bytes, driver, runtime, clocks...}] for every device.
+nlohmann::ordered_json describe_devices();
+
+}  // namespace gpudm::cuda_info

@@ -1,0 +1,2 @@
+#include <cstdio>
+int main() { std::puts("run_experiment: runner under construction"); return 0; }
