@@ -1,24 +1,20 @@
-// register_all: the one place that lists every backend of every family. Explicit calls, no
-// static self-registration. A backend not compiled into this build is registered as
-// unavailable with the reason, so the runner reports it as skipped.
+// register_all: registers every backend of every family. The list of families is generated
+// at configure time from the backends/register_<family>.cpp files present (explicit calls,
+// no static self-registration). Each register_<family> registers sequential, openmp and cuda,
+// the ones not compiled into this build as unavailable with the reason.
 #include "backends/register.hpp"
-
-#include "gpudm/build_info.hpp"
 
 namespace gpudm {
 
-// Each backend file defines one registration function per family (declared here).
-namespace backend::sequential {
-}  // namespace backend::sequential
-namespace backend::openmp {
-}  // namespace backend::openmp
-namespace backend::cuda {
-}  // namespace backend::cuda
+#define GPUDM_FAMILY(f) void register_##f(Registry&);
+#include "gpudm/registered_families.inc"
+#undef GPUDM_FAMILY
 
 void register_all(Registry& r) {
-  (void)r;
-  // Families add three blocks here: sequential always; openmp under GPUDM_HAVE_OPENMP, else
-  // r.add_unavailable(family, "openmp", build_info::kOpenmpMissingReason); cuda likewise.
+#define GPUDM_FAMILY(f) register_##f(r);
+#include "gpudm/registered_families.inc"
+#undef GPUDM_FAMILY
 }
 
 }  // namespace gpudm
+
