@@ -45,11 +45,21 @@ nlohmann::ordered_json describe_devices() {
     d["memory_bus_bits"] = p.memoryBusWidth;
     d["sm_clock_mhz"] = clock_khz / 1000;
     d["memory_clock_mhz"] = mem_clock_khz / 1000;
+    d["pci_bus_id"] = pci_bus_id(i);
     d["driver_version"] = driver;
     d["runtime_version"] = runtime;
     out.push_back(d);
   }
   return out;
+}
+
+std::string pci_bus_id(int device) {
+  char buf[32] = {0};
+  if (device < 0 || cudaDeviceGetPCIBusId(buf, sizeof buf, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return buf;
 }
 
 }  // namespace gpudm::cuda_info

@@ -14,5 +14,8 @@ int device_count();
 std::string unavailable_reason();
 // [{name, sm_count, memory_bytes, driver, runtime, clocks...}] for every device.
 nlohmann::ordered_json describe_devices();
+// PCI bus id of CUDA device `device` ("0000:65:00.0"), "" when unknown or without CUDA;
+// lets NVML (nvml.hpp) find the same GPU whatever CUDA_VISIBLE_DEVICES does to the order.
+std::string pci_bus_id(int device);
 
 }  // namespace gpudm::cuda_info
