@@ -1,0 +1,164 @@
+// The ceilings family as the runner sees it: one case = one probe on one backend.
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "algorithms/ceilings/ceilings.hpp"
+#include "algorithms/core/error.hpp"
+#include "algorithms/core/family.hpp"
+#include "backends/cuda/common/nvml.hpp"
+
+namespace gpudm {
+
+namespace {
+
+using ceilings::Probe;
+using ceilings::ProbeSpec;
+using ceilings::WorkUnit;
+
+constexpr std::size_t MiB = std::size_t(1) << 20;
+
+std::size_t param_size(const nlohmann::json& params, const char* key) {
+  if (!params.contains(key) || params[key].is_null()) return 0;
+  const auto& v = params[key];
+  if (!v.is_number_integer() || v.get<long long>() < 0)
+    throw Error(std::string("ceilings: param '") + key + "' must be a non-negative integer (0 = automatic), got " +
+                v.dump());
+  return v.get<std::size_t>();
+}
+
+// Work per repetition: large enough that one repetition lasts tens of milliseconds on the
+// GPU machine (timer resolution and launch overhead negligible), small in smoke runs.
+ProbeSpec resolve_spec(const CaseContext& ctx) {
+  const auto& p = ctx.params;
+  ProbeSpec s;
+  s.probe = ceilings::parse_probe(p.value("probe", std::string("copy_bandwidth")));
+  s.bytes = param_size(p, "bytes");
+  s.passes = param_size(p, "passes");
+  s.iterations = param_size(p, "iterations");
+  s.launches = param_size(p, "launches");
+  s.threads = static_cast<int>(param_size(p, "threads"));
+  const bool gpu = ctx.backend == "cuda";
+  const bool smoke = ctx.smoke;
+  auto pick = [](std::size_t& v, std::size_t full, std::size_t small, bool smoke_run) {
+    if (v == 0) v = smoke_run ? small : full;
+  };
+  switch (s.probe) {
+    case Probe::copy_bandwidth:
+      // Far beyond every cache: GPU L2 is 50 MB, CPU L3 tens of MB.
+      pick(s.bytes, gpu ? 1024 * MiB : 256 * MiB, gpu ? 64 * MiB : 16 * MiB, smoke);
+      pick(s.passes, gpu ? 20 : 1, gpu ? 4 : 2, smoke);
+      break;
+    case Probe::h2d_bandwidth:
+    case Probe::d2h_bandwidth:
+      pick(s.bytes, 256 * MiB, 16 * MiB, smoke);
+      pick(s.passes, 4, 1, smoke);
+      break;
+    case Probe::fma_rate:
+      pick(s.iterations, gpu ? 400000 : 20000000, gpu ? 20000 : 500000, smoke);
+      break;
+    case Probe::popcount_rate:
+      pick(s.iterations, gpu ? 100000 : 200000, gpu ? 5000 : 5000, smoke);
+      break;
+    case Probe::launch_latency:
+    case Probe::launch_sync_latency:
+    case Probe::graph_launch_latency:
+      // An OpenMP fork/join costs microseconds, but tens of milliseconds when the CPU is
+      // oversubscribed (CI): fewer regions on the CPU.
+      pick(s.launches, gpu ? 10000 : 2000, gpu ? 1000 : 100, smoke);
+      break;
+  }
+  if (s.passes == 0) s.passes = 1;
+  return s;
+}
+
+class CeilingsFamily final : public Family {
+ public:
+  std::string name() const override { return "ceilings"; }
+  std::string description() const override {
+    return "Roofline denominators of this machine: CPU/GPU copy bandwidth, fp32 FMA rate, popcount rate, "
+           "pinned H2D/D2H bandwidth, kernel launch latency (param 'probe')";
+  }
+  std::vector<ParamSpec> params() const override {
+    std::string probes;
+    for (Probe p : ceilings::all_probes()) probes += std::string(probes.empty() ? "" : ", ") + ceilings::to_string(p);
+    return {
+        {"probe", "string", "copy_bandwidth", "what to measure: " + probes},
+        {"bytes", "int", 0, "bytes per buffer for copy/transfer probes (0 = automatic: beyond every cache)"},
+        {"passes", "int", 0, "copies or transfers per timed repetition (0 = automatic)"},
+        {"iterations", "int", 0, "loop trips per thread for fma_rate/popcount_rate (0 = automatic)"},
+        {"launches", "int", 0, "kernel launches / parallel regions per repetition for latency probes (0 = automatic)"},
+        {"threads", "int", 0, "CPU threads of the openmp backend (0 = all; the sequential backend uses 1)"},
+    };
+  }
+
+  CaseResult run_case(const CaseContext& ctx) override {
+    if (!ctx.registry) throw Error("ceilings: run_case needs a backend registry");
+    const ProbeSpec spec = resolve_spec(ctx);
+    auto backend = ctx.registry->create<ceilings::CeilingsBackend>("ceilings", ctx.backend);
+    if (!backend->supports(spec.probe))
+      throw Unavailable(std::string("probe '") + ceilings::to_string(spec.probe) + "' does not apply to the " +
+                        ctx.backend + " backend");
+
+    CaseResult res;
+    res.dataset = ojson{{"name", "none"}, {"note", "ceilings probes generate their own buffers"}};
+    const ceilings::ProbeWork work = backend->prepare(spec);
+
+    for (int i = 0; i < ctx.warmup; ++i) backend->run(nullptr);
+    std::unique_ptr<nvml::EnergyMeter> meter;
+    if (ctx.backend == "cuda") {
+      meter = std::make_unique<nvml::EnergyMeter>(0);
+      meter->start();
+    }
+    res.timing = measure(0, ctx.repetitions, [&] { backend->run(&res.breakdown); });
+    res.timing.warmup = ctx.warmup;
+    nvml::EnergyReading energy;
+    if (meter) energy = meter->stop();
+
+    const ceilings::ProbeCheck check = backend->check();
+    res.validation = ojson{{"reference_backend", "scalar reference"},
+                           {"what", check.what},
+                           {"max_error", check.max_error},
+                           {"tolerance", check.tolerance},
+                           {"passed", check.passed}};
+    if (!check.passed) {
+      res.status = "failed";
+      res.reason = "self-check failed: " + check.what + " (error " + std::to_string(check.max_error) + " > " +
+                   std::to_string(check.tolerance) + ")";
+    }
+
+    const WorkUnit unit = ceilings::work_unit(spec.probe);
+    const std::string metric = ceilings::metric_name(spec.probe);
+    ojson& m = res.metrics;
+    m["probe"] = ceilings::to_string(spec.probe);
+    m["work_unit"] = ceilings::to_string(unit);
+    m["work_per_repetition"] = work.amount;
+    m["threads"] = work.threads;
+    m["method"] = work.method;
+    if (spec.bytes) m["bytes_per_buffer"] = spec.bytes;
+    if (spec.passes > 1) m["passes"] = spec.passes;
+    if (spec.iterations) m["iterations"] = spec.iterations;
+    const double med = res.timing.median(), best = res.timing.min();
+    if (unit == WorkUnit::launches) {
+      m[metric] = work.amount > 0 ? med / work.amount : 0.0;
+      m[metric + "_best"] = work.amount > 0 ? best / work.amount : 0.0;
+    } else {
+      m[metric] = med > 0 ? work.amount / med : 0.0;
+      m[metric + "_best"] = best > 0 ? work.amount / best : 0.0;
+    }
+    // Device-clock view of the same work (CUDA events around the probe only).
+    const double dev = res.breakdown.seconds("probe");
+    if (dev > 0 && ctx.repetitions > 0) {
+      const double per_rep = dev / ctx.repetitions;
+      m["device_" + metric] = unit == WorkUnit::launches ? per_rep / work.amount : work.amount / per_rep;
+    }
+    if (meter) m["energy"] = energy.to_json();
+    return res;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_ceilings_family() { return std::make_unique<CeilingsFamily>(); }
+
+}  // namespace gpudm

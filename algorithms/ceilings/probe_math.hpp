@@ -1,0 +1,28 @@
+#pragma once
+// Arithmetic shared verbatim by the CPU probes, the CUDA kernels and the checks (C++17, GPUDM_HD).
+#include <cstddef>
+#include <cstdint>
+
+#include "algorithms/core/hd.hpp"
+
+namespace gpudm::ceilings {
+
+// FMA chains: x <- x * kFmaMul + kFmaAdd (fused), from x0 = fma_start(chain, lane). The fixed
+// point is 1, so values stay normal (no denormal slow paths) for any number of iterations.
+constexpr float kFmaMul = 0.9999f;
+constexpr float kFmaAdd = 0.0001f;
+GPUDM_HD float fma_start(std::uint32_t chain, std::uint32_t lane) {
+  return 1.0f + 0.01f * static_cast<float>(chain % 64u) + 0.0001f * static_cast<float>(lane % 64u);
+}
+
+// A 32-bit mixing function (murmur3 finaliser): popcount probe inputs.
+GPUDM_HD std::uint32_t mix32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return x;
+}
+
+}  // namespace gpudm::ceilings

@@ -1,0 +1,234 @@
+// The CUDA ceilings backend: owns the stream and buffers of one probe, launches the kernels of
+// kernels.cuh, times the device part with events (breakdown phase "probe", device clock).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/ceilings/backends.hpp"
+#include "backends/cuda/ceilings/kernels.cuh"
+#include "backends/cuda/common/common.cuh"
+
+namespace gpudm::backend::cuda {
+
+namespace {
+
+namespace k = ceilings_kernels;
+using ceilings::Probe;
+
+// Graph replay: a chain of this many empty-kernel nodes per graph launch.
+constexpr std::size_t kGraphNodes = 100;
+
+class CudaCeilings final : public ceilings::CeilingsBackend {
+ public:
+  CudaCeilings() : device_(require_device()), props_(device_props(device_)) {}
+  ~CudaCeilings() override {
+    if (graph_exec_) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(graph_exec_));
+    if (graph_) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph_));
+  }
+
+  bool supports(Probe) const override { return true; }
+
+  ceilings::ProbeWork prepare(const ceilings::ProbeSpec& spec) override {
+    spec_ = spec;
+    ceilings::ProbeWork w;
+    const std::size_t sms = static_cast<std::size_t>(props_.sm_count);
+    switch (spec.probe) {
+      case Probe::copy_bandwidth: {
+        n_ = spec.bytes / sizeof(float) / 4 * 4;  // whole float4s
+        if (n_ == 0) throw Error("ceilings: copy_bandwidth needs bytes >= 16");
+        src_ = DeviceBuffer<float>(n_);
+        dst_ = DeviceBuffer<float>(n_);
+        k::init_kernel<<<grid_for(n_, 256, sms * 8), 256, 0, stream_>>>(src_.data(), n_);
+        GPUDM_CUDA_CHECK_LAUNCH();
+        dst_.memset_async(0, stream_);
+        grid_ = static_cast<unsigned>(sms * k::CopyPolicy::kBlocksPerSm);
+        block_ = k::CopyPolicy::kBlock;
+        w.amount = 2.0 * static_cast<double>(n_ * sizeof(float)) * static_cast<double>(spec.passes);
+        w.threads = static_cast<int>(grid_ * block_);
+        w.method = "float4 grid-stride device-to-device copy kernel, bytes read + written";
+        break;
+      }
+      case Probe::h2d_bandwidth:
+      case Probe::d2h_bandwidth: {
+        if (spec.bytes == 0) throw Error("ceilings: transfer probes need bytes > 0");
+        host_ = PinnedBuffer<unsigned char>(spec.bytes);
+        std::fill(host_.begin(), host_.end(), static_cast<unsigned char>(0x5a));
+        bytes_dev_ = DeviceBuffer<unsigned char>(spec.bytes);
+        bytes_dev_.memset_async(0x5a, stream_);
+        w.amount = static_cast<double>(spec.bytes) * static_cast<double>(spec.passes);
+        w.threads = 1;
+        w.method = std::string("cudaMemcpyAsync ") + (spec.probe == Probe::h2d_bandwidth ? "pinned host -> device" : "device -> pinned host");
+        break;
+      }
+      case Probe::fma_rate: {
+        grid_ = static_cast<unsigned>(sms * k::FmaPolicy::kBlocksPerSm);
+        block_ = k::FmaPolicy::kBlock;
+        fma_out_ = DeviceBuffer<float>(static_cast<std::size_t>(grid_) * block_);
+        w.threads = static_cast<int>(grid_ * block_);
+        w.amount = 2.0 * static_cast<double>(spec.iterations) * k::FmaPolicy::kChains * w.threads;
+        w.method = "fmaf chains, " + std::to_string(k::FmaPolicy::kChains) + " per thread, " +
+                   std::to_string(grid_) + " x " + std::to_string(block_) + " threads";
+        break;
+      }
+      case Probe::popcount_rate: {
+        grid_ = static_cast<unsigned>(sms * k::PopcountPolicy::kBlocksPerSm);
+        block_ = k::PopcountPolicy::kBlock;
+        pop_out_ = DeviceBuffer<unsigned long long>(static_cast<std::size_t>(grid_) * block_);
+        w.threads = static_cast<int>(grid_ * block_);
+        w.amount = static_cast<double>(spec.iterations) * k::PopcountPolicy::kChains * w.threads;
+        w.method = "__popc on 32-bit words, " + std::to_string(k::PopcountPolicy::kChains) + " per thread";
+        break;
+      }
+      case Probe::launch_latency:
+      case Probe::launch_sync_latency:
+        w.amount = static_cast<double>(spec.launches);
+        w.threads = 1;
+        w.method = spec.probe == Probe::launch_latency
+                       ? "empty kernel <<<1,1>>>, launches queued back to back, one synchronisation"
+                       : "empty kernel <<<1,1>>> + cudaStreamSynchronize per launch";
+        break;
+      case Probe::graph_launch_latency: {
+        replays_ = std::max<std::size_t>(1, (spec.launches + kGraphNodes - 1) / kGraphNodes);
+        GPUDM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        for (std::size_t i = 0; i < kGraphNodes; ++i) k::empty_kernel<<<1, 1, 0, stream_>>>();
+        GPUDM_CUDA_CHECK_LAUNCH();
+        GPUDM_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
+        GPUDM_CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
+        GPUDM_CUDA_CHECK(cudaGraphUpload(graph_exec_, stream_));
+        w.amount = static_cast<double>(replays_ * kGraphNodes);
+        w.threads = 1;
+        w.method = "CUDA graph of " + std::to_string(kGraphNodes) + " empty-kernel nodes, replayed " +
+                   std::to_string(replays_) + " times; seconds per node";
+        break;
+      }
+    }
+    stream_.synchronize();
+    return w;
+  }
+
+  void run(PhaseTimer* phases) override {
+    if (phases) timer_.start(stream_);
+    switch (spec_.probe) {
+      case Probe::copy_bandwidth: {
+        auto* d = reinterpret_cast<float4*>(dst_.data());
+        const auto* s = reinterpret_cast<const float4*>(src_.data());
+        for (std::size_t p = 0; p < spec_.passes; ++p) {
+          k::copy_kernel<<<grid_, block_, 0, stream_>>>(d, s, n_ / 4);
+          GPUDM_CUDA_CHECK_LAUNCH();
+        }
+        break;
+      }
+      case Probe::h2d_bandwidth:
+        for (std::size_t p = 0; p < spec_.passes; ++p) bytes_dev_.upload_async(host_.data(), host_.size(), stream_);
+        break;
+      case Probe::d2h_bandwidth:
+        for (std::size_t p = 0; p < spec_.passes; ++p) bytes_dev_.download_async(host_.data(), host_.size(), stream_);
+        break;
+      case Probe::fma_rate:
+        k::fma_kernel<<<grid_, block_, 0, stream_>>>(spec_.iterations, fma_out_.data());
+        GPUDM_CUDA_CHECK_LAUNCH();
+        break;
+      case Probe::popcount_rate:
+        k::popcount_kernel<<<grid_, block_, 0, stream_>>>(spec_.iterations, pop_out_.data());
+        GPUDM_CUDA_CHECK_LAUNCH();
+        break;
+      case Probe::launch_latency:
+        for (std::size_t i = 0; i < spec_.launches; ++i) k::empty_kernel<<<1, 1, 0, stream_>>>();
+        GPUDM_CUDA_CHECK_LAUNCH();
+        break;
+      case Probe::launch_sync_latency:
+        for (std::size_t i = 0; i < spec_.launches; ++i) {
+          k::empty_kernel<<<1, 1, 0, stream_>>>();
+          GPUDM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        }
+        GPUDM_CUDA_CHECK_LAUNCH();
+        break;
+      case Probe::graph_launch_latency:
+        for (std::size_t i = 0; i < replays_; ++i) GPUDM_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
+        break;
+    }
+    if (phases) {
+      timer_.stop(stream_);
+      record_device_phase(*phases, "probe", timer_);
+    }
+    stream_.synchronize();
+  }
+
+  ceilings::ProbeCheck check() override {
+    ceilings::ProbeCheck c;
+    switch (spec_.probe) {
+      case Probe::copy_bandwidth: {
+        DeviceBuffer<unsigned long long> count(1);
+        count.memset_async(0, stream_);
+        k::count_mismatches<<<grid_for(n_, 256, props_.sm_count * 8), 256, 0, stream_>>>(dst_.data(), src_.data(), n_, count.data());
+        GPUDM_CUDA_CHECK_LAUNCH();
+        stream_.synchronize();
+        c.what = "destination equals source (elements differing)";
+        c.max_error = static_cast<double>(count.to_host()[0]);
+        break;
+      }
+      case Probe::h2d_bandwidth:
+      case Probe::d2h_bandwidth: {
+        const auto h = bytes_dev_.to_host();
+        c.what = "transferred bytes equal the pattern (bytes differing)";
+        c.max_error = static_cast<double>(std::count_if(h.begin(), h.end(), [](unsigned char b) { return b != 0x5a; }) +
+                                          std::count_if(host_.begin(), host_.end(), [](unsigned char b) { return b != 0x5a; }));
+        break;
+      }
+      case Probe::fma_rate: {
+        const auto out = fma_out_.to_host();
+        c.what = "per-thread sum of fmaf chains equals the scalar std::fma reference (abs error)";
+        for (std::size_t t : {std::size_t(0), std::size_t(37), out.size() - 1}) {
+          float s = 0.0f;
+          for (int ch = 0; ch < k::FmaPolicy::kChains; ++ch)
+            s += ceilings::fma_reference(ceilings::fma_start(static_cast<std::uint32_t>(ch), static_cast<std::uint32_t>(t % 64)),
+                                         spec_.iterations, true);
+          c.max_error = std::max(c.max_error, static_cast<double>(std::fabs(out[t] - s)));
+        }
+        break;
+      }
+      case Probe::popcount_rate: {
+        const auto out = pop_out_.to_host();
+        c.what = "per-thread popcount sums equal the host reference (difference)";
+        for (std::size_t t : {std::size_t(0), std::size_t(1001), out.size() - 1}) {
+          unsigned long long ref = 0;
+          for (std::size_t i = 0; i < spec_.iterations; ++i)
+            for (int ch = 0; ch < k::PopcountPolicy::kChains; ++ch)
+              ref += static_cast<unsigned long long>(
+                  __builtin_popcount(ceilings::mix32(static_cast<std::uint32_t>(t * k::PopcountPolicy::kChains + ch)) ^
+                                     static_cast<std::uint32_t>(i)));
+          c.max_error = std::max(c.max_error, std::fabs(static_cast<double>(out[t]) - static_cast<double>(ref)));
+        }
+        break;
+      }
+      case Probe::launch_latency:
+      case Probe::launch_sync_latency:
+      case Probe::graph_launch_latency: c.what = "nothing to check (empty kernels; launch errors are checked)"; break;
+    }
+    c.passed = c.max_error <= c.tolerance;
+    return c;
+  }
+
+ private:
+  int device_;
+  const DeviceProps& props_;
+  Stream stream_;  // declared before the buffers: they are released first
+  EventTimer timer_;
+  ceilings::ProbeSpec spec_;
+  std::size_t n_ = 0, replays_ = 0;
+  unsigned grid_ = 1, block_ = 1;
+  DeviceBuffer<float> src_, dst_, fma_out_;
+  DeviceBuffer<unsigned long long> pop_out_;
+  DeviceBuffer<unsigned char> bytes_dev_;
+  PinnedBuffer<unsigned char> host_;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<ceilings::CeilingsBackend> make_ceilings_backend() { return std::make_unique<CudaCeilings>(); }
+
+}  // namespace gpudm::backend::cuda
