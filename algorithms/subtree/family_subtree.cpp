@@ -1,0 +1,165 @@
+// The "subtree" family: GPops/s of tree interpreters over populations of full condition trees
+// (Cano & Ventura, GECCO 2014 poster). One case = one dataset x population x tree size x
+// interpreter on one backend: the population is generated from the seed (identical on every
+// backend), evaluated warm-up + repetitions times, and its coverage checked against the
+// one-instance-at-a-time reference on the first validate_rows rows.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "algorithms/core/error.hpp"
+#include "algorithms/core/family.hpp"
+#include "algorithms/core/rng.hpp"
+#include "algorithms/core/stopwatch.hpp"
+#include "algorithms/subtree/interpreter.hpp"
+
+namespace gpudm {
+
+namespace {
+
+constexpr const char* kGpopsDefinition =
+    "tree nodes x instances: every node of a full tree (2^d comparisons and 2^d - 1 AND/OR) counts once per "
+    "instance; a comparison's attribute and constant belong to its node and are not counted as separate terminals "
+    "(the pure postfix encoding spends 3-4 tokens on one comparison, counted as 1 node), so every interpreter is "
+    "credited the same work for the same trees";
+
+template <class T>
+T param(const nlohmann::json& p, const char* key, T fallback) {
+  if (!p.contains(key) || p[key].is_null()) return fallback;
+  try {
+    return p[key].get<T>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("subtree: params.") + key + ": " + e.what());
+  }
+}
+
+class SubtreeFamily final : public Family {
+ public:
+  std::string name() const override { return "subtree"; }
+  std::string description() const override {
+    return "Tree interpreters (pure postfix, mixed prefix/postfix, parallel subtree, bit-level) over populations of "
+           "full AND/OR condition trees: coverage bit vectors and GPops/s (Cano & Ventura, GECCO 2014)";
+  }
+  std::vector<ParamSpec> params() const override {
+    return {
+        {"interpreter", "string", "auto",
+         "postfix | mixed | subtree | best | auto (auto: mixed, the stack interpreter, on CPU backends; best on cuda)"},
+        {"population", "int", 64, "trees evaluated in one batched call (the poster: 32, 64, 128)"},
+        {"tree_size", "int", 63, "nodes per full tree, 2^(d+1)-1 (the poster: 31, 63, 127)"},
+        {"threads", "int", 0, "OpenMP threads (0: the OpenMP default)"},
+        {"cpu_max_rows", "int", 100000,
+         "CPU backends evaluate at most this many rows (the first ones); GPops/s is measured on them and the full "
+         "time extrapolated, flagged metrics.estimated (0: all rows)"},
+        {"validate_rows", "int", 4096, "rows checked against the one-instance reference interpreter (0: all)"},
+        {"and_probability", "number", 0.5, "probability that a logical node is AND (else OR)"},
+    };
+  }
+
+  CaseResult run_case(const CaseContext& ctx) override {
+    GPUDM_REQUIRE(ctx.datasets != nullptr && ctx.registry != nullptr, "subtree: run_case needs datasets and a registry");
+    const nlohmann::json& p = ctx.params;
+    const std::string interpreter_name = param<std::string>(p, "interpreter", "auto");
+    const int population = param<int>(p, "population", 64);
+    const long long tree_size = param<long long>(p, "tree_size", 63);
+    const int threads = param<int>(p, "threads", 0);
+    const long long cpu_max_rows = param<long long>(p, "cpu_max_rows", 100000);
+    const long long validate_rows = param<long long>(p, "validate_rows", 4096);
+    const double and_probability = param<double>(p, "and_probability", 0.5);
+    GPUDM_REQUIRE(population >= 1 && population <= 65535,
+                  "subtree: params.population must be in [1, 65535] (got " + std::to_string(population) + ")");
+    const int depth = subtree::depth_for_size(tree_size);
+    GPUDM_REQUIRE(depth >= 1 && depth <= subtree::kMaxDepth,
+                  "subtree: params.tree_size " + std::to_string(tree_size) +
+                      " is not a full binary tree size 2^(d+1)-1 with 1 <= d <= " + std::to_string(subtree::kMaxDepth) +
+                      " (3, 7, 15, 31, 63, 127, ..., 2047)");
+    GPUDM_REQUIRE(cpu_max_rows >= 0 && validate_rows >= 0, "subtree: params.cpu_max_rows and validate_rows must be >= 0");
+    GPUDM_REQUIRE(and_probability >= 0.0 && and_probability <= 1.0, "subtree: params.and_probability must be in [0, 1]");
+
+    // The backend first: an unavailable one is skipped before any dataset is built.
+    auto interp = ctx.registry->create<subtree::TreeInterpreter>("subtree", ctx.backend);
+    const subtree::Strategy strategy = subtree::parse_strategy(interpreter_name, interp->default_strategy());
+    interp->configure({strategy, threads});
+
+    std::shared_ptr<const Dataset> data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
+    GPUDM_REQUIRE(data && data->rows() > 0, "subtree: dataset '" + ctx.dataset + "' is empty");
+
+    // Trees are drawn from the full dataset so every backend sees the same population.
+    subtree::GeneratorOptions gen;
+    gen.and_probability = and_probability;
+    const subtree::Population pop = subtree::generate_population(*data, population, depth, Rng(ctx.seed), gen);
+    subtree::validate_population(pop, *data);
+
+    // CPU baselines on large sets run on the first cpu_max_rows rows (flagged estimated).
+    const bool cpu = ctx.backend != "cuda";
+    Dataset part;
+    const Dataset* eval = data.get();
+    if (cpu && cpu_max_rows > 0 && data->rows() > static_cast<std::size_t>(cpu_max_rows)) {
+      part = data->slice(0, static_cast<std::size_t>(cpu_max_rows));
+      eval = &part;
+    }
+    const bool estimated = eval != data.get();
+
+    CaseResult res;
+    res.dataset = describe_dataset(*data);
+    Stopwatch prep;
+    interp->prepare(*eval);
+    const double prepare_s = prep.seconds();
+
+    subtree::Coverage cov;
+    for (int i = 0; i < ctx.warmup; ++i) interp->evaluate(pop, cov, nullptr);
+    res.timing = measure(0, std::max(1, ctx.repetitions), [&] { interp->evaluate(pop, cov, &res.breakdown); });
+    res.timing.warmup = ctx.warmup;
+    const double reps = static_cast<double>(res.timing.samples.size());
+
+    // Metrics.
+    const double rows = static_cast<double>(eval->rows());
+    const double gpops = static_cast<double>(pop.trees) * pop.nodes_per_tree() * rows;
+    const double median = res.timing.median();
+    const double interpret_s = res.breakdown.seconds("interpret") / reps;
+    std::size_t covered = 0;
+    for (int t = 0; t < pop.trees; ++t) covered += cov.covered(t);
+    ojson& m = res.metrics;
+    m["interpreter"] = subtree::to_string(strategy);
+    m["tree_depth"] = depth;
+    m["tree_nodes"] = pop.nodes_per_tree();
+    m["population"] = pop.trees;
+    m["rows_evaluated"] = eval->rows();
+    m["rows_total"] = data->rows();
+    m["estimated"] = estimated;
+    if (estimated) m["estimated_full_seconds"] = median * static_cast<double>(data->rows()) / rows;
+    m["gpops"] = gpops;
+    m["gpops_per_s"] = median > 0 ? gpops / median : 0.0;
+    m["gpops_per_s_interpret"] = interpret_s > 0 ? gpops / interpret_s : 0.0;
+    m["gpops_definition"] = kGpopsDefinition;
+    m["terminals_counted"] = false;
+    m["instances_per_s"] = median > 0 ? rows * pop.trees / median : 0.0;
+    m["mean_coverage"] = static_cast<double>(covered) / (rows * pop.trees);
+    m["prepare_seconds"] = prepare_s;
+    if (const ojson launch = interp->describe(); !launch.empty()) m["launch"] = launch;
+    m["timed_region"] = cpu ? "encode + interpret (host wall clock)"
+                            : "encode + upload trees + interpret + download coverage (host wall clock)";
+
+    // Validation against the one-instance reference (shared opcode header) on the first rows.
+    const std::size_t vrows = validate_rows == 0 ? eval->rows() : std::min<std::size_t>(eval->rows(), validate_rows);
+    const subtree::Coverage ref = subtree::reference_coverage(pop, *eval, vrows);
+    const std::string diff = subtree::first_difference(cov, ref, vrows);
+    res.validation = {{"reference_backend", "reference (one instance at a time, rules::evaluate)"},
+                      {"rows_checked", vrows},
+                      {"max_error", diff.empty() ? 0 : 1},
+                      {"tolerance", 0},
+                      {"passed", diff.empty()}};
+    if (!diff.empty()) {
+      res.status = "failed";
+      res.reason = "coverage differs from the reference interpreter at " + diff;
+      res.validation["first_difference"] = diff;
+    }
+    res.checksum = checksum_hex(cov.bits.data(), cov.bits.size() * sizeof(std::uint32_t));
+    return res;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_subtree_family() { return std::make_unique<SubtreeFamily>(); }
+
+}  // namespace gpudm

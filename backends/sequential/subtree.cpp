@@ -1,0 +1,49 @@
+// Sequential TreeInterpreter: every (tree, row batch) task in order, one core. The oracle of
+// the equivalence tests is reference_coverage (one instance at a time through the shared
+// opcode header); this backend runs the batched encodings of algorithms/subtree/cpu_kernels.
+#include <algorithm>
+
+#include "algorithms/core/error.hpp"
+#include "algorithms/subtree/backends.hpp"
+#include "algorithms/subtree/cpu_kernels.hpp"
+
+namespace gpudm::backend::sequential {
+
+namespace {
+
+class SequentialTreeInterpreter final : public subtree::TreeInterpreter {
+ public:
+  std::string backend() const override { return "sequential"; }
+  subtree::Strategy default_strategy() const override { return subtree::Strategy::mixed; }
+  void configure(const subtree::InterpreterOptions& o) override { options_ = o; }
+  void prepare(const Dataset& data) override { data_ = &data; }
+
+  void evaluate(const subtree::Population& pop, subtree::Coverage& out, PhaseTimer* timer) override {
+    GPUDM_REQUIRE(data_ != nullptr, "subtree/sequential: evaluate() before prepare()");
+    PhaseTimer scratch;
+    PhaseTimer& t = timer ? *timer : scratch;
+    subtree::CpuPlan plan;
+    {
+      auto s = t.scope("encode");
+      plan = subtree::make_cpu_plan(pop, options_.strategy);
+    }
+    auto s = t.scope("interpret");
+    out.reset(pop.trees, data_->rows());
+    const std::size_t rows = data_->rows();
+    for (int tree = 0; tree < pop.trees; ++tree)
+      for (std::size_t b = 0; b < rows; b += subtree::kCpuBatchRows)
+        subtree::cpu_evaluate_batch(plan, *data_, tree, b, std::min(rows, b + subtree::kCpuBatchRows), out.tree(tree));
+  }
+
+ private:
+  subtree::InterpreterOptions options_;
+  const Dataset* data_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<subtree::TreeInterpreter> make_subtree_interpreter() {
+  return std::make_unique<SequentialTreeInterpreter>();
+}
+
+}  // namespace gpudm::backend::sequential

@@ -1,0 +1,141 @@
+// Every available backend x every interpreter gives coverage identical to the one-instance
+// reference, on random trees over random datasets (nominal attributes, NaN, +-inf, -0, ties),
+// for several depths and row counts that are not multiples of the batch or warp sizes.
+// CUDA runs here too when a device is present (the gpu-labelled test covers larger shapes).
+#include <gtest/gtest.h>
+
+#include "algorithms/core/rng.hpp"
+#include "tests/subtree/helpers.hpp"
+
+namespace gpudm::subtree {
+namespace {
+
+struct Shape {
+  std::size_t rows, cols;
+  int depth, trees;
+};
+
+void expect_all_equivalent(const std::string& backend, int threads, const std::vector<Shape>& shapes) {
+  const Registry reg = test::subtree_registry();
+  if (!reg.info("subtree", backend).available) GTEST_SKIP() << backend << ": " << reg.info("subtree", backend).reason;
+  auto interp = reg.create<TreeInterpreter>("subtree", backend);
+  std::uint64_t seed = 100;
+  for (const Shape& sh : shapes) {
+    const Dataset d = test::random_dataset(sh.rows, sh.cols, ++seed);
+    const Population pop = generate_population(d, sh.trees, sh.depth, Rng(seed));
+    validate_population(pop, d);
+    const Coverage ref = reference_coverage(pop, d);
+    interp->prepare(d);
+    for (Strategy s : {Strategy::postfix, Strategy::mixed, Strategy::subtree, Strategy::best}) {
+      if (s == Strategy::best && sh.depth > kMaxBitDepth) continue;
+      interp->configure({s, threads});
+      Coverage c;
+      interp->evaluate(pop, c, nullptr);
+      ASSERT_EQ(c.rows, d.rows());
+      ASSERT_EQ(c.bits.size(), ref.bits.size());
+      EXPECT_EQ(first_difference(c, ref, d.rows()), "")
+          << backend << "/" << to_string(s) << " rows " << sh.rows << " cols " << sh.cols << " depth " << sh.depth;
+    }
+  }
+}
+
+const std::vector<Shape> kShapes = {
+    {1, 3, 1, 3},   {31, 4, 2, 5},    {33, 5, 3, 7},    {300, 9, 4, 8},
+    {257, 6, 5, 4}, {1000, 12, 6, 6}, {513, 5, 7, 3},   {100, 4, 10, 2},
+};
+
+TEST(SubtreeEquivalence, SequentialIsEquivalentToReference) { expect_all_equivalent("sequential", 0, kShapes); }
+TEST(SubtreeEquivalence, OpenmpOneThreadIsEquivalentToReference) { expect_all_equivalent("openmp", 1, kShapes); }
+TEST(SubtreeEquivalence, OpenmpThreeThreadsIsEquivalentToReference) { expect_all_equivalent("openmp", 3, kShapes); }
+TEST(SubtreeEquivalence, CudaIsEquivalentToReference) { expect_all_equivalent("cuda", 0, kShapes); }
+
+// The family end to end on a fixed dataset: every backend x interpreter passes its own
+// validation and all produce the same checksum; CPU row caps are flagged as estimated.
+TEST(SubtreeFamily, RunCaseChecksumsAgreeAcrossBackendsAndInterpreters) {
+  test::FixedProvider provider;
+  provider.add("rnd", test::random_dataset(700, 8, 9));
+  const Registry reg = test::subtree_registry();
+  auto family = make_subtree_family();
+  std::string checksum;
+  int runs = 0;
+  for (const auto& b : reg.backends("subtree")) {
+    if (!b.available) continue;
+    for (const char* interp : {"auto", "postfix", "mixed", "subtree", "best"}) {
+      CaseContext ctx;
+      ctx.family = "subtree";
+      ctx.backend = b.backend;
+      ctx.dataset = "rnd";
+      ctx.params = {{"interpreter", interp}, {"population", 12}, {"tree_size", 31}, {"threads", 2}, {"validate_rows", 0}};
+      ctx.seed = 7;
+      ctx.warmup = 0;
+      ctx.repetitions = 2;
+      ctx.registry = &reg;
+      ctx.datasets = &provider;
+      const CaseResult r = family->run_case(ctx);
+      ASSERT_EQ(r.status, "ok") << b.backend << "/" << interp << ": " << r.reason;
+      EXPECT_TRUE(r.validation["passed"].get<bool>());
+      EXPECT_EQ(r.timing.samples.size(), 2u);
+      EXPECT_DOUBLE_EQ(r.metrics["gpops"].get<double>(), 12.0 * 31 * 700);
+      EXPECT_GT(r.metrics["gpops_per_s"].get<double>(), 0.0);
+      EXPECT_FALSE(r.metrics["estimated"].get<bool>());
+      EXPECT_GT(r.breakdown.seconds("interpret"), 0.0);
+      if (checksum.empty()) checksum = r.checksum;
+      EXPECT_EQ(r.checksum, checksum) << b.backend << "/" << interp;
+      ++runs;
+    }
+  }
+  EXPECT_GE(runs, 5);
+}
+
+TEST(SubtreeFamily, CpuRowCapIsFlaggedEstimated) {
+  test::FixedProvider provider;
+  provider.add("rnd", test::random_dataset(1000, 4, 2));
+  const Registry reg = test::subtree_registry();
+  auto family = make_subtree_family();
+  CaseContext ctx;
+  ctx.backend = "sequential";
+  ctx.dataset = "rnd";
+  ctx.params = {{"population", 4}, {"tree_size", 15}, {"cpu_max_rows", 300}};
+  ctx.warmup = 0;
+  ctx.repetitions = 1;
+  ctx.registry = &reg;
+  ctx.datasets = &provider;
+  const CaseResult r = family->run_case(ctx);
+  ASSERT_EQ(r.status, "ok") << r.reason;
+  EXPECT_TRUE(r.metrics["estimated"].get<bool>());
+  EXPECT_EQ(r.metrics["rows_evaluated"].get<std::size_t>(), 300u);
+  EXPECT_EQ(r.metrics["rows_total"].get<std::size_t>(), 1000u);
+  EXPECT_EQ(r.dataset["rows"].get<std::size_t>(), 1000u);
+  EXPECT_DOUBLE_EQ(r.metrics["gpops"].get<double>(), 4.0 * 15 * 300);
+}
+
+TEST(SubtreeFamily, RejectsBadParamsWithTheKeyName) {
+  test::FixedProvider provider;
+  provider.add("rnd", test::random_dataset(10, 3, 1));
+  const Registry reg = test::subtree_registry();
+  auto family = make_subtree_family();
+  CaseContext ctx;
+  ctx.backend = "sequential";
+  ctx.dataset = "rnd";
+  ctx.registry = &reg;
+  ctx.datasets = &provider;
+  ctx.params = {{"tree_size", 50}};
+  try {
+    family->run_case(ctx);
+    FAIL() << "tree_size 50 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("params.tree_size 50"), std::string::npos) << e.what();
+  }
+  ctx.params = {{"interpreter", "stack"}};
+  try {
+    family->run_case(ctx);
+    FAIL() << "interpreter 'stack' accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("params.interpreter 'stack'"), std::string::npos) << e.what();
+  }
+  ctx.params = {{"interpreter", "best"}, {"tree_size", 255}};
+  EXPECT_THROW(family->run_case(ctx), Error);
+}
+
+}  // namespace
+}  // namespace gpudm::subtree
