@@ -1,0 +1,68 @@
+#pragma once
+// The CPU engine of the streaming forest: flat per-tree state (node pool, leaf slots, counters,
+// ADWIN) and the per-batch steps of forest.hpp. Steps on different trees touch disjoint state,
+// so a backend may run them concurrently; the sequential and OpenMP backends differ only in how
+// they loop (parallel_trees / parallel_instances), which keeps their results identical.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "algorithms/vfdt/forest.hpp"
+#include "algorithms/vfdt/vfdt_math.hpp"
+
+namespace gpudm::vfdt {
+
+class CpuForest : public ForestBackend {
+ public:
+  void prepare(const EncodedStream& stream, const ForestParams& params) override;
+  void reset() override;
+  void process(std::size_t begin, std::size_t end, std::int32_t* predictions) override;
+  ForestSnapshot snapshot() override;
+  const PhaseTimer& phases() const override { return phases_; }
+
+  // ---- the per-batch steps (batch = instances [b0, b1) of the stream)
+  void predict_tree(int t, std::size_t b0, std::size_t b1);
+  void vote(std::size_t j0, std::size_t j1, std::size_t b0, std::int32_t* out) const;  // batch positions [j0, j1)
+  void learn_tree(int t, std::size_t b0, std::size_t b1);
+  void adwin_tree(int t, std::size_t b0, std::size_t b1);
+  void split_tree(int t);
+
+ protected:
+  // How loops run: serially here, with OpenMP in backends/openmp.
+  virtual void parallel_trees(int trees, const std::function<void(int)>& fn);
+  virtual void parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
+
+ private:
+  void init_tree(int t, std::uint32_t generation);
+  void init_slot(int t, int slot, std::uint64_t key, int depth);
+  std::size_t node_index(int t, int node) const { return std::size_t(t) * L_.nodes + node; }
+  std::size_t slot_index(int t, int slot) const { return std::size_t(t) * L_.nodes + slot; }
+  std::uint32_t* counters(int t, int slot) { return counters_.data() + slot_index(t, slot) * L_.counters_per_slot(); }
+
+  const EncodedStream* s_ = nullptr;
+  ForestParams p_;
+  ForestLayout L_;
+  double hb_numer_ = 0;
+  std::vector<int> attr_values_;
+  // per tree
+  std::vector<std::int32_t> n_nodes_, n_slots_;
+  std::vector<std::uint32_t> generation_;
+  std::vector<std::uint8_t> drift_;
+  std::vector<Adwin> adwin_;
+  std::vector<long long> splits_, resets_;
+  // per node (trees x nodes)
+  std::vector<std::int32_t> node_attr_, node_child_, node_depth_;
+  // per leaf slot (trees x nodes)
+  std::vector<std::uint32_t> slot_class_;  // x classes: class counts (inherited + learned)
+  std::vector<std::uint32_t> slot_seen_, slot_last_;
+  std::vector<std::uint64_t> slot_key_;
+  std::vector<std::int32_t> slot_depth_;
+  std::vector<std::int16_t> slot_subset_;  // x features
+  std::vector<std::uint32_t> counters_;    // x features x values x classes
+  // per batch (trees x batch)
+  std::vector<std::int32_t> leaf_;
+  std::vector<std::uint8_t> tree_pred_;
+  PhaseTimer phases_;
+};
+
+}  // namespace gpudm::vfdt

@@ -1,0 +1,197 @@
+// Family "vfdt": prequential evaluation of a streaming Hoeffding tree or an online-bagged random
+// forest of them (Marron et al., ECAI 2014) on one stream, on one backend.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "algorithms/core/family.hpp"
+#include "algorithms/core/progress.hpp"
+#include "algorithms/vfdt/forest.hpp"
+#include "algorithms/vfdt/prequential.hpp"
+
+namespace gpudm {
+
+namespace {
+
+using vfdt::ForestBackend;
+using vfdt::ForestParams;
+
+class VfdtFamily final : public Family {
+ public:
+  std::string name() const override { return "vfdt"; }
+  std::string description() const override {
+    return "Streaming Hoeffding trees / random forests with online bagging and ADWIN, prequential (Marron et al. 2014)";
+  }
+
+  std::vector<ParamSpec> params() const override {
+    return {
+        {"mode", "string", "forest", "\"forest\" (M trees, bagging, ADWIN, sqrt(d) attributes) or \"tree\" (one tree, all attributes)"},
+        {"trees", "int", 100, "forest size M (mode forest)"},
+        {"batch", "int", 1024, "mini-batch B: instances predicted, then learned, then split-checked together; 1 = exact streaming"},
+        {"delta", "number", 1e-7, "split confidence of the Hoeffding bound"},
+        {"tau", "number", 0.05, "tie threshold"},
+        {"grace", "int", 200, "n_min: weight a leaf sees between split checks"},
+        {"features", "int", 0, "attributes per leaf; 0 = floor(sqrt(d)) for forests, all for a tree"},
+        {"bagging", "bool", true, "online bagging with Poisson(1) weights (mode forest)"},
+        {"adwin", "bool", true, "one ADWIN per tree resetting it on a rise in error (mode forest)"},
+        {"adwin_delta", "number", 0.002, "ADWIN confidence"},
+        {"max_depth", "int", 20, "depth limit"},
+        {"max_nodes", "int", 4096, "node-pool capacity per tree"},
+        {"bins", "int", 8, "quantile bins of numeric attributes"},
+        {"bin_warmup", "int", 1000, "bin edges come from this many first instances"},
+        {"max_values", "int", 32, "nominal attributes keep at most this many codes"},
+        {"path", "string", "default", "CUDA layout: \"default\" (compact node pool) or \"faithful\" (the paper's 2^depth array, binary attributes)"},
+        {"threads", "int", 0, "OpenMP threads (0 = all)"},
+        {"curve_points", "int", 100, "points of the learning curve recorded in metrics.curve"},
+        {"window", "int", 1000, "sliding window of the windowed accuracy (MOA's default evaluator)"},
+        {"validate", "bool", false, "also run the sequential backend with the same batch and compare predictions and trees"},
+        {"peer", "string", "results/cpu/river_vfdt.json", "River peer results attached to matching runs (metrics.river_*); \"\" = none"},
+    };
+  }
+
+  CaseResult run_case(const CaseContext& ctx) override {
+    GPUDM_REQUIRE(ctx.registry != nullptr, "vfdt: no backend registry");
+    GPUDM_REQUIRE(ctx.datasets != nullptr, "vfdt: no dataset provider");
+    const auto& P = ctx.params;
+    const std::string mode = P.value("mode", "forest");
+    if (mode != "forest" && mode != "tree") throw Error("vfdt params: 'mode' must be \"forest\" or \"tree\", got \"" + mode + "\"");
+    ForestParams fp;
+    fp.trees = mode == "tree" ? 1 : P.value("trees", 100);
+    fp.batch = P.value("batch", 1024);
+    fp.delta = P.value("delta", 1e-7);
+    fp.tau = P.value("tau", 0.05);
+    fp.grace = P.value("grace", 200);
+    fp.features = P.value("features", 0);
+    fp.bagging = mode == "forest" && P.value("bagging", true);
+    fp.adwin = mode == "forest" && P.value("adwin", true);
+    fp.adwin_delta = P.value("adwin_delta", 0.002);
+    fp.max_depth = P.value("max_depth", 20);
+    fp.max_nodes = P.value("max_nodes", 4096);
+    fp.path = P.value("path", "default");
+    fp.seed = ctx.seed;
+    vfdt::EncodingOptions eo;
+    eo.bins = P.value("bins", 8);
+    eo.bin_warmup = P.value("bin_warmup", 1000);
+    eo.max_values = P.value("max_values", 32);
+
+    const auto data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
+    const vfdt::EncodedStream stream = vfdt::EncodedStream::encode(*data, eo);
+    fp.validate(stream.attributes);
+
+    auto backend = ctx.registry->create<ForestBackend>("vfdt", ctx.backend);
+    backend->set_threads(P.value("threads", 0));
+    backend->prepare(stream, fp);
+
+    CaseResult r;
+    r.dataset = describe_dataset(*data);
+    std::vector<std::int32_t> pred(stream.rows);
+    Progress progress("vfdt " + ctx.dataset + " " + ctx.backend, static_cast<double>(ctx.warmup + ctx.repetitions), "run");
+    r.timing = measure(
+        ctx.warmup, ctx.repetitions,
+        [&] {
+          backend->reset();
+          backend->process(0, stream.rows, pred.data());
+        },
+        [&](int) {
+          r.breakdown.merge(backend->phases());
+          progress.advance();
+        });
+    progress.finish();
+    const vfdt::ForestSnapshot snap = backend->snapshot();
+    const vfdt::PrequentialSummary sum =
+        vfdt::summarize(stream, pred, P.value("window", 1000), P.value("curve_points", 100));
+
+    const double t = r.timing.median();
+    const double n = static_cast<double>(stream.rows);
+    ojson& m = r.metrics;
+    m["accuracy"] = sum.accuracy;
+    m["accuracy_window"] = sum.window_accuracy;
+    m["instances"] = stream.rows;
+    m["instances_per_s"] = t > 0 ? n / t : 0.0;
+    m["tree_instance_updates_per_s"] = t > 0 ? n * fp.trees / t : 0.0;
+    m["tree_instance_updates_definition"] = "instances x trees per second (every tree predicts every instance; ~63% also learn it)";
+    m["mode"] = mode;
+    m["trees"] = fp.trees;
+    m["batch"] = fp.batch;
+    m["features_per_leaf"] = fp.features_for(stream.attributes);
+    m["encoded_attributes"] = stream.attributes;
+    m["binary_attributes"] = stream.all_binary();
+    double nodes = 0, leaves = 0;
+    int depth = 0;
+    for (int i = 0; i < fp.trees; ++i) {
+      nodes += snap.n_nodes[i];
+      leaves += snap.leaves(i);
+      depth = std::max(depth, snap.depth(i));
+    }
+    m["mean_nodes"] = nodes / fp.trees;
+    m["mean_leaves"] = leaves / fp.trees;
+    m["max_depth"] = depth;
+    m["splits"] = snap.splits;
+    m["drift_resets"] = snap.resets;
+    const double phase_total = r.breakdown.total();
+    if (phase_total > 0) m["adwin_share"] = r.breakdown.seconds("adwin") / phase_total;
+    m["curve"] = {{"instances", sum.curve_x}, {"accuracy", sum.curve_acc}, {"window_accuracy", sum.curve_window}};
+    attach_peer(ctx, mode, stream.rows, m);
+
+    r.checksum = checksum_hex(pred.data(), pred.size() * sizeof(std::int32_t));
+    m["tree_checksum"] = snap.checksum();
+
+    if (P.value("validate", false) && ctx.backend != "sequential") {
+      auto ref = ctx.registry->create<ForestBackend>("vfdt", "sequential");
+      ref->prepare(stream, fp);
+      ref->reset();
+      std::vector<std::int32_t> rp(stream.rows);
+      ref->process(0, stream.rows, rp.data());
+      std::size_t mismatches = 0;
+      for (std::size_t i = 0; i < rp.size(); ++i) mismatches += rp[i] != pred[i];
+      const std::string tree_diff = ref->snapshot().diff(snap);
+      r.validation = {{"reference_backend", "sequential"},
+                      {"max_error", mismatches},
+                      {"error_definition", "instances whose forest prediction differs"},
+                      {"tolerance", 0},
+                      {"trees_identical", tree_diff.empty()},
+                      {"first_difference", tree_diff},
+                      {"passed", mismatches == 0 && tree_diff.empty()}};
+    }
+    return r;
+  }
+
+ private:
+  // River's numbers for the same stream (scripts/peers/river_vfdt.py writes them), shown
+  // beside ours. Matching: dataset name, rows, mode.
+  static void attach_peer(const CaseContext& ctx, const std::string& mode, std::size_t rows, ojson& m) {
+    const std::string rel = ctx.params.value("peer", std::string("results/cpu/river_vfdt.json"));
+    if (rel.empty()) return;
+    std::filesystem::path path(rel);
+#ifdef GPUDM_SOURCE_DIR
+    if (path.is_relative()) path = std::filesystem::path(GPUDM_SOURCE_DIR) / path;
+#endif
+    std::ifstream in(path);
+    if (!in) return;
+    nlohmann::json j;
+    try {
+      in >> j;
+    } catch (const std::exception& e) {
+      throw Error("vfdt: peer results " + path.string() + " are not valid JSON: " + e.what());
+    }
+    for (const auto& run : j.value("runs", nlohmann::json::array())) {
+      if (run.value("dataset", "") != ctx.dataset || run.value("mode", "") != mode) continue;
+      const auto n = run.value("instances", std::size_t(0));
+      if (n != rows && !run.value("prefix_of_stream", false)) continue;
+      m["river_model"] = run.value("model", "");
+      m["river_accuracy"] = run.value("accuracy", 0.0);
+      m["river_instances"] = n;
+      m["river_instances_per_s"] = run.value("instances_per_s", 0.0);
+      m["river_version"] = j.value("river_version", "");
+      m["river_estimated"] = n != rows;
+      return;
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Family> make_vfdt_family() { return std::make_unique<VfdtFamily>(); }
+
+}  // namespace gpudm

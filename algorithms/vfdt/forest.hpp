@@ -1,0 +1,140 @@
+#pragma once
+// Streaming Hoeffding trees and online-bagged random forests of them (Marron, Bifet,
+// De Francisci Morales, ECAI 2014), CUDA-free interface shared by every backend.
+//
+// The algorithm (one definition for every backend; B = batch size, B = 1 is the exact
+// instance-by-instance algorithm):
+//   for each mini-batch of B instances, in stream order:
+//     1. predict: every tree routes every instance to a leaf; the leaf's majority class is the
+//        tree's vote; the forest predicts the majority vote (ties -> lowest class);
+//     2. learn:   each tree adds its Poisson(1) weight w (1 for a single tree) to the leaf's
+//        class counts and to the counters n_ijk of the leaf's attribute subset;
+//     3. ADWIN:   each tree feeds its 0/1 errors of step 1, in stream order, to its ADWIN;
+//     4. a tree whose ADWIN signalled a rise in error is reset to a single fresh leaf; every other
+//        tree checks, in node order, each leaf that has seen >= n_min weight since its last check:
+//        information gain of each subset attribute, split on the best when
+//        best - second > Hoeffding bound or bound < tau (multiway, one child per value; children
+//        start with the class distribution of their branch, as MOA).
+// Numeric attributes are binned (quantiles of a warm-up prefix), nominal ones used as they are.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/core/dataset.hpp"
+#include "algorithms/core/error.hpp"
+#include "algorithms/core/phase_timer.hpp"
+
+namespace gpudm::vfdt {
+
+struct ForestParams {
+  int trees = 100;            // M; 1 with bagging/adwin off = a single Hoeffding tree (GVFDt)
+  int batch = 1;              // B: instances per mini-batch
+  double delta = 1e-7;        // split confidence
+  double tau = 0.05;          // tie threshold
+  int grace = 200;            // n_min
+  int features = 0;           // attributes per leaf; 0 = floor(sqrt(d)) for forests, d for one tree
+  bool bagging = true;        // Poisson(1) weights
+  bool adwin = true;          // one ADWIN per tree resetting it on a rise in error
+  double adwin_delta = 0.002;
+  int max_depth = 20;
+  int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)
+  std::uint64_t seed = 1;
+  std::string path = "default";  // CUDA: "default" (compact pool) or "faithful" (paper layout)
+
+  int features_for(int d) const;
+  void validate(int d) const;  // throws gpudm::Error naming the parameter
+  // Checks against the stream too (the faithful path needs binary attributes and a depth whose
+  // 2^(depth+1)-1 array fits); every backend's prepare() calls it.
+  void validate(const struct EncodedStream& s) const;
+};
+
+// How a Dataset's attributes were turned into small integer codes.
+struct AttributeCoding {
+  std::string name;
+  std::string kind;         // "binary" | "nominal" | "binned"
+  bool source_nominal = false;  // the Dataset attribute was nominal
+  int values = 2;           // number of codes
+  std::vector<float> edges;  // binned: code = number of edges <= x
+};
+
+struct EncodingOptions {
+  int bins = 8;             // numeric attributes: at most this many quantile bins
+  int bin_warmup = 1000;    // bin edges from the first rows of the stream only (no peeking)
+  int max_values = 32;      // nominal attributes with more values keep the last code for the rest
+};
+
+// The stream as the learners consume it: codes row-major (instance i's attributes contiguous).
+struct EncodedStream {
+  std::string name;
+  std::size_t rows = 0;
+  int attributes = 0;
+  int classes = 0;
+  int max_values = 2;  // max over attributes
+  std::vector<AttributeCoding> coding;
+  std::vector<std::uint8_t> codes;    // rows x attributes
+  std::vector<std::uint8_t> labels;   // rows
+
+  std::uint8_t code(std::size_t i, int a) const { return codes[i * attributes + a]; }
+  bool all_binary() const;
+  // Encodes a classification Dataset. Throws gpudm::Error for regression targets, NaN/missing
+  // cells, nominal values outside the attribute's value list, labels out of range.
+  static EncodedStream encode(const Dataset& d, const EncodingOptions& opt = {});
+  // Encodes `d` with an existing coding (a later chunk of the same stream); throws when the
+  // attribute count or kinds differ.
+  static EncodedStream encode_like(const Dataset& d, const EncodedStream& schema);
+};
+
+// Sizes of the flat forest arrays (identical on every backend).
+struct ForestLayout {
+  int trees = 0, attributes = 0, classes = 0, values = 0, features = 0;
+  int nodes = 0;  // capacity per tree (node pool and leaf slots)
+  std::size_t counters_per_slot() const { return std::size_t(features) * values * classes; }
+  static ForestLayout make(const EncodedStream& s, const ForestParams& p);
+};
+
+// The trees' structure after a run (for equivalence tests, checksums and tree-size metrics).
+struct ForestSnapshot {
+  ForestLayout layout;
+  std::vector<std::int32_t> n_nodes;     // per tree
+  std::vector<std::uint32_t> generation;  // resets per tree
+  std::vector<std::int32_t> node_attr;    // trees x nodes, -1 = leaf (only [0, n_nodes) valid)
+  std::vector<std::int32_t> node_child;   // internal: first child; leaf: leaf slot
+  std::vector<std::uint32_t> slot_class;  // trees x nodes x classes (class counts of leaf slots)
+  std::vector<std::int32_t> node_depth;   // trees x nodes
+  std::vector<std::int32_t> attr_values;  // per attribute: children of a split on it
+  long long splits = 0;
+  long long resets = 0;
+
+  int leaves(int t) const;
+  int depth(int t) const;
+  // Checksum of each tree in preorder (attributes, leaf class counts): independent of how a
+  // backend numbers its nodes and slots, equal across backends.
+  std::string checksum() const;
+  // First difference to `o` in the same canonical preorder, "" when identical.
+  std::string diff(const ForestSnapshot& o) const;
+};
+
+// What a backend is asked to do. One call to process() runs the prequential loop over
+// [begin, end) of the prepared stream in mini-batches of params.batch (a batch never straddles
+// two calls; callers pass chunk sizes that are multiples of the batch). Predictions of the
+// forest are written to predictions[0, end-begin).
+class ForestBackend {
+ public:
+  virtual ~ForestBackend() = default;
+  virtual std::string name() const = 0;
+  // Allocations and layout; may upload nothing of the stream (uploads are timed in process()).
+  virtual void prepare(const EncodedStream& stream, const ForestParams& params) = 0;
+  // A fresh forest (every tree a single empty leaf, ADWINs empty).
+  virtual void reset() = 0;
+  virtual void process(std::size_t begin, std::size_t end, std::int32_t* predictions) = 0;
+  virtual ForestSnapshot snapshot() = 0;
+  // Phases since the last reset(): traversal, vote, counters, adwin, split, transfers.
+  virtual const PhaseTimer& phases() const = 0;
+  virtual void set_threads(int threads) { (void)threads; }
+};
+
+// Backends are found in the Registry under family "vfdt" with this interface.
+using ForestBackendPtr = std::unique_ptr<ForestBackend>;
+
+}  // namespace gpudm::vfdt

@@ -1,0 +1,327 @@
+#pragma once
+// Host/device arithmetic of the streaming forest, shared verbatim by the CPU backends and the
+// CUDA kernels (C++17: nvcc compiles it). Everything that decides the shape of a tree is made
+// bit-identical on both sides:
+//  * counts are integers; information gain is accumulated as a sum of fixed-point x*log2(x)
+//    terms (int64), so any summation order (sequential loop, shared-memory reduction, atomics)
+//    gives the same value;
+//  * logarithms come from one software routine built only from IEEE +,*,/ (det_log2), and on the
+//    device the operations go through __d*_rn intrinsics so nvcc cannot contract them into FMAs;
+//  * random draws (Poisson weights, attribute subsets) are counter-based hashes of
+//    (seed, tree, instance) or of a node key, so they do not depend on visiting order.
+#include <cstdint>
+
+#include "algorithms/core/hd.hpp"
+
+#if !defined(__CUDACC__)
+#include <cmath>
+#endif
+
+namespace gpudm::vfdt {
+
+// ---------------------------------------------------------------- deterministic double ops
+GPUDM_HD double dmul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+GPUDM_HD double dadd(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+GPUDM_HD double dsub(double a, double b) { return dadd(a, -b); }
+GPUDM_HD double ddiv(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+GPUDM_HD double dsqrt(double a) {
+#if defined(__CUDA_ARCH__)
+  return __dsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+GPUDM_HD double dabs(double a) { return a < 0 ? -a : a; }
+
+// Natural logarithm of x > 0 from IEEE-exact operations only: x = m * 2^e with m in
+// [sqrt(1/2), sqrt(2)], ln m = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.172, series to s^25
+// (truncation error < 1e-19). Same bits on host and device.
+GPUDM_HD double det_ln(double x) {
+  constexpr double kLn2 = 0.69314718055994530942;
+  constexpr double kSqrt2 = 1.41421356237309504880;
+  int e = 0;
+  // frexp is an exact bit operation on every IEEE platform: x = m * 2^e, m in [0.5, 1).
+#if defined(__CUDA_ARCH__)
+  x = ::frexp(x, &e);
+#else
+  x = std::frexp(x, &e);
+#endif
+  x = dmul(x, 2.0);
+  --e;
+  if (x > kSqrt2) {
+    x = dmul(x, 0.5);
+    ++e;
+  }
+  const double s = ddiv(dsub(x, 1.0), dadd(x, 1.0));
+  const double s2 = dmul(s, s);
+  // 2 * (s + s^3/3 + ... + s^25/25), Horner from the highest term.
+  constexpr double c[13] = {1.0,        1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,  1.0 / 11, 1.0 / 13,
+                            1.0 / 15,   1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23, 1.0 / 25};
+  double p = c[12];
+  for (int k = 11; k >= 0; --k) p = dadd(dmul(p, s2), c[k]);
+  const double ln_m = dmul(2.0, dmul(s, p));
+  return dadd(ln_m, dmul(static_cast<double>(e), kLn2));
+}
+GPUDM_HD double det_log2(double x) {
+  constexpr double kLog2e = 1.44269504088896340736;
+  return dmul(det_ln(x), kLog2e);
+}
+
+// x*log2(x) in fixed point (scale 2^20), exact integer thereafter. x up to 2^32 keeps the value
+// below 2^57.
+constexpr int kGainFracBits = 20;
+GPUDM_HD std::int64_t xlog2x_fixed(std::uint64_t x) {
+  if (x <= 1) return 0;
+  const double v = dmul(dmul(static_cast<double>(x), det_log2(static_cast<double>(x))),
+                        static_cast<double>(1u << kGainFracBits));
+  return static_cast<std::int64_t>(dadd(v, 0.5));  // v > 0: round half up, deterministic
+}
+
+// Hoeffding bound sqrt(R^2 ln(1/delta) / (2n)); numer = R^2 ln(1/delta) is computed once.
+GPUDM_HD double hoeffding_bound(double numer, double n) { return dsqrt(ddiv(numer, dmul(2.0, n))); }
+
+// Scaled information-gain merit of one attribute: n * gain * 2^20, given its counter block
+// cnt[v*C + c] (V values x C classes). Returns -1 when the split is not admissible (fewer than
+// two branches with more than 1% of the weight, MOA's minBranchFraction). `n` is the weight the
+// block counted; `class_term` = F(n) - sum_c F(n_c) is the same for every attribute of a leaf.
+GPUDM_HD std::int64_t gain_merit(const std::uint32_t* cnt, int values, int classes, std::uint64_t n,
+                                 std::int64_t class_term) {
+  int branches = 0;
+  std::int64_t post = 0;  // sum_j F(n_j) - sum_jk F(n_jk)
+  for (int v = 0; v < values; ++v) {
+    std::uint64_t nj = 0;
+    for (int c = 0; c < classes; ++c) {
+      const std::uint32_t x = cnt[v * classes + c];
+      nj += x;
+      post -= xlog2x_fixed(x);
+    }
+    post += xlog2x_fixed(nj);
+    if (nj * 100 > n) ++branches;
+  }
+  if (branches < 2) return -1;
+  const std::int64_t m = class_term - post;
+  return m < 0 ? 0 : m;
+}
+GPUDM_HD double merit_to_gain(std::int64_t merit, std::uint64_t n) {
+  return ddiv(ddiv(static_cast<double>(merit), static_cast<double>(1u << kGainFracBits)), static_cast<double>(n));
+}
+
+// Split rule of the Hoeffding tree: best - second > HB, or HB < tau (tie). Merits scaled by n*2^20.
+GPUDM_HD bool should_split(std::int64_t best, std::int64_t second, std::uint64_t n, double hb_numer, double tau) {
+  if (best <= 0) return false;
+  const double hb = hoeffding_bound(hb_numer, static_cast<double>(n));
+  const double diff = merit_to_gain(best - (second > 0 ? second : 0), n);
+  return diff > hb || hb < tau;
+}
+
+// ---------------------------------------------------------------- counter-based randomness
+GPUDM_HD std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+GPUDM_HD std::uint64_t hash3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+  return mix64(mix64(mix64(a) ^ b) ^ c);
+}
+// Uniform integer in [0, n) from a 64-bit hash (multiply-high; bias < n/2^64).
+GPUDM_HD std::uint32_t hash_below(std::uint64_t h, std::uint32_t n) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__umul64hi(h, n));
+#else
+  return static_cast<std::uint32_t>((static_cast<unsigned __int128>(h) * n) >> 64);
+#endif
+}
+
+// Poisson(1) weight of instance `i` for tree `t` (online bagging), by inversion of the CDF
+// on a 53-bit uniform; capped at 12 (P(k > 12) < 2e-10).
+GPUDM_HD int poisson1(std::uint64_t seed, std::uint32_t tree, std::uint64_t i) {
+  constexpr double kCdf[13] = {
+      0.36787944117144233, 0.73575888234288467, 0.91969860292860584, 0.98101184312384615,
+      0.99634015317265637, 0.99940581518343931, 0.99991675885190314, 0.99998975080453940,
+      0.99999887479861893, 0.99999989856240751, 0.99999999092546066, 0.99999999931210704,
+      0.99999999993431085};
+  const std::uint64_t h = hash3(seed ^ 0x506F6973736F6E31ull, tree, i);
+  const double u = static_cast<double>(h >> 11) * 0x1.0p-53;
+  int k = 0;
+  while (k < 12 && u >= kCdf[k]) ++k;
+  return k;
+}
+
+// Keys identify a leaf independently of the memory layout: root = f(seed, tree, generation),
+// child j = f(parent, j). Attribute subsets are drawn from the key.
+GPUDM_HD std::uint64_t root_key(std::uint64_t seed, std::uint32_t tree, std::uint32_t generation) {
+  return hash3(seed ^ 0x526F6F744B657931ull, tree, generation);
+}
+GPUDM_HD std::uint64_t child_key(std::uint64_t parent, std::uint32_t j) { return hash3(parent, j + 1, 0x4368696C64ull); }
+
+// k distinct attributes of d drawn from `key`, written in ascending order. k == d gives 0..d-1.
+GPUDM_HD void draw_subset(std::uint64_t key, int d, int k, std::int16_t* out) {
+  if (k >= d) {
+    for (int a = 0; a < d; ++a) out[a] = static_cast<std::int16_t>(a);
+    return;
+  }
+  std::uint64_t counter = 0;
+  for (int i = 0; i < k; ++i) {
+    for (;;) {
+      const auto a = static_cast<std::int16_t>(hash_below(hash3(key, counter++, 0x537562736574ull), static_cast<std::uint32_t>(d)));
+      bool dup = false;
+      for (int j = 0; j < i; ++j) dup = dup || out[j] == a;
+      if (!dup) {
+        // insertion keeps the subset sorted
+        int j = i;
+        while (j > 0 && out[j - 1] > a) {
+          out[j] = out[j - 1];
+          --j;
+        }
+        out[j] = a;
+        break;
+      }
+    }
+  }
+}
+
+// Majority class of a class-count vector (ties and all-zero -> lowest index, as MOA's maxIndex).
+GPUDM_HD int majority(const std::uint32_t* counts, int classes) {
+  int best = 0;
+  std::uint32_t bv = counts[0];
+  for (int c = 1; c < classes; ++c)
+    if (counts[c] > bv) {
+      bv = counts[c];
+      best = c;
+    }
+  return best;
+}
+
+// ---------------------------------------------------------------- ADWIN on a 0/1 stream
+// MOA's ADWIN (exponential histogram, M = 5 buckets per row, clock 32, minimum window 10,
+// sub-windows > 6, cut when |mu0 - mu1| > sqrt(2 m v dd) + 2/3 dd m with m = 1/(n0-4)+1/(n1-4),
+// dd = ln(2 ln W / delta)). Inputs are 0/1 errors, so bucket totals are integers and the window
+// variance is computed in closed form p(1-p) (equal, in exact arithmetic, to MOA's incrementally
+// maintained VARIANCE/W). A check asks whether *any* boundary cuts, which is what MOA's rescan
+// loop computes; it therefore parallelises over boundaries without changing the result.
+struct Adwin {
+  static constexpr int kM = 5;        // MAXBUCKETS
+  static constexpr int kRows = 40;    // supports windows far beyond 2^32
+  static constexpr int kClock = 32;
+  static constexpr int kMinWindow = 10;  // mintMinimLongitudWindow
+  static constexpr int kMinSub = 5;      // mintMinWinLength
+  std::uint32_t total[kRows][kM + 1];    // ones in each bucket, oldest first within a row
+  std::uint8_t count[kRows];
+  std::int32_t rows;
+  std::uint64_t width, ones, time;
+};
+
+GPUDM_HD void adwin_init(Adwin& a) {
+  for (int r = 0; r < Adwin::kRows; ++r) a.count[r] = 0;
+  a.rows = 0;
+  a.width = a.ones = a.time = 0;
+}
+
+GPUDM_HD void adwin_insert(Adwin& a, std::uint32_t x) {
+  a.width += 1;
+  a.ones += x;
+  if (a.rows == 0) a.rows = 1;
+  a.total[0][a.count[0]++] = x;
+  for (int r = 0; r < Adwin::kRows - 1; ++r) {
+    if (a.count[r] <= Adwin::kM) break;
+    const std::uint32_t merged = a.total[r][0] + a.total[r][1];
+    for (int k = 2; k < a.count[r]; ++k) a.total[r][k - 2] = a.total[r][k];
+    a.count[r] -= 2;
+    a.total[r + 1][a.count[r + 1]++] = merged;
+    if (r + 1 >= a.rows) a.rows = r + 2;
+  }
+}
+
+GPUDM_HD int adwin_buckets(const Adwin& a) {
+  int nb = 0;
+  for (int r = 0; r < a.rows; ++r) nb += a.count[r];
+  return nb;
+}
+
+// Does the boundary after bucket p (p = 0 is the oldest bucket) cut the window?
+// The boundary after the newest bucket is never tested (MOA exits before it).
+GPUDM_HD bool adwin_boundary_cuts(const Adwin& a, int p, double delta) {
+  std::uint64_t n0 = 0, u0 = 0;
+  int q = 0;
+  bool reached = false;
+  for (int r = a.rows - 1; r >= 0 && !reached; --r) {
+    for (int k = 0; k < a.count[r] && !reached; ++k, ++q) {
+      n0 += std::uint64_t(1) << r;
+      u0 += a.total[r][k];
+      reached = q == p;
+    }
+  }
+  if (!reached || n0 >= a.width) return false;  // past the newest bucket: no boundary
+  {
+    const std::uint64_t n1 = a.width - n0, u1 = a.ones - u0;
+    if (!(n0 > Adwin::kMinSub + 1 && n1 > Adwin::kMinSub + 1)) return false;
+    const double w = static_cast<double>(a.width);
+    const double pm = ddiv(static_cast<double>(a.ones), w);
+    const double v = dmul(pm, dsub(1.0, pm));
+    const double dd = det_ln(ddiv(dmul(2.0, det_ln(w)), delta));
+    const double m = dadd(ddiv(1.0, static_cast<double>(n0 - Adwin::kMinSub + 1)),
+                          ddiv(1.0, static_cast<double>(n1 - Adwin::kMinSub + 1)));
+    const double eps = dadd(dsqrt(dmul(dmul(dmul(2.0, m), v), dd)), dmul(dmul(2.0 / 3.0, dd), m));
+    const double diff = dsub(ddiv(static_cast<double>(u0), static_cast<double>(n0)),
+                             ddiv(static_cast<double>(u1), static_cast<double>(n1)));
+    return dabs(diff) > eps;
+  }
+}
+
+GPUDM_HD void adwin_delete_oldest(Adwin& a) {
+  const int r = a.rows - 1;
+  a.width -= std::uint64_t(1) << r;
+  a.ones -= a.total[r][0];
+  for (int k = 1; k < a.count[r]; ++k) a.total[r][k - 1] = a.total[r][k];
+  a.count[r] -= 1;
+  if (a.count[r] == 0) a.rows -= 1;
+}
+
+GPUDM_HD bool adwin_check_due(const Adwin& a) {
+  return a.time % Adwin::kClock == 0 && a.width > static_cast<std::uint64_t>(Adwin::kMinWindow);
+}
+
+// ADWINChangeDetector.input: insert, check every 32 inputs, report a change only when the window
+// was cut and the error estimate went up. Sequential reference of the check.
+GPUDM_HD bool adwin_update(Adwin& a, std::uint32_t x, double delta) {
+  const std::uint64_t w_before = a.width, ones_before = a.ones;
+  a.time += 1;
+  adwin_insert(a, x);
+  bool cut = false;
+  if (adwin_check_due(a)) {
+    for (;;) {
+      const int nb = adwin_buckets(a);
+      bool any = false;
+      for (int p = 0; p < nb - 1 && !any; ++p) any = adwin_boundary_cuts(a, p, delta);
+      if (!any) break;
+      cut = true;
+      if (a.width == 0) break;
+      adwin_delete_oldest(a);
+    }
+  }
+  if (!cut) return false;
+  // estimate after > estimate before, exactly: ones/width > ones_before/w_before
+  if (w_before == 0) return a.ones > 0;
+  return a.ones * w_before > ones_before * a.width;
+}
+
+}  // namespace gpudm::vfdt

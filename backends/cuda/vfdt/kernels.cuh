@@ -1,0 +1,311 @@
+#pragma once
+// Kernels of the CUDA streaming forest, default path (compact node pool, same flat layout as the
+// CPU engine in algorithms/vfdt/cpu_forest.cpp). Trees are on blockIdx.y (or one block per tree);
+// all decisions use the shared host/device arithmetic of algorithms/vfdt/vfdt_math.hpp, so the
+// trees are bit-identical to the sequential backend for the same seed and batch size.
+#include <cstdint>
+
+#include "algorithms/vfdt/vfdt_math.hpp"
+
+namespace gpudm::backend::cuda::vfdt_kernels {
+
+using gpudm::vfdt::Adwin;
+
+// Tuning constants (policy struct beside the kernels that use them).
+struct Policy {
+  static constexpr int kInstanceBlock = 256;  // threads per block over (instance, tree)
+  static constexpr int kSplitBlock = 256;     // threads per tree in the split kernel
+  static constexpr int kMaxClasses = 64;      // vote histogram in registers/local memory
+};
+
+// Device view of the forest (flat arrays, [tree][node|slot][...]).
+struct ForestView {
+  int trees, nodes, attributes, classes, values, features, batch;
+  int grace, max_depth;
+  bool bagging, adwin;
+  double hb_numer, tau, adwin_delta;
+  std::uint64_t seed;
+  const std::int32_t* attr_values;  // [attributes]
+  std::int32_t* n_nodes;            // [trees]
+  std::int32_t* n_slots;
+  std::uint32_t* generation;
+  std::int32_t* drift;
+  unsigned long long* splits;
+  unsigned long long* resets;
+  std::int32_t* node_attr;  // [trees x nodes]
+  std::int32_t* node_child;
+  std::int32_t* node_depth;
+  std::uint32_t* slot_class;  // [trees x nodes x classes]
+  std::uint32_t* slot_seen;
+  std::uint32_t* slot_last;
+  std::uint64_t* slot_key;
+  std::int16_t* slot_subset;  // [trees x nodes x features]
+  std::uint32_t* counters;    // [trees x nodes x features x values x classes]
+  Adwin* adwins;              // [trees]
+  std::int32_t* leaf;         // [trees x batch]
+  std::uint8_t* tree_pred;    // [trees x batch]
+  std::int32_t* decision;     // [trees x nodes] split kernel scratch
+
+  __device__ std::size_t slot_index(int t, int s) const { return std::size_t(t) * nodes + s; }
+  __device__ std::size_t counters_per_slot() const { return std::size_t(features) * values * classes; }
+};
+
+// ---- leaf initialisation (shared by reset and split)
+__device__ inline void init_slot(const ForestView& f, int t, int slot, std::uint64_t key, int lane, int lanes) {
+  const std::size_t si = f.slot_index(t, slot);
+  for (int c = lane; c < f.classes; c += lanes) f.slot_class[si * f.classes + c] = 0;
+  std::uint32_t* cnt = f.counters + si * f.counters_per_slot();
+  for (std::size_t i = lane; i < f.counters_per_slot(); i += lanes) cnt[i] = 0;
+  if (lane == 0) {
+    f.slot_seen[si] = 0;
+    f.slot_last[si] = 0;
+    f.slot_key[si] = key;
+    gpudm::vfdt::draw_subset(key, f.attributes, f.features, f.slot_subset + si * f.features);
+  }
+}
+
+// One block per tree: the tree becomes a single fresh leaf of generation `gen`.
+__device__ inline void init_tree(const ForestView& f, int t, std::uint32_t gen) {
+  const int lane = threadIdx.x, lanes = blockDim.x;
+  if (lane == 0) {
+    f.generation[t] = gen;
+    f.n_nodes[t] = 1;
+    f.n_slots[t] = 1;
+    const std::size_t ni = std::size_t(t) * f.nodes;
+    f.node_attr[ni] = -1;
+    f.node_child[ni] = 0;
+    f.node_depth[ni] = 0;
+    f.drift[t] = 0;
+    gpudm::vfdt::adwin_init(f.adwins[t]);
+  }
+  init_slot(f, t, 0, gpudm::vfdt::root_key(f.seed, static_cast<std::uint32_t>(t), gen), lane, lanes);
+}
+
+__global__ void k_init(ForestView f) {
+  const int t = blockIdx.x;
+  init_tree(f, t, 0);
+  if (threadIdx.x == 0) {
+    f.splits[t] = 0;
+    f.resets[t] = 0;
+  }
+}
+
+// 1. traversal: thread per (instance, tree) -> leaf slot and the tree's vote.
+__global__ void k_predict(ForestView f, const std::uint8_t* codes, int nb) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int t = blockIdx.y;
+  if (j >= nb) return;
+  const std::int32_t* attr = f.node_attr + std::size_t(t) * f.nodes;
+  const std::int32_t* child = f.node_child + std::size_t(t) * f.nodes;
+  const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
+  int node = 0;
+  for (int a = attr[0]; a >= 0; a = attr[node]) node = child[node] + x[a];
+  const int slot = child[node];
+  const std::size_t o = std::size_t(t) * f.batch + j;
+  f.leaf[o] = slot;
+  f.tree_pred[o] = static_cast<std::uint8_t>(
+      gpudm::vfdt::majority(f.slot_class + f.slot_index(t, slot) * f.classes, f.classes));
+}
+
+// 2. vote: thread per instance, majority over trees (ties -> lowest class).
+__global__ void k_vote(ForestView f, int nb, std::int32_t* out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nb) return;
+  std::uint32_t votes[Policy::kMaxClasses];
+  for (int c = 0; c < f.classes; ++c) votes[c] = 0;
+  for (int t = 0; t < f.trees; ++t) ++votes[f.tree_pred[std::size_t(t) * f.batch + j]];
+  out[j] = gpudm::vfdt::majority(votes, f.classes);
+}
+
+// 3. counters: thread per (instance, tree); integer atomics, so the order does not matter.
+__global__ void k_learn(ForestView f, const std::uint8_t* codes, const std::uint8_t* labels, int nb,
+                        std::uint64_t first_instance) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int t = blockIdx.y;
+  if (j >= nb) return;
+  const std::uint32_t w =
+      f.bagging ? static_cast<std::uint32_t>(gpudm::vfdt::poisson1(f.seed, static_cast<std::uint32_t>(t), first_instance + j)) : 1u;
+  if (w == 0) return;
+  const int slot = f.leaf[std::size_t(t) * f.batch + j];
+  const std::size_t si = f.slot_index(t, slot);
+  const int y = labels[j];
+  const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
+  atomicAdd(f.slot_class + si * f.classes + y, w);
+  atomicAdd(f.slot_seen + si, w);
+  const std::int16_t* sub = f.slot_subset + si * f.features;
+  std::uint32_t* cnt = f.counters + si * f.counters_per_slot();
+  for (int p = 0; p < f.features; ++p) atomicAdd(cnt + (std::size_t(p) * f.values + x[sub[p]]) * f.classes + y, w);
+}
+
+// 4. ADWIN: one warp per tree. Lane 0 inserts the batch's 0/1 errors in stream order; at every
+// clock tick the warp tests the bucket boundaries in parallel (a cut happens when any boundary
+// cuts, exactly the sequential rescan's result).
+__global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
+  const int t = blockIdx.x;
+  const int lane = threadIdx.x;
+  __shared__ Adwin a;
+  __shared__ int stop;
+  {
+    const auto* src = reinterpret_cast<const std::uint32_t*>(f.adwins + t);
+    auto* dst = reinterpret_cast<std::uint32_t*>(&a);
+    for (int i = lane; i < int(sizeof(Adwin) / 4); i += 32) dst[i] = src[i];
+  }
+  if (lane == 0) stop = 0;
+  __syncwarp();
+  for (int j = 0; j < nb; ++j) {
+    std::uint64_t w_before = 0, ones_before = 0;
+    if (lane == 0) {
+      w_before = a.width;
+      ones_before = a.ones;
+      const std::uint32_t err = f.tree_pred[std::size_t(t) * f.batch + j] != labels[j];
+      a.time += 1;
+      gpudm::vfdt::adwin_insert(a, err);
+    }
+    __syncwarp();
+    if (gpudm::vfdt::adwin_check_due(a)) {
+      bool cut = false;
+      for (;;) {
+        const int buckets = gpudm::vfdt::adwin_buckets(a);
+        bool any = false;
+        for (int p = lane; p < buckets - 1; p += 32) any = any || gpudm::vfdt::adwin_boundary_cuts(a, p, f.adwin_delta);
+        any = __any_sync(0xffffffffu, any);
+        if (!any) break;
+        cut = true;
+        __syncwarp();
+        if (lane == 0) gpudm::vfdt::adwin_delete_oldest(a);
+        __syncwarp();
+      }
+      if (cut && lane == 0) {
+        const bool rise = w_before == 0 ? a.ones > 0 : a.ones * w_before > ones_before * a.width;
+        if (rise) {
+          f.drift[t] = 1;
+          stop = 1;
+        }
+      }
+    }
+    __syncwarp();
+    if (stop) break;
+  }
+  __syncwarp();
+  {
+    const auto* src = reinterpret_cast<const std::uint32_t*>(&a);
+    auto* dst = reinterpret_cast<std::uint32_t*>(f.adwins + t);
+    for (int i = lane; i < int(sizeof(Adwin) / 4); i += 32) dst[i] = src[i];
+  }
+}
+
+// 5. split (or reset after drift): one block per tree. Phase 1 evaluates the due leaves in
+// parallel; phase 2 applies the splits in node order (one thread: node numbering and the pool
+// capacity check are sequential by definition), then the block zeroes the new leaves.
+__global__ void k_split(ForestView f) {
+  const int t = blockIdx.x;
+  if (f.drift[t]) {
+    __syncthreads();
+    const std::uint32_t gen = f.generation[t] + 1;
+    __syncthreads();
+    init_tree(f, t, gen);
+    if (threadIdx.x == 0) f.resets[t] += 1;
+    return;
+  }
+  const int n = f.n_nodes[t];
+  const std::size_t nbase = std::size_t(t) * f.nodes;
+  const int C = f.classes, V = f.values, k = f.features;
+  for (int node = threadIdx.x; node < n; node += blockDim.x) {
+    std::int32_t decision = -1;
+    if (f.node_attr[nbase + node] < 0) {
+      const int slot = f.node_child[nbase + node];
+      const std::size_t si = f.slot_index(t, slot);
+      const std::uint32_t seen = f.slot_seen[si];
+      if (seen - f.slot_last[si] >= static_cast<std::uint32_t>(f.grace)) {
+        f.slot_last[si] = seen;
+        if (f.node_depth[nbase + node] < f.max_depth) {
+          const std::uint32_t* cnt = f.counters + si * f.counters_per_slot();
+          std::uint64_t total = 0;
+          int nonzero = 0;
+          std::int64_t class_term = 0;
+          for (int c = 0; c < C; ++c) {
+            std::uint64_t ck = 0;
+            for (int v = 0; v < V; ++v) ck += cnt[std::size_t(v) * C + c];
+            total += ck;
+            nonzero += ck > 0;
+            class_term -= gpudm::vfdt::xlog2x_fixed(ck);
+          }
+          if (nonzero >= 2) {
+            class_term += gpudm::vfdt::xlog2x_fixed(total);
+            const std::int16_t* sub = f.slot_subset + si * k;
+            std::int64_t best = -1, second = -1;
+            int best_p = -1;
+            for (int p = 0; p < k; ++p) {
+              const std::int64_t m =
+                  gpudm::vfdt::gain_merit(cnt + std::size_t(p) * V * C, f.attr_values[sub[p]], C, total, class_term);
+              if (m > best) {
+                second = best;
+                best = m;
+                best_p = p;
+              } else if (m > second) {
+                second = m;
+              }
+            }
+            if (best_p >= 0 && gpudm::vfdt::should_split(best, second, total, f.hb_numer, f.tau)) decision = best_p;
+          }
+        }
+      }
+    }
+    f.decision[nbase + node] = decision;
+  }
+  __syncthreads();
+  // Phase 2 (thread 0): structure; class counts of the children come from the parent's counters
+  // for the chosen attribute, copied before the parent's slot is reused by child 0.
+  if (threadIdx.x == 0) {
+    for (int node = 0; node < n; ++node) {
+      const int p = f.decision[nbase + node];
+      if (p < 0) continue;
+      const int slot = f.node_child[nbase + node];
+      const std::size_t si = f.slot_index(t, slot);
+      const int a = f.slot_subset[si * k + p];
+      const int va = f.attr_values[a];
+      if (f.n_nodes[t] + va > f.nodes || f.n_slots[t] + va - 1 > f.nodes) {
+        f.decision[nbase + node] = -1;
+        continue;
+      }
+      const std::uint32_t* branch = f.counters + si * f.counters_per_slot() + std::size_t(p) * V * C;
+      const std::uint64_t key = f.slot_key[si];
+      const int depth = f.node_depth[nbase + node] + 1;
+      const int first = f.n_nodes[t];
+      f.n_nodes[t] += va;
+      f.node_attr[nbase + node] = a;
+      f.node_child[nbase + node] = first;
+      // child 0 reuses the parent's slot (the paper's leaf-id reuse); the branch counts live in
+      // the parent's counters, which are zeroed only after every split of this pass
+      int slots[256];
+      for (int j = 0; j < va; ++j) slots[j] = j == 0 ? slot : f.n_slots[t]++;
+      for (int j = 0; j < va; ++j) {
+        const std::size_t cs = f.slot_index(t, slots[j]);
+        for (int c = 0; c < C; ++c) f.slot_class[cs * C + c] = branch[std::size_t(j) * C + c];
+      }
+      for (int j = 0; j < va; ++j) {
+        const std::size_t ci = nbase + first + j;
+        f.node_attr[ci] = -1;
+        f.node_child[ci] = slots[j];
+        f.node_depth[ci] = depth;
+        const std::size_t cs = f.slot_index(t, slots[j]);
+        f.slot_seen[cs] = 0;
+        f.slot_last[cs] = 0;
+        f.slot_key[cs] = gpudm::vfdt::child_key(key, static_cast<std::uint32_t>(j));
+        gpudm::vfdt::draw_subset(f.slot_key[cs], f.attributes, k, f.slot_subset + cs * k);
+      }
+      f.splits[t] += 1;
+    }
+  }
+  __syncthreads();
+  // Zero the counters of every leaf created above (their slots are those of the new nodes).
+  const int n_after = f.n_nodes[t];
+  const std::size_t per = f.counters_per_slot();
+  for (int node = n; node < n_after; ++node) {
+    const int slot = f.node_child[nbase + node];
+    std::uint32_t* cnt = f.counters + f.slot_index(t, slot) * per;
+    for (std::size_t i = threadIdx.x; i < per; i += blockDim.x) cnt[i] = 0;
+  }
+}
+
+}  // namespace gpudm::backend::cuda::vfdt_kernels
