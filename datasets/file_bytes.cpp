@@ -1,0 +1,80 @@
+#include "datasets/file_bytes.hpp"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+#include "algorithms/core/error.hpp"
+#include "datasets/sha256.hpp"
+
+namespace gpudm::datasets {
+
+bool is_gzip(const std::string& bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+std::string gunzip(const std::string& bytes, const std::string& what) {
+  z_stream zs{};
+  // 15 + 32: zlib or gzip header detected automatically.
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw Error(what + ": cannot initialise zlib");
+  std::string out;
+  out.resize(std::max<std::size_t>(bytes.size() * 4, 1 << 16));
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  zs.avail_in = static_cast<uInt>(bytes.size());
+  std::size_t produced = 0;
+  int rc = Z_OK;
+  while (true) {
+    if (produced == out.size()) out.resize(out.size() * 2);
+    zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
+    zs.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - produced, 1u << 30));
+    const uInt before = zs.avail_out;
+    rc = inflate(&zs, Z_NO_FLUSH);
+    produced += before - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      // Concatenated gzip members (gzip -c a b > c) are legal: continue with the next one.
+      if (zs.avail_in > 0 && is_gzip(std::string(reinterpret_cast<const char*>(zs.next_in),
+                                                 std::min<uInt>(zs.avail_in, 2)))) {
+        inflateReset(&zs);
+        continue;
+      }
+      break;
+    }
+    if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      const std::string msg = zs.msg ? zs.msg : "error " + std::to_string(rc);
+      inflateEnd(&zs);
+      throw Error(what + ": corrupt gzip data (" + msg + ")");
+    }
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0) {
+      inflateEnd(&zs);
+      throw Error(what + ": truncated gzip data (unexpected end of file)");
+    }
+  }
+  inflateEnd(&zs);
+  out.resize(produced);
+  return out;
+}
+
+FileBytes read_file_bytes(const std::string& path, const std::string& who) {
+  FileBytes fb;
+  fb.path = path;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(who + ": cannot open " + path + ": " + std::strerror(errno));
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) fb.raw.append(buf, n);
+  if (std::ferror(f.get())) throw Error(who + ": error reading " + path + ": " + std::strerror(errno));
+  fb.sha256 = sha256_hex(fb.raw);
+  fb.gzip = is_gzip(fb.raw);
+  if (fb.gzip) {
+    fb.text = gunzip(fb.raw, who + ": " + path);
+  } else {
+    fb.text = fb.raw;
+  }
+  return fb;
+}
+
+}  // namespace gpudm::datasets
