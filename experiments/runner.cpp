@@ -1,2 +1,409 @@
-// Placeholder translation unit until the runner lands (keeps the library non-empty).
-namespace gpudm::experiments {}
+#include "experiments/runner.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <new>
+#include <set>
+
+#include "algorithms/core/progress.hpp"
+#include "algorithms/core/stopwatch.hpp"
+#include "experiments/results.hpp"
+#include "experiments/tables.hpp"
+#include "experiments/text.hpp"
+#include "gpudm/build_info.hpp"
+
+namespace gpudm::experiments {
+
+namespace fs = std::filesystem;
+
+std::string default_results_root() {
+  if (const char* env = std::getenv("GPUDM_RESULTS_DIR"); env && *env) return env;
+  return (fs::path(build_info::kSourceDir) / "results").string();
+}
+
+std::vector<std::string> backend_only_params(const Family& family) {
+  std::vector<std::string> out;
+  for (const auto& p : family.params())
+    if (p.backend_only || p.name == "threads" || p.name == "devices" || p.name == "path") out.push_back(p.name);
+  return out;
+}
+
+namespace {
+
+std::string dataset_key(const std::string& name, const ojson& options) {
+  return name + " " + nlohmann::json::parse(options.dump()).dump();
+}
+
+// Serves the datasets the runner loaded before the sweep (so a bad file fails before any
+// results are written) and forwards anything else to the catalog.
+class PreloadedDatasets : public DatasetProvider {
+ public:
+  explicit PreloadedDatasets(DatasetProvider& next) : next_(next) {}
+  std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json& options) override {
+    auto it = cache_.find(dataset_key(name, ojson(options)));
+    if (it != cache_.end()) return it->second;
+    return next_.get(name, options);
+  }
+  std::shared_ptr<const Dataset> load(const std::string& name, const ojson& options) {
+    const std::string key = dataset_key(name, options);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    auto d = next_.get(name, nlohmann::json::parse(options.dump()));
+    if (!d) throw Error("dataset '" + name + "': the catalog returned no data");
+    cache_[key] = d;
+    return d;
+  }
+  std::shared_ptr<const Dataset> find(const std::string& name, const ojson& options) const {
+    auto it = cache_.find(dataset_key(name, options));
+    return it == cache_.end() ? nullptr : it->second;
+  }
+  void release(const std::string& name, const ojson& options) { cache_.erase(dataset_key(name, options)); }
+
+ private:
+  DatasetProvider& next_;
+  std::map<std::string, std::shared_ptr<const Dataset>> cache_;
+};
+
+bool record_ok(const ojson& rec) { return rec.is_object() && rec.value("status", std::string()) == "ok"; }
+
+// The reference identity: the run identity without the backend and backend-only params.
+std::string reference_identity(const ojson& rec, const std::vector<std::string>& backend_only) {
+  ojson params = rec.contains("params") && rec["params"].is_object() ? rec["params"] : ojson::object();
+  for (const auto& p : backend_only) params.erase(p);
+  const ojson* opts = find_path(rec, "dataset.options");
+  const ojson* name = find_path(rec, "dataset.name");
+  const ojson* seed = find_path(rec, "seed");
+  return run_identity(rec.value("family", std::string()), "", name && name->is_string() ? name->get<std::string>() : "",
+                      opts ? *opts : ojson::object(), params, seed && seed->is_number_unsigned() ? seed->get<std::uint64_t>() : 0);
+}
+
+}  // namespace
+
+int apply_validation(ojson& runs, const std::function<std::vector<std::string>(const std::string&)>& backend_only) {
+  std::map<std::string, std::vector<std::string>> bo_cache;
+  auto bo = [&](const std::string& family) -> const std::vector<std::string>& {
+    auto it = bo_cache.find(family);
+    if (it == bo_cache.end()) it = bo_cache.emplace(family, backend_only ? backend_only(family) : std::vector<std::string>{}).first;
+    return it->second;
+  };
+  std::map<std::string, const ojson*> reference;  // reference identity -> ok sequential run
+  for (const auto& r : runs)
+    if (record_ok(r) && r.value("backend", std::string()) == "sequential")
+      reference.emplace(reference_identity(r, bo(r.value("family", std::string()))), &r);
+
+  int mismatches = 0;
+  for (auto& r : runs) {
+    if (!r.is_object()) continue;
+    ojson& v = r["validation"];
+    if (!v.is_object()) v = ojson::object();
+    // A family that validated the run itself (floating tolerance, ...) keeps its verdict.
+    if (!v.empty() && v.value("source", std::string()) != "runner") {
+      if (v.contains("passed") && v["passed"].is_boolean() && !v["passed"].get<bool>()) ++mismatches;
+      continue;
+    }
+    ojson out = ojson::object();
+    out["source"] = "runner";
+    const std::string backend = r.value("backend", std::string());
+    const bool exact = r.value("checksum_exact", false);
+    if (!record_ok(r)) {
+      out["reference_backend"] = nullptr;
+      out["passed"] = nullptr;
+      out["note"] = "run did not complete";
+    } else if (backend == "sequential") {
+      out["reference_backend"] = "sequential";
+      out["is_reference"] = true;
+      out["passed"] = nullptr;
+      out["note"] = "the sequential backend is the oracle";
+    } else {
+      auto it = reference.find(reference_identity(r, bo(r.value("family", std::string()))));
+      if (it == reference.end()) {
+        out["reference_backend"] = nullptr;
+        out["passed"] = nullptr;
+        out["note"] = "no ok sequential run with the same dataset, params and seed in this results file";
+      } else if (!exact || !it->second->value("checksum_exact", false)) {
+        out["reference_backend"] = "sequential";
+        out["method"] = "none";
+        out["passed"] = nullptr;
+        out["note"] = "the family marks its checksum inexact (floating-point results); equivalence is tested by the family's tests";
+      } else {
+        const std::string mine = r.value("checksum", std::string());
+        const std::string ref = it->second->value("checksum", std::string());
+        out["reference_backend"] = "sequential";
+        out["method"] = "checksum";
+        out["reference_checksum"] = ref;
+        out["max_error"] = mine == ref ? ojson(0) : ojson(nullptr);
+        out["tolerance"] = 0;
+        out["passed"] = !mine.empty() && mine == ref;
+        if (!(mine == ref && !mine.empty())) ++mismatches;
+      }
+    }
+    v = out;
+  }
+  return mismatches;
+}
+
+Runner::Runner(const FamilySet& families, const Registry& registry, DatasetProvider& datasets, RunnerOptions opt)
+    : families_(families), registry_(registry), datasets_(datasets), opt_(std::move(opt)) {
+  environment_ = make_environment();
+  provenance_ = make_provenance(opt_.argv);
+  if (opt_.results_root.empty()) opt_.results_root = default_results_root();
+  out_dir_ = !opt_.out_dir.empty() ? opt_.out_dir : (fs::path(opt_.results_root) / machine_tag(environment_)).string();
+}
+
+std::vector<ExperimentOutcome> Runner::run(const ExperimentPlan& plan) {
+  Progress::set_quiet(opt_.quiet);
+  Progress progress("runs", static_cast<double>(plan.total_runs()), "runs");
+  std::vector<ExperimentOutcome> out;
+  run_plan(plan, out, progress);
+  progress.finish();
+  return out;
+}
+
+void Runner::run_plan(const ExperimentPlan& plan, std::vector<ExperimentOutcome>& out, Progress& progress) {
+  const std::size_t first = out.size();
+  for (const auto& inc : plan.included) run_plan(inc, out, progress);
+  if (!plan.family.empty()) {
+    out.push_back(run_experiment(plan, progress));
+    return;
+  }
+  // A composite: its document gathers the included experiments' tables.
+  ExperimentOutcome comp;
+  comp.id = plan.id;
+  std::string md = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n";
+  if (!plan.paper.empty()) md += "Paper: " + plan.paper + "\n\n";
+  md += "Composite of:";
+  for (std::size_t i = first; i < out.size(); ++i) md += " " + out[i].id + (i + 1 < out.size() ? "," : "");
+  md += " (each has its own results file).\n\n";
+  for (const auto& n : plan.notes) md += "- " + n + "\n";
+  if (!plan.notes.empty()) md += "\n";
+  for (std::size_t i = first; i < out.size(); ++i) {
+    // Demote the included documents' headings one level.
+    std::string sub;
+    std::size_t pos = 0;
+    const std::string& m = out[i].markdown;
+    while (pos < m.size()) {
+      std::size_t nl = m.find('\n', pos);
+      if (nl == std::string::npos) nl = m.size();
+      std::string line = m.substr(pos, nl - pos);
+      if (!line.empty() && line[0] == '#') line = "#" + line;
+      sub += line + "\n";
+      pos = nl + 1;
+    }
+    md += sub;
+  }
+  comp.markdown = md;
+  comp.md_path = (fs::path(out_dir_) / (plan.id + ".md")).string();
+  write_file_atomic(comp.md_path, md);
+  out.push_back(std::move(comp));
+}
+
+ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& progress) {
+  ExperimentOutcome oc;
+  oc.id = plan.id;
+  const fs::path dir(out_dir_);
+  oc.json_path = (dir / (plan.id + ".json")).string();
+  Family* family = families_.find(plan.family);
+  if (!family) throw Error("unknown family '" + plan.family + "'");
+  const auto bo_of = [this](const std::string& f) {
+    const Family* fam = families_.find(f);
+    return fam ? backend_only_params(*fam) : std::vector<std::string>{};
+  };
+
+  // ---- before the first run: nothing below may touch the results folder until it passes ----
+  ojson doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["experiment"] = {{"id", plan.id},
+                       {"title", plan.title},
+                       {"config_path", plan.config_path},
+                       {"config_sha256", plan.config_sha256},
+                       {"paper", plan.paper},
+                       {"family", plan.family},
+                       {"smoke", plan.smoke}};
+  doc["provenance"] = provenance_;
+  doc["environment"] = environment_;
+  doc["runs"] = ojson::array();
+
+  std::map<std::string, std::size_t> index;  // identity -> position in doc["runs"]
+  if (opt_.resume && fs::exists(oc.json_path)) {
+    ojson old;
+    try {
+      old = ojson::parse(read_text_file(oc.json_path));
+    } catch (const ojson::exception& e) {
+      throw Error(oc.json_path + ": cannot resume, the results file is not valid JSON (" + one_line(e.what()) +
+                  "); move it away or run without --resume");
+    }
+    if (!old.is_object() || old.value("schema_version", 0) != kSchemaVersion || !old.contains("runs") || !old["runs"].is_array())
+      throw Error(oc.json_path + ": cannot resume, not a schema_version " + std::to_string(kSchemaVersion) + " results file");
+    ojson previous = ojson::array();
+    if (old.contains("provenance")) {
+      const ojson& op = old["provenance"];
+      if (op.contains("previous") && op["previous"].is_array())
+        for (const auto& p : op["previous"]) previous.push_back(p);
+      ojson brief = op;
+      brief.erase("previous");
+      previous.push_back(brief);
+    }
+    doc["provenance"]["previous"] = previous;
+    for (const auto& r : old["runs"]) {
+      const std::string id = run_identity_of_record(r);
+      if (!id.empty() && !index.count(id)) index[id] = doc["runs"].size();
+      doc["runs"].push_back(r);
+    }
+  }
+
+  // Which runs execute now (the others are reused from the previous file).
+  std::vector<bool> execute(plan.runs.size(), true);
+  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+    auto it = index.find(run_identity(plan.runs[i]));
+    if (it != index.end() && record_ok(doc["runs"][it->second])) execute[i] = false;
+  }
+
+  // Load every dataset the executing runs need, so a bad file is reported before any results
+  // are written. They stay loaded until their last run.
+  PreloadedDatasets data(datasets_);
+  std::map<std::string, std::size_t> last_use;
+  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+    if (!execute[i]) continue;
+    const RunSpec& r = plan.runs[i];
+    if (!registry_.has(r.family, r.backend) || !registry_.info(r.family, r.backend).available) continue;
+    data.load(r.dataset.name, r.dataset.options);
+    last_use[dataset_key(r.dataset.name, r.dataset.options)] = i;
+  }
+
+  // ---- the sweep ----
+  const std::size_t n = plan.runs.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const RunSpec& spec = plan.runs[i];
+    progress.set_label(plan.id + " " + spec.backend + " " + spec.dataset.name);
+    if (!execute[i]) {
+      ++oc.reused;
+      progress.advance();
+      continue;
+    }
+    ojson rec;
+    rec["family"] = spec.family;
+    rec["backend"] = spec.backend;
+    ojson ds = {{"name", spec.dataset.name}, {"options", spec.dataset.options}};
+    rec["dataset"] = ds;
+    rec["params"] = spec.params;
+    rec["seed"] = spec.seed;
+    rec["status"] = "ok";
+    rec["reason"] = "";
+
+    CaseResult res;
+    Stopwatch wall;
+    const BackendInfo* info = registry_.has(spec.family, spec.backend) ? &registry_.info(spec.family, spec.backend) : nullptr;
+    if (!info) {
+      res.status = "skipped";
+      res.reason = "backend '" + spec.backend + "' is not registered for family '" + spec.family + "'";
+    } else if (!info->available) {
+      res.status = "skipped";
+      res.reason = info->reason;
+    } else {
+      CaseContext ctx;
+      ctx.experiment_id = plan.id;
+      ctx.family = spec.family;
+      ctx.backend = spec.backend;
+      ctx.dataset = spec.dataset.name;
+      ctx.dataset_options = nlohmann::json::parse(spec.dataset.options.dump());
+      ctx.params = nlohmann::json::parse(spec.params.dump());
+      ctx.seed = spec.seed;
+      ctx.warmup = spec.warmup;
+      ctx.repetitions = spec.repetitions;
+      ctx.smoke = plan.smoke;
+      ctx.registry = &registry_;
+      ctx.datasets = &data;
+      try {
+        res = family->run_case(ctx);
+      } catch (const Unavailable& e) {
+        res = CaseResult{};
+        res.status = "skipped";
+        res.reason = one_line(e.what());
+      } catch (const Error& e) {
+        res = CaseResult{};
+        res.status = "failed";
+        res.reason = one_line(e.what());
+      } catch (const std::bad_alloc&) {
+        res = CaseResult{};
+        res.status = "failed";
+        res.reason = "out of host memory";
+      } catch (const std::exception& e) {
+        res = CaseResult{};
+        res.status = "failed";
+        res.reason = "internal error: " + one_line(e.what());
+      }
+    }
+    const double elapsed = wall.seconds();
+    if (res.status != "ok" && res.status != "skipped" && res.status != "failed") {
+      res.reason = "family returned unknown status '" + res.status + "'" + (res.reason.empty() ? "" : ": " + res.reason);
+      res.status = "failed";
+    }
+
+    // Dataset description: the family's, else the runner's from the loaded data.
+    ojson desc = res.dataset.is_object() && !res.dataset.empty() ? res.dataset : ojson::object();
+    if (desc.empty())
+      if (auto d = data.find(spec.dataset.name, spec.dataset.options)) desc = describe_dataset(*d);
+    for (auto it = desc.begin(); it != desc.end(); ++it) {
+      if (it.key() == "name") {
+        if (it.value() != ds["name"]) ds["display_name"] = it.value();
+        continue;
+      }
+      if (it.key() == "options") continue;
+      ds[it.key()] = it.value();
+    }
+    rec["dataset"] = ds;
+    rec["status"] = res.status;
+    rec["reason"] = res.reason;
+    ojson timing = res.timing.to_json();
+    if (res.timing.samples.empty() && res.timing.warmup == 0) timing["warmup"] = res.status == "ok" ? spec.warmup : 0;
+    rec["timing"] = timing;
+    const double reps = res.timing.samples.empty() ? 1.0 : static_cast<double>(res.timing.samples.size());
+    rec["breakdown"] = res.breakdown.to_json(reps);
+    rec["metrics"] = res.metrics.is_object() ? res.metrics : ojson::object();
+    rec["validation"] = res.validation.is_object() ? res.validation : ojson::object();
+    rec["checksum"] = res.checksum;
+    rec["checksum_exact"] =
+        res.checksum_exact || (res.metrics.is_object() && res.metrics.value("checksum_exact", false) == true);
+    rec["elapsed_s"] = elapsed;
+
+    if (res.status == "ok") ++oc.ok;
+    else if (res.status == "skipped") ++oc.skipped;
+    else ++oc.failed;
+
+    const std::string id = run_identity(spec);
+    auto it = index.find(id);
+    if (it != index.end()) {
+      doc["runs"][it->second] = rec;
+    } else {
+      index[id] = doc["runs"].size();
+      doc["runs"].push_back(rec);
+    }
+    apply_validation(doc["runs"], bo_of);
+    write_file_atomic(oc.json_path, dump_results(doc));
+
+    const std::string key = dataset_key(spec.dataset.name, spec.dataset.options);
+    auto lu = last_use.find(key);
+    if (lu != last_use.end() && lu->second == i) data.release(spec.dataset.name, spec.dataset.options);
+    progress.advance();
+  }
+
+  oc.validation_failures = apply_validation(doc["runs"], bo_of);
+  if (doc["runs"].empty()) {
+    oc.json_path.clear();
+    oc.markdown = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n_No runs (all filtered out by --backend)._\n\n";
+    return oc;
+  }
+  // All runs reused: the file is rewritten so its provenance records this invocation too.
+  if (oc.ok + oc.skipped + oc.failed == 0) write_file_atomic(oc.json_path, dump_results(doc));
+
+  const RenderedTables tables = render_tables(doc, plan.tables, opt_.paper_tables_dir);
+  oc.markdown = render_experiment_markdown(doc, tables);
+  oc.md_path = (dir / (plan.id + ".md")).string();
+  oc.csv_path = (dir / (plan.id + ".csv")).string();
+  write_file_atomic(oc.md_path, oc.markdown);
+  write_file_atomic(oc.csv_path, tables.csv);
+  return oc;
+}
+
+}  // namespace gpudm::experiments

@@ -34,6 +34,10 @@ struct ParamSpec {
   std::string type;  // "int" | "number" | "string" | "bool" | "array" | "object"
   nlohmann::json default_value;
   std::string doc;
+  // Chooses how a backend runs, never what it computes (threads, devices, kernel path): the
+  // runner ignores it when it looks for the sequential run to validate against. "threads",
+  // "devices" and "path" are treated as backend-only whatever this says.
+  bool backend_only = false;
 };
 
 struct CaseContext {
@@ -60,6 +64,10 @@ struct CaseResult {
   ojson metrics = ojson::object();     // GPops, GPops_per_s, instances_per_s, accuracy, ...
   ojson validation = ojson::object();  // reference_backend, max_error, tolerance, passed
   std::string checksum;                // of the result (hex), equal across backends when exact
+  // True when `checksum` must equal the sequential backend's for the same dataset, params
+  // (backend-only ones aside) and seed; the runner then fills `validation` from it
+  // (docs/results-schema.md). metrics["checksum_exact"] = true is accepted too.
+  bool checksum_exact = false;
 };
 
 class Family {

@@ -1,0 +1,198 @@
+#include "experiments/cli.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+
+#include "experiments/config.hpp"
+#include "experiments/runner.hpp"
+#include "experiments/text.hpp"
+
+namespace gpudm::experiments {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+int fail(int code, const std::string& msg) {
+  std::fprintf(stderr, "run_experiment: error: %s\n", one_line(msg).c_str());
+  std::fflush(stderr);
+  return code;
+}
+
+std::string pad(const std::string& s, std::size_t n) { return s.size() >= n ? s : s + std::string(n - s.size(), ' '); }
+
+const char* kFooter =
+    "\nExamples:\n"
+    "  run_experiment configs/smoke.json              run a config; tables are printed and written to\n"
+    "                                                 results/<gpu-tag>/<experiment>.{json,md,csv}\n"
+    "  run_experiment configs/pitt_table3.json --smoke --backend sequential --backend cuda\n"
+    "  run_experiment configs/gmt_table3.json --resume   continue a sweep, skipping runs already ok\n"
+    "  run_experiment --list | --datasets\n"
+    "\nEnvironment:\n"
+    "  GPUDM_DATA_DIR     ':'-separated folders holding the datasets (then datasets/cache/)\n"
+    "  GPUDM_RESULTS_DIR  results root instead of <source>/results (--out overrides both)\n"
+    "\nExit status: 0 ok; 1 a run failed, a checksum mismatched or data could not be loaded;\n"
+    "2 usage or config error (nothing under results/ is touched).\n"
+    "Config format: docs/config-format.md. Results format: docs/results-schema.md.";
+
+int run_config(const CliArgs& a, CliServices& s) {
+  FamilySet& families = s.families();
+  Registry& registry = s.registry();
+  ValidationContext vc;
+  vc.families = &families;
+  vc.registry = &registry;
+  vc.check_dataset = s.check_dataset;
+  vc.paper_tables_dir = s.paper_tables_dir;
+  PlanOptions po;
+  po.smoke = a.smoke;
+  po.backends = a.backends;
+  po.repetitions = a.repetitions;
+  const ExperimentPlan plan = load_plan(a.config, vc, po);
+
+  RunnerOptions ro;
+  ro.out_dir = a.out;
+  ro.results_root = s.results_root;
+  ro.paper_tables_dir = s.paper_tables_dir;
+  ro.resume = a.resume;
+  ro.quiet = a.quiet;
+  ro.argv = a.argv;
+  Runner runner(families, registry, s.datasets(), ro);
+  if (!a.quiet)
+    std::fprintf(stderr, "run_experiment: %s: %zu run(s)%s -> %s\n", a.config.c_str(), plan.total_runs(),
+                 a.smoke ? " (smoke)" : "", runner.output_dir().c_str());
+  const auto outcomes = runner.run(plan);
+
+  int failed = 0, mismatches = 0;
+  for (const auto& o : outcomes) {
+    failed += o.failed;
+    mismatches += o.validation_failures;
+  }
+  // Print the top-level document: a composite's already holds its parts.
+  if (!outcomes.empty()) std::cout << outcomes.back().markdown << std::flush;
+  if (!a.quiet) {
+    for (const auto& o : outcomes) {
+      if (o.json_path.empty() && o.md_path.empty()) continue;
+      std::fprintf(stderr, "run_experiment: %s: %d ok, %d skipped, %d failed%s%s -> %s\n", o.id.c_str(), o.ok, o.skipped,
+                   o.failed, o.reused ? (", " + std::to_string(o.reused) + " kept from the previous file").c_str() : "",
+                   o.validation_failures ? (", " + std::to_string(o.validation_failures) + " CHECKSUM MISMATCH(ES)").c_str() : "",
+                   (o.json_path.empty() ? o.md_path : o.json_path).c_str());
+    }
+  }
+  if (failed > 0) return fail(kExitRuntime, std::to_string(failed) + " run(s) failed; reasons are in the results file and under the tables");
+  if (mismatches > 0)
+    return fail(kExitRuntime, std::to_string(mismatches) + " run(s) disagree with the sequential backend's checksum (validation.passed = false)");
+  return kExitOk;
+}
+
+}  // namespace
+
+std::string list_families(FamilySet& families, const Registry& registry) {
+  std::ostringstream o;
+  const auto names = families.names();
+  o << "Families (" << names.size() << "):\n";
+  if (names.empty()) o << "  (none: this build has no algorithms/<f>/family_<f>.cpp)\n";
+  for (const auto& n : names) {
+    Family* f = families.find(n);
+    o << "\n" << n << " — " << one_line(f->description()) << "\n  backends:\n";
+    const auto bs = registry.backends(n);
+    if (bs.empty()) o << "    (none registered)\n";
+    for (const auto& b : bs)
+      o << "    " << pad(b.backend, 12) << (b.available ? "available" : "skipped: " + one_line(b.reason)) << "\n";
+    o << "  params:\n";
+    const auto ps = f->params();
+    if (ps.empty()) o << "    (none)\n";
+    std::size_t w = 0;
+    for (const auto& p : ps) w = std::max(w, p.name.size());
+    for (const auto& p : ps)
+      o << "    " << pad(p.name, w + 2) << pad(p.type, 8) << " default " << pad(p.default_value.dump(), 10) << " "
+        << one_line(p.doc) << (p.backend_only ? " [backend-only]" : "") << "\n";
+  }
+  return o.str();
+}
+
+std::vector<CliMode> builtin_modes() {
+  std::vector<CliMode> modes;
+  auto list_flag = std::make_shared<bool>(false);
+  modes.push_back(CliMode{
+      "list",
+      [list_flag](CLI::App& app, CliArgs&) {
+        return app.add_flag("--list", *list_flag, "List families, their backends (available or why skipped) and params");
+      },
+      [](const CliArgs&, CliServices& s) {
+        std::cout << list_families(s.families(), s.registry()) << std::flush;
+        return kExitOk;
+      }});
+  auto ds_flag = std::make_shared<bool>(false);
+  modes.push_back(CliMode{
+      "datasets",
+      [ds_flag](CLI::App& app, CliArgs&) {
+        return app.add_flag("--datasets", *ds_flag,
+                            "List every catalog dataset: found (path), generated or missing, shape checked");
+      },
+      [](const CliArgs&, CliServices& s) {
+        if (!s.datasets_report) return fail(kExitRuntime, "this build has no dataset catalog");
+        std::cout << s.datasets_report() << std::flush;
+        return kExitOk;
+      }});
+  return modes;
+}
+
+int run_cli(int argc, const char* const* argv, CliServices& services, const std::vector<CliMode>& modes) {
+  CliArgs a;
+  for (int i = 0; i < argc; ++i) a.argv.emplace_back(argv[i]);
+  CLI::App app{
+      "run_experiment: runs an experiment config (sweeps of family x backend x dataset x params x seeds),\n"
+      "writes results/<gpu-tag>/<experiment>.{json,md,csv} and prints the tables.",
+      "run_experiment"};
+  app.footer(kFooter);
+  app.add_option("config", a.config, "Experiment config (configs/*.json); see docs/config-format.md");
+  app.add_option("-b,--backend", a.backends, "Run only this backend (repeatable): sequential, openmp, cuda, ...")
+      ->allow_extra_args(false);  // one name per -b, so "-b cuda configs/x.json" keeps the config
+  app.add_flag("--smoke", a.smoke, "Apply the config's \"smoke\" block (CI-sized: seconds on a CPU)");
+  app.add_option("-o,--out", a.out, "Results folder (default: results/<gpu-tag>, e.g. results/h100)");
+  app.add_flag("--resume", a.resume, "Keep the results file's runs and run only those not already ok");
+  app.add_option("-r,--repetitions", a.repetitions, "Timed repetitions per run (overrides the config)")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--dataset", a.dataset, "Dataset for modes that take one (--evaluate, --train, --predict)");
+  app.add_flag("-q,--quiet", a.quiet, "No progress bar or summary on stderr (tables still go to stdout)");
+
+  std::vector<CLI::Option*> triggers;
+  for (const auto& m : modes) triggers.push_back(m.add(app, a));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(kExitConfig, std::string(e.what()) + " (see run_experiment --help)");
+  }
+  try {
+    const CliMode* chosen = nullptr;
+    for (std::size_t i = 0; i < modes.size(); ++i) {
+      if (triggers[i] && triggers[i]->count() > 0) {
+        if (chosen) return fail(kExitConfig, "--" + chosen->name + " and --" + modes[i].name + " cannot be combined");
+        chosen = &modes[i];
+      }
+    }
+    if (chosen) {
+      if (!a.config.empty()) return fail(kExitConfig, "--" + chosen->name + " takes no CONFIG (got " + a.config + ")");
+      return chosen->run(a, services);
+    }
+    if (a.config.empty()) return fail(kExitConfig, "no CONFIG given (e.g. run_experiment configs/smoke.json; see --help)");
+    return run_config(a, services);
+  } catch (const ConfigError& e) {
+    return fail(kExitConfig, e.what());
+  } catch (const Error& e) {
+    return fail(kExitRuntime, e.what());
+  } catch (const std::exception& e) {
+    return fail(kExitRuntime, std::string("internal error: ") + e.what());
+  }
+}
+
+}  // namespace gpudm::experiments

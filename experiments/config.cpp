@@ -1,0 +1,722 @@
+#include "experiments/config.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "datasets/sha256.hpp"
+#include "experiments/text.hpp"
+
+namespace gpudm::experiments {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------------------------------------
+// identity
+
+namespace {
+nlohmann::json canonical(const ojson& j) { return nlohmann::json::parse(j.dump()); }  // sorted keys
+}  // namespace
+
+std::string run_identity(const std::string& family, const std::string& backend, const std::string& dataset,
+                         const ojson& dataset_options, const ojson& params, std::uint64_t seed) {
+  nlohmann::json id = nlohmann::json::array();
+  id.push_back(family);
+  id.push_back(backend);
+  id.push_back(dataset);
+  id.push_back(dataset_options.is_null() ? nlohmann::json::object() : canonical(dataset_options));
+  id.push_back(params.is_null() ? nlohmann::json::object() : canonical(params));
+  id.push_back(seed);
+  return id.dump();
+}
+
+std::string run_identity(const RunSpec& r) {
+  return run_identity(r.family, r.backend, r.dataset.name, r.dataset.options, r.params, r.seed);
+}
+
+std::string run_identity_of_record(const ojson& rec) {
+  if (!rec.is_object()) return "";
+  const ojson* fam = find_path(rec, "family");
+  const ojson* be = find_path(rec, "backend");
+  const ojson* name = find_path(rec, "dataset.name");
+  const ojson* seed = find_path(rec, "seed");
+  if (!fam || !be || !name || !seed || !fam->is_string() || !be->is_string() || !name->is_string() ||
+      !seed->is_number_unsigned())
+    return "";
+  const ojson* opts = find_path(rec, "dataset.options");
+  const ojson* params = find_path(rec, "params");
+  return run_identity(fam->get<std::string>(), be->get<std::string>(), name->get<std::string>(),
+                      opts ? *opts : ojson::object(), params ? *params : ojson::object(), seed->get<std::uint64_t>());
+}
+
+std::size_t ExperimentPlan::total_runs() const {
+  std::size_t n = runs.size();
+  for (const auto& p : included) n += p.total_runs();
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// parsing
+
+ojson parse_json_text(const std::string& text, const std::string& source) {
+  // Duplicate keys are silently merged by JSON parsers; in a config they are almost always a
+  // copy-paste mistake, so they are an error here.
+  std::vector<std::set<std::string>> keys;
+  std::vector<std::string> path;
+  ojson::parser_callback_t cb = [&](int /*depth*/, ojson::parse_event_t ev, ojson& parsed) -> bool {
+    switch (ev) {
+      case ojson::parse_event_t::object_start: keys.emplace_back(); break;
+      case ojson::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case ojson::parse_event_t::key: {
+        const std::string k = parsed.get<std::string>();
+        if (!keys.empty() && !keys.back().insert(k).second)
+          throw ConfigError(source + ": duplicate key '" + k + "' in the same object");
+        break;
+      }
+      default: break;
+    }
+    return true;
+  };
+  try {
+    return ojson::parse(text, cb);
+  } catch (const ojson::parse_error& e) {
+    // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
+    const std::string what = e.what();
+    static const std::regex re(R"(at line (\d+), column (\d+): (.*)$)");
+    std::smatch m;
+    if (std::regex_search(what, m, re))
+      throw ConfigError(source + ":" + m[1].str() + ":" + m[2].str() + ": " + one_line(m[3].str()));
+    // Fall back to the byte offset.
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw ConfigError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + one_line(what));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// validation helpers
+
+namespace {
+
+const std::vector<std::string> kTopKeys = {"experiment", "title",    "paper", "comment", "include", "family",
+                                           "backends",   "datasets", "params", "sweep", "cases",   "seeds",
+                                           "warmup",     "repetitions", "smoke", "tables", "notes"};
+const std::vector<std::string> kMetaKeys = {"experiment", "title", "paper", "comment", "include", "notes", "tables"};
+const std::vector<std::string> kSmokeKeys = {"backends", "datasets", "params",      "sweep",
+                                             "cases",    "seeds",    "warmup",      "repetitions"};
+const std::vector<std::string> kDatasetKeys = {"name", "options"};
+const std::vector<std::string> kCaseKeys = {"backend", "params", "comment"};
+const std::vector<std::string> kTableKeys = {"title", "paper_csv", "rows", "columns", "notes", "comment", "all_paper_rows"};
+const std::vector<std::string> kRowKeys = {"run", "paper", "label", "map"};
+const std::vector<std::string> kColumnKeys = {"label", "select", "value", "scale", "format",
+                                              "paper", "ratio",  "hidden", "comment"};
+
+std::string type_name(const ojson& v) {
+  switch (v.type()) {
+    case ojson::value_t::null: return "null";
+    case ojson::value_t::boolean: return "bool";
+    case ojson::value_t::number_integer:
+    case ojson::value_t::number_unsigned: return "int";
+    case ojson::value_t::number_float: return "number";
+    case ojson::value_t::string: return "string";
+    case ojson::value_t::array: return "array";
+    case ojson::value_t::object: return "object";
+    default: return "value";
+  }
+}
+
+std::string shown(const ojson& v) {
+  std::string s = v.dump();
+  if (s.size() > 40) s = s.substr(0, 37) + "...";
+  return s;
+}
+
+std::string join_path(const std::string& base, const std::string& key) { return base.empty() ? key : base + "." + key; }
+std::string index_path(const std::string& base, std::size_t i) { return base + "[" + std::to_string(i) + "]"; }
+
+class Checker {
+ public:
+  explicit Checker(std::string file) : file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& msg) const {
+    throw ConfigError(file_ + ": " + (path.empty() ? "" : path + ": ") + msg);
+  }
+
+  void keys(const ojson& obj, const std::vector<std::string>& allowed, const std::string& path) const {
+    for (auto it = obj.begin(); it != obj.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
+        fail(path, "unknown key '" + it.key() + "'" + suggest(it.key(), allowed));
+    }
+  }
+
+  void expect(const ojson& v, ojson::value_t t, const std::string& path) const {
+    const bool ok = v.type() == t || (t == ojson::value_t::number_float && v.is_number()) ||
+                    (t == ojson::value_t::number_integer && v.is_number_integer());
+    if (!ok) fail(path, "expected " + type_name(ojson(t)) + ", got " + type_name(v) + " " + shown(v));
+  }
+  std::string string(const ojson& v, const std::string& path) const {
+    if (!v.is_string()) fail(path, "expected string, got " + type_name(v) + " " + shown(v));
+    return v.get<std::string>();
+  }
+  void object(const ojson& v, const std::string& path) const {
+    if (!v.is_object()) fail(path, "expected object, got " + type_name(v) + " " + shown(v));
+  }
+  void array(const ojson& v, const std::string& path, bool non_empty = true) const {
+    if (!v.is_array()) fail(path, "expected array, got " + type_name(v) + " " + shown(v));
+    if (non_empty && v.empty()) fail(path, "expected a non-empty array");
+  }
+  long long integer(const ojson& v, const std::string& path, long long min) const {
+    if (!v.is_number_integer()) fail(path, "expected int, got " + type_name(v) + " " + shown(v));
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(LLONG_MAX))
+      fail(path, "value too large");
+    const long long x = v.get<long long>();
+    if (x < min) fail(path, "expected an int >= " + std::to_string(min) + ", got " + std::to_string(x));
+    return x;
+  }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+// ---- family params ----
+
+bool one_type_ok(const std::string& t, const ojson& v) {
+  if (t == "int") return v.is_number_integer();
+  if (t == "number") return v.is_number();
+  if (t == "string") return v.is_string();
+  if (t == "bool") return v.is_boolean();
+  if (t == "array") return v.is_array();
+  if (t == "object") return v.is_object();
+  return true;  // "any" or a type the runner does not know: the family checks it
+}
+
+bool type_ok(const std::string& type, const ojson& v) {
+  std::size_t pos = 0;
+  while (pos <= type.size()) {
+    std::size_t bar = type.find('|', pos);
+    if (bar == std::string::npos) bar = type.size();
+    if (one_type_ok(type.substr(pos, bar - pos), v)) return true;
+    pos = bar + 1;
+  }
+  return false;
+}
+
+bool is_literal_wrapper(const ojson& v) { return v.is_object() && v.size() == 1 && v.contains("value"); }
+
+struct Axis {
+  std::string name;
+  std::vector<ojson> values;
+};
+
+struct ParamBlock {
+  ojson fixed = ojson::object();
+  std::vector<Axis> axes;
+};
+
+class FamilyParams {
+ public:
+  FamilyParams(const Family& f) : specs_(f.params()) {
+    for (const auto& s : specs_) names_.push_back(s.name);
+  }
+  const ParamSpec* find(const std::string& name) const {
+    for (const auto& s : specs_)
+      if (s.name == name) return &s;
+    return nullptr;
+  }
+  const std::vector<std::string>& names() const { return names_; }
+  const std::vector<ParamSpec>& specs() const { return specs_; }
+
+  const ParamSpec& require(const Checker& c, const std::string& family, const std::string& name,
+                           const std::string& path) const {
+    const ParamSpec* s = find(name);
+    if (!s) c.fail(path, "unknown param '" + name + "' of family '" + family + "'" + suggest(name, names_));
+    return *s;
+  }
+
+  // A concrete value (never an axis): literal wrappers are unwrapped.
+  ojson value(const Checker& c, const ParamSpec& s, const ojson& raw, const std::string& path) const {
+    const ojson v = is_literal_wrapper(raw) ? raw["value"] : raw;
+    if (!type_ok(s.type, v))
+      c.fail(path, "param '" + s.name + "' expects " + s.type + ", got " + type_name(v) + " " + shown(v) +
+                       (v.is_array() && !is_literal_wrapper(raw) ? " (an array inside an axis; write {\"value\": [...]})" : ""));
+    return v;
+  }
+
+  // Reads a "params" object: arrays are axes, {"value": x} and scalars are fixed values.
+  ParamBlock block(const Checker& c, const std::string& family, const ojson& params, const std::string& path) const {
+    c.object(params, path);
+    ParamBlock b;
+    for (auto it = params.begin(); it != params.end(); ++it) {
+      const std::string p = join_path(path, it.key());
+      const ParamSpec& s = require(c, family, it.key(), p);
+      if (it.value().is_array()) {
+        b.axes.push_back(axis(c, s, it.value(), p));
+      } else {
+        b.fixed[it.key()] = value(c, s, it.value(), p);
+      }
+    }
+    return b;
+  }
+
+  Axis axis(const Checker& c, const ParamSpec& s, const ojson& values, const std::string& path) const {
+    c.array(values, path);
+    Axis a{s.name, {}};
+    for (std::size_t i = 0; i < values.size(); ++i) a.values.push_back(value(c, s, values[i], index_path(path, i)));
+    return a;
+  }
+
+ private:
+  std::vector<ParamSpec> specs_;
+  std::vector<std::string> names_;
+};
+
+// Cartesian product of axes, first axis outermost.
+std::vector<ojson> product(const std::vector<Axis>& axes) {
+  std::vector<ojson> points{ojson::object()};
+  for (const auto& a : axes) {
+    std::vector<ojson> next;
+    for (const auto& p : points)
+      for (const auto& v : a.values) {
+        ojson q = p;
+        q[a.name] = v;
+        next.push_back(std::move(q));
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+// ---- tables ----
+
+class PaperCsvCache {
+ public:
+  explicit PaperCsvCache(std::string dir) : dir_(std::move(dir)) {}
+  const std::vector<std::string>* header(const std::string& name) {
+    auto it = headers_.find(name);
+    if (it != headers_.end()) return &it->second;
+    const fs::path p = fs::path(dir_) / name;
+    if (!fs::exists(p)) return nullptr;
+    auto rows = parse_csv(read_text_file(p.string()), p.string());
+    if (rows.empty()) throw ConfigError(p.string() + ": empty paper table");
+    return &(headers_[name] = rows.front());
+  }
+  std::vector<std::string> list() const {
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir_, ec))
+      if (e.path().extension() == ".csv") out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string dir_;
+  std::map<std::string, std::vector<std::string>> headers_;
+};
+
+void check_table(const Checker& c, const ojson& t, const std::string& path, PaperCsvCache& papers) {
+  c.object(t, path);
+  c.keys(t, kTableKeys, path);
+  if (t.contains("title")) c.string(t["title"], join_path(path, "title"));
+  if (t.contains("all_paper_rows")) c.expect(t["all_paper_rows"], ojson::value_t::boolean, join_path(path, "all_paper_rows"));
+  const std::vector<std::string>* header = nullptr;
+  if (t.contains("paper_csv")) {
+    const std::string name = c.string(t["paper_csv"], join_path(path, "paper_csv"));
+    header = papers.header(name);
+    if (!header)
+      c.fail(join_path(path, "paper_csv"), "paper table '" + name + "' not found in " + papers.dir() + suggest(name, papers.list()));
+  }
+  auto check_paper_col = [&](const ojson& v, const std::string& p) {
+    const std::string col = c.string(v, p);
+    if (!header) c.fail(p, "'paper' needs the table's 'paper_csv'");
+    if (std::find(header->begin(), header->end(), col) == header->end())
+      c.fail(p, "column '" + col + "' not in " + t["paper_csv"].get<std::string>() + suggest(col, *header));
+  };
+  if (!t.contains("rows")) c.fail(path, "missing key 'rows'");
+  if (!t.contains("columns")) c.fail(path, "missing key 'columns'");
+  const std::string rows_path = join_path(path, "rows");
+  c.array(t["rows"], rows_path);
+  for (std::size_t i = 0; i < t["rows"].size(); ++i) {
+    const ojson& r = t["rows"][i];
+    const std::string p = index_path(rows_path, i);
+    c.object(r, p);
+    c.keys(r, kRowKeys, p);
+    if (!r.contains("run")) c.fail(p, "missing key 'run' (a dotted path into a run, e.g. dataset.name)");
+    c.string(r["run"], join_path(p, "run"));
+    if (r.contains("paper")) check_paper_col(r["paper"], join_path(p, "paper"));
+    if (r.contains("label")) c.string(r["label"], join_path(p, "label"));
+    if (r.contains("map")) {
+      c.object(r["map"], join_path(p, "map"));
+      for (auto it = r["map"].begin(); it != r["map"].end(); ++it)
+        if (!it.value().is_string() && !it.value().is_number())
+          c.fail(join_path(join_path(p, "map"), it.key()), "expected string or number, got " + type_name(it.value()));
+    }
+  }
+  const std::string cols_path = join_path(path, "columns");
+  c.array(t["columns"], cols_path);
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < t["columns"].size(); ++i) {
+    const ojson& col = t["columns"][i];
+    const std::string p = index_path(cols_path, i);
+    c.object(col, p);
+    c.keys(col, kColumnKeys, p);
+    if (!col.contains("label")) c.fail(p, "missing key 'label'");
+    const std::string label = c.string(col["label"], join_path(p, "label"));
+    if (std::find(labels.begin(), labels.end(), label) != labels.end()) c.fail(join_path(p, "label"), "duplicate column label '" + label + "'");
+    labels.push_back(label);
+    const bool has_value = col.contains("value"), has_ratio = col.contains("ratio");
+    if (has_value == has_ratio) c.fail(p, "a column needs exactly one of 'value' (a dotted path) or 'ratio' ([numerator, denominator] labels)");
+    if (has_value) c.string(col["value"], join_path(p, "value"));
+    if (col.contains("select")) {
+      c.object(col["select"], join_path(p, "select"));
+      for (auto it = col["select"].begin(); it != col["select"].end(); ++it)
+        if (it.value().is_object() || it.value().is_array())
+          c.fail(join_path(join_path(p, "select"), it.key()), "expected a scalar to match, got " + type_name(it.value()));
+    }
+    if (has_ratio && col.contains("select")) c.fail(p, "a ratio column takes its runs from the two columns it divides; remove 'select'");
+    if (col.contains("scale")) c.expect(col["scale"], ojson::value_t::number_float, join_path(p, "scale"));
+    if (col.contains("format")) {
+      const std::string f = c.string(col["format"], join_path(p, "format"));
+      if (!valid_format(f)) c.fail(join_path(p, "format"), "unknown number format '" + f + "' (use e.g. .2f, .3g, .1e, d, .1%, ,d)");
+    }
+    if (col.contains("hidden")) c.expect(col["hidden"], ojson::value_t::boolean, join_path(p, "hidden"));
+    if (col.contains("paper")) check_paper_col(col["paper"], join_path(p, "paper"));
+  }
+  // Ratio operands must name other columns (checked after all labels are known).
+  for (std::size_t i = 0; i < t["columns"].size(); ++i) {
+    const ojson& col = t["columns"][i];
+    if (!col.contains("ratio")) continue;
+    const std::string p = join_path(index_path(cols_path, i), "ratio");
+    c.array(col["ratio"], p);
+    if (col["ratio"].size() != 2) c.fail(p, "expected [numerator label, denominator label]");
+    for (std::size_t k = 0; k < 2; ++k) {
+      const std::string l = c.string(col["ratio"][k], index_path(p, k));
+      if (l == col["label"].get<std::string>()) c.fail(index_path(p, k), "a ratio cannot refer to its own column");
+      if (std::find(labels.begin(), labels.end(), l) == labels.end())
+        c.fail(index_path(p, k), "no column labelled '" + l + "'" + suggest(l, labels));
+      for (const auto& other : t["columns"])
+        if (other["label"] == l && other.contains("ratio"))
+          c.fail(index_path(p, k), "column '" + l + "' is itself a ratio; ratios take value columns");
+    }
+  }
+  if (t.contains("notes")) {
+    c.array(t["notes"], join_path(path, "notes"), false);
+    for (std::size_t i = 0; i < t["notes"].size(); ++i) c.string(t["notes"][i], index_path(join_path(path, "notes"), i));
+  }
+}
+
+// ---- the loader ----
+
+struct Loader {
+  const ValidationContext& ctx;
+  const PlanOptions& opt;
+  PaperCsvCache papers;
+  std::vector<fs::path> stack;        // canonical paths of the configs being loaded
+  std::vector<std::string> stack_shown;
+
+  ExperimentPlan load(const fs::path& path, const std::string& shown_path);
+  void expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& plan, bool is_smoke_view);
+};
+
+ExperimentPlan Loader::load(const fs::path& path, const std::string& shown_path) {
+  std::error_code ec;
+  const fs::path canon = fs::weakly_canonical(path, ec);
+  for (std::size_t i = 0; i < stack.size(); ++i) {
+    if (stack[i] == canon) {
+      std::string chain;
+      for (std::size_t k = i; k < stack_shown.size(); ++k) chain += stack_shown[k] + " -> ";
+      throw ConfigError(stack_shown.back() + ": include cycle: " + chain + shown_path);
+    }
+  }
+  if (!fs::is_regular_file(path)) throw ConfigError(shown_path + ": config file not found");
+  const std::string text = read_text_file(path.string());
+  ojson cfg = parse_json_text(text, shown_path);
+  Checker c(shown_path);
+  if (!cfg.is_object()) c.fail("", "a config is a JSON object, got " + type_name(cfg));
+  c.keys(cfg, kTopKeys, "");
+
+  ExperimentPlan plan;
+  plan.config_path = shown_path;
+  plan.config_sha256 = datasets::sha256_hex(text);
+  plan.smoke = opt.smoke;
+  plan.id = path.stem().string();
+  if (cfg.contains("experiment")) {
+    plan.id = c.string(cfg["experiment"], "experiment");
+    static const std::regex id_re("[A-Za-z0-9_.-]+");
+    if (!std::regex_match(plan.id, id_re)) c.fail("experiment", "an experiment id names files: use letters, digits, '_', '-', '.'");
+  }
+  if (cfg.contains("title")) plan.title = c.string(cfg["title"], "title");
+  if (cfg.contains("paper")) plan.paper = c.string(cfg["paper"], "paper");
+  if (cfg.contains("comment") && !cfg["comment"].is_string() && !cfg["comment"].is_array())
+    c.fail("comment", "expected string or array of strings");
+  if (cfg.contains("notes")) {
+    c.array(cfg["notes"], "notes", false);
+    for (std::size_t i = 0; i < cfg["notes"].size(); ++i) plan.notes.push_back(c.string(cfg["notes"][i], index_path("notes", i)));
+  }
+
+  stack.push_back(canon);
+  stack_shown.push_back(shown_path);
+  if (cfg.contains("include")) {
+    ojson inc = cfg["include"];
+    if (inc.is_string()) inc = ojson::array({inc});
+    c.array(inc, "include");
+    for (std::size_t i = 0; i < inc.size(); ++i) {
+      const std::string rel = c.string(inc[i], index_path("include", i));
+      const fs::path target = path.parent_path() / rel;
+      const std::string target_shown = (fs::path(shown_path).parent_path() / rel).lexically_normal().string();
+      std::error_code ec2;
+      const fs::path tcanon = fs::weakly_canonical(target, ec2);
+      bool cyclic = false;
+      for (const auto& s : stack) cyclic = cyclic || s == tcanon;
+      if (!cyclic && !fs::is_regular_file(target))
+        c.fail(index_path("include", i), "included file not found: " + target_shown);
+      plan.included.push_back(load(target, target_shown));
+    }
+  }
+  stack.pop_back();
+  stack_shown.pop_back();
+
+  if (cfg.contains("tables")) {
+    c.array(cfg["tables"], "tables", false);
+    for (std::size_t i = 0; i < cfg["tables"].size(); ++i) {
+      check_table(c, cfg["tables"][i], index_path("tables", i), papers);
+      plan.tables.push_back(cfg["tables"][i]);
+    }
+  }
+
+  if (!cfg.contains("family")) {
+    for (auto it = cfg.begin(); it != cfg.end(); ++it)
+      if (std::find(kMetaKeys.begin(), kMetaKeys.end(), it.key()) == kMetaKeys.end())
+        c.fail(it.key(), "'" + it.key() + "' needs 'family' (a config without a family only includes others)");
+    if (!cfg.contains("include")) c.fail("", "a config needs 'family' (runs) or 'include' (a composite)");
+    return plan;
+  }
+  plan.family = c.string(cfg["family"], "family");
+  if (!ctx.families || !ctx.families->find(plan.family)) {
+    const auto names = ctx.families ? ctx.families->names() : std::vector<std::string>{};
+    c.fail("family", "unknown family '" + plan.family + "'" +
+                         (names.empty() ? " (this build has no runnable family)" : suggest(plan.family, names)));
+  }
+
+  // Smoke block: the same keys as the top level; params and sweep merge key by key, the others
+  // replace. The full config is always validated, so --smoke never hides an error.
+  if (cfg.contains("smoke")) {
+    c.object(cfg["smoke"], "smoke");
+    c.keys(cfg["smoke"], kSmokeKeys, "smoke");
+  }
+  expand_family(c, cfg, plan, false);
+  if (opt.smoke && cfg.contains("smoke")) {
+    ojson eff = cfg;
+    for (auto it = cfg["smoke"].begin(); it != cfg["smoke"].end(); ++it) {
+      if ((it.key() == "params" || it.key() == "sweep") && it.value().is_object() && eff.contains(it.key()) &&
+          eff[it.key()].is_object()) {
+        for (auto kv = it.value().begin(); kv != it.value().end(); ++kv) eff[it.key()][kv.key()] = kv.value();
+      } else {
+        eff[it.key()] = it.value();
+      }
+    }
+    plan.runs.clear();
+    expand_family(Checker(shown_path + " (smoke)"), eff, plan, true);
+  }
+  return plan;
+}
+
+void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& plan, bool /*is_smoke_view*/) {
+  const Family& family = *ctx.families->find(plan.family);
+  const FamilyParams fp(family);
+
+  // Backends known to the registry for this family (available or not).
+  std::vector<std::string> known_backends;
+  if (ctx.registry)
+    for (const auto& b : ctx.registry->backends(plan.family)) known_backends.push_back(b.backend);
+  if (known_backends.empty()) c.fail("family", "family '" + plan.family + "' has no registered backends");
+  auto check_backend = [&](const std::string& b, const std::string& path) {
+    if (std::find(known_backends.begin(), known_backends.end(), b) == known_backends.end())
+      c.fail(path, "unknown backend '" + b + "' for family '" + plan.family + "'" + suggest(b, known_backends));
+  };
+
+  std::vector<std::string> backends = known_backends;
+  bool backends_given = false;
+  if (cfg.contains("backends")) {
+    c.array(cfg["backends"], "backends");
+    backends.clear();
+    backends_given = true;
+    for (std::size_t i = 0; i < cfg["backends"].size(); ++i) {
+      const std::string b = c.string(cfg["backends"][i], index_path("backends", i));
+      check_backend(b, index_path("backends", i));
+      if (std::find(backends.begin(), backends.end(), b) != backends.end()) c.fail(index_path("backends", i), "duplicate backend '" + b + "'");
+      backends.push_back(b);
+    }
+  }
+
+  // Datasets.
+  if (!cfg.contains("datasets")) c.fail("", "missing key 'datasets'");
+  c.array(cfg["datasets"], "datasets");
+  std::vector<DatasetRef> datasets;
+  for (std::size_t i = 0; i < cfg["datasets"].size(); ++i) {
+    const ojson& d = cfg["datasets"][i];
+    const std::string p = index_path("datasets", i);
+    DatasetRef ref;
+    if (d.is_string()) {
+      ref.name = d.get<std::string>();
+    } else if (d.is_object()) {
+      c.keys(d, kDatasetKeys, p);
+      if (!d.contains("name")) c.fail(p, "missing key 'name'");
+      ref.name = c.string(d["name"], join_path(p, "name"));
+      if (d.contains("options")) {
+        c.object(d["options"], join_path(p, "options"));
+        ref.options = d["options"];
+        if (ref.options.contains("rows")) c.integer(ref.options["rows"], join_path(p, "options.rows"), 1);
+        if (ref.options.contains("seed")) c.integer(ref.options["seed"], join_path(p, "options.seed"), 0);
+      }
+    } else {
+      c.fail(p, "expected a dataset name or {\"name\": ..., \"options\": {...}}, got " + type_name(d));
+    }
+    if (ctx.check_dataset) {
+      const std::string why = ctx.check_dataset(ref.name);
+      if (!why.empty()) c.fail(d.is_object() ? join_path(p, "name") : p, why);
+    }
+    datasets.push_back(std::move(ref));
+  }
+
+  // Params, sweep, cases.
+  ParamBlock top;
+  if (cfg.contains("params")) top = fp.block(c, plan.family, cfg["params"], "params");
+  std::vector<Axis> sweep;
+  if (cfg.contains("sweep")) {
+    c.object(cfg["sweep"], "sweep");
+    for (auto it = cfg["sweep"].begin(); it != cfg["sweep"].end(); ++it) {
+      const std::string p = join_path("sweep", it.key());
+      const ParamSpec& s = fp.require(c, plan.family, it.key(), p);
+      if (!it.value().is_array()) c.fail(p, "a sweep axis is an array of values, got " + type_name(it.value()));
+      if (top.fixed.contains(it.key()))
+        c.fail(p, "param '" + it.key() + "' is both fixed in 'params' and swept");
+      sweep.push_back(fp.axis(c, s, it.value(), p));
+    }
+  }
+  for (const auto& a : top.axes) {
+    for (const auto& s : sweep)
+      if (s.name == a.name) c.fail(join_path("params", a.name), "param '" + a.name + "' is an axis in both 'params' and 'sweep'");
+    sweep.push_back(a);
+  }
+  auto is_top_axis = [&](const std::string& n) {
+    for (const auto& a : sweep)
+      if (a.name == n) return true;
+    return false;
+  };
+
+  struct Case {
+    std::string backend;
+    ParamBlock params;
+  };
+  std::vector<Case> cases;
+  if (cfg.contains("cases")) {
+    c.array(cfg["cases"], "cases");
+    for (std::size_t i = 0; i < cfg["cases"].size(); ++i) {
+      const ojson& k = cfg["cases"][i];
+      const std::string p = index_path("cases", i);
+      c.object(k, p);
+      c.keys(k, kCaseKeys, p);
+      if (!k.contains("backend")) c.fail(p, "missing key 'backend'");
+      Case cs;
+      cs.backend = c.string(k["backend"], join_path(p, "backend"));
+      check_backend(cs.backend, join_path(p, "backend"));
+      if (k.contains("params")) cs.params = fp.block(c, plan.family, k["params"], join_path(p, "params"));
+      for (auto it = cs.params.fixed.begin(); it != cs.params.fixed.end(); ++it)
+        if (is_top_axis(it.key())) c.fail(join_path(p, "params." + it.key()), "param '" + it.key() + "' is already a sweep axis");
+      for (const auto& a : cs.params.axes)
+        if (is_top_axis(a.name)) c.fail(join_path(p, "params." + a.name), "param '" + a.name + "' is already a sweep axis");
+      if (backends_given && std::find(backends.begin(), backends.end(), cs.backend) == backends.end()) continue;
+      cases.push_back(std::move(cs));
+    }
+  } else {
+    for (const auto& b : backends) cases.push_back(Case{b, {}});
+  }
+
+  // Seeds, warm-up, repetitions.
+  std::vector<std::uint64_t> seeds{1};
+  if (cfg.contains("seeds")) {
+    c.array(cfg["seeds"], "seeds");
+    seeds.clear();
+    for (std::size_t i = 0; i < cfg["seeds"].size(); ++i)
+      seeds.push_back(static_cast<std::uint64_t>(c.integer(cfg["seeds"][i], index_path("seeds", i), 0)));
+  }
+  int warmup = 1, repetitions = 5;
+  if (cfg.contains("warmup")) warmup = static_cast<int>(c.integer(cfg["warmup"], "warmup", 0));
+  if (cfg.contains("repetitions")) repetitions = static_cast<int>(c.integer(cfg["repetitions"], "repetitions", 1));
+  if (opt.repetitions > 0) repetitions = opt.repetitions;
+
+  // Defaults in the family's order.
+  ojson defaults = ojson::object();
+  for (const auto& s : fp.specs()) defaults[s.name] = s.default_value;
+
+  std::set<std::string> seen;
+  const auto sweep_points = product(sweep);
+  for (const auto& ds : datasets) {
+    for (const auto& sp : sweep_points) {
+      for (const auto& cs : cases) {
+        if (!opt.backends.empty() &&
+            std::find(opt.backends.begin(), opt.backends.end(), cs.backend) == opt.backends.end())
+          continue;
+        for (const auto& cp : product(cs.params.axes)) {
+          ojson params = defaults;
+          for (auto it = top.fixed.begin(); it != top.fixed.end(); ++it) params[it.key()] = it.value();
+          for (auto it = sp.begin(); it != sp.end(); ++it) params[it.key()] = it.value();
+          for (auto it = cs.params.fixed.begin(); it != cs.params.fixed.end(); ++it) params[it.key()] = it.value();
+          for (auto it = cp.begin(); it != cp.end(); ++it) params[it.key()] = it.value();
+          for (const auto seed : seeds) {
+            RunSpec r;
+            r.family = plan.family;
+            r.backend = cs.backend;
+            r.dataset = ds;
+            r.params = params;
+            r.seed = seed;
+            r.warmup = warmup;
+            r.repetitions = repetitions;
+            if (!seen.insert(run_identity(r)).second)
+              c.fail("", "two runs are identical (backend '" + r.backend + "', dataset '" + ds.name + "', params " +
+                             shown(params) + ", seed " + std::to_string(seed) + "): remove the duplicate case, dataset or axis value");
+            plan.runs.push_back(std::move(r));
+          }
+        }
+      }
+    }
+  }
+}
+
+void collect_backends(const ExperimentPlan& p, const Registry* reg, std::set<std::string>& out) {
+  if (!p.family.empty() && reg)
+    for (const auto& b : reg->backends(p.family)) out.insert(b.backend);
+  for (const auto& i : p.included) collect_backends(i, reg, out);
+}
+
+}  // namespace
+
+ExperimentPlan load_plan(const std::string& config_path, const ValidationContext& ctx, const PlanOptions& opt) {
+  Loader loader{ctx, opt, PaperCsvCache(ctx.paper_tables_dir), {}, {}};
+  ExperimentPlan plan = loader.load(fs::path(config_path), config_path);
+  if (!opt.backends.empty()) {
+    std::set<std::string> known;
+    collect_backends(plan, ctx.registry, known);
+    const std::vector<std::string> names(known.begin(), known.end());
+    for (const auto& b : opt.backends)
+      if (!known.count(b)) throw ConfigError("--backend " + b + ": no family in " + config_path + " has this backend" + suggest(b, names));
+  }
+  if (opt.repetitions == 0 || opt.repetitions < -1) throw ConfigError("--repetitions must be >= 1");
+  return plan;
+}
+
+}  // namespace gpudm::experiments

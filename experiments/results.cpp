@@ -1,0 +1,239 @@
+#include "experiments/results.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "algorithms/core/error.hpp"
+#include "backends/cuda/common/device_info.hpp"
+#include "backends/openmp/omp_info.hpp"
+#include "backends/sequential/cpu_info.hpp"
+#include "gpudm/build_info.hpp"
+
+namespace gpudm::experiments {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs a command, returns its stdout and whether it exited with 0.
+bool capture(const std::string& cmd, std::string& out) {
+  out.clear();
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return false;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int rc = pclose(p);
+  return rc == 0;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) {
+    if (c == '\'') q += "'\\''";
+    else q += c;
+  }
+  return q + "'";
+}
+
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+bool has_digit(const std::string& s) {
+  for (char c : s)
+    if (std::isdigit(static_cast<unsigned char>(c))) return true;
+  return false;
+}
+
+std::string alnum_only(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+  return out;
+}
+
+}  // namespace
+
+ojson git_state(const std::string& source_dir) {
+  ojson j;
+  std::string out;
+  const std::string git = "git -C " + shell_quote(source_dir) + " ";
+  if (capture(git + "rev-parse HEAD 2>/dev/null", out) && !trim(out).empty()) {
+    j["git_sha"] = trim(out);
+    // Untracked files count (CMake globs pick them up); the results folder itself does not.
+    std::string status;
+    if (capture(git + "status --porcelain -- . ':(exclude)results' 2>/dev/null", status))
+      j["git_dirty"] = !trim(status).empty();
+    else
+      j["git_dirty"] = nullptr;
+  } else {
+    j["git_sha"] = "unknown";
+    j["git_dirty"] = nullptr;
+  }
+  return j;
+}
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+ojson make_provenance(const std::vector<std::string>& argv) {
+  ojson p;
+  const ojson g = git_state(build_info::kSourceDir);
+  p["git_sha"] = g["git_sha"];
+  p["git_dirty"] = g["git_dirty"];
+  p["gpudm_version"] = build_info::kVersion;
+  p["build_type"] = build_info::kBuildType;
+  p["compiler"] = build_info::kCxxCompiler;
+  p["cuda_compiler"] = build_info::kHaveCuda ? ojson(build_info::kCudaCompiler) : ojson(nullptr);
+  p["cuda_version"] = build_info::kHaveCuda ? ojson(trim(std::string(build_info::kCudaCompiler).substr(
+                                                  std::string(build_info::kCudaCompiler).find(' ') + 1)))
+                                            : ojson(nullptr);
+  p["cuda_architectures"] = build_info::kHaveCuda ? ojson(build_info::kCudaArchitectures) : ojson(nullptr);
+  p["openmp"] = build_info::kHaveOpenmp;
+  p["argv"] = argv;
+  p["utc_time"] = utc_now_iso8601();
+  p["hostname"] = cpu_info::hostname();
+  return p;
+}
+
+ojson make_environment() {
+  ojson e;
+  e["cpu_model"] = cpu_info::model_name();
+  e["cpu_cores"] = cpu_info::logical_cores();
+  e["openmp_threads"] = omp_info::max_threads();
+  e["devices"] = cuda_info::describe_devices();
+  if (e["devices"].empty()) e["devices_unavailable_reason"] = cuda_info::unavailable_reason();
+  return e;
+}
+
+std::string gpu_tag_from_name(const std::string& device_name) {
+  std::vector<std::string> tokens;
+  for (const auto& w : words(lower(device_name))) {
+    if (w == "nvidia" || w == "tesla" || w == "geforce" || w == "quadro" || w == "amd" || w == "radeon") continue;
+    tokens.push_back(w);
+  }
+  std::string tag;
+  for (const auto& t : tokens) {
+    if (has_digit(t)) {
+      // Model token: cut the form factor / memory suffix ("a100-sxm4-80gb" -> "a100").
+      tag += alnum_only(t.substr(0, t.find('-')));
+      break;
+    }
+    tag += alnum_only(t);  // a prefix such as "rtx"
+  }
+  if (tag.empty() && !tokens.empty()) tag = alnum_only(tokens.front());
+  return tag;
+}
+
+std::string cpu_tag_from_model(const std::string& cpu_model) {
+  static const char* kFamilies[] = {"xeon", "epyc", "ryzen", "threadripper", "core", "neoverse", "grace", "graviton"};
+  const auto ws = words(lower(cpu_model));
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    const std::string w = alnum_only(ws[i].substr(0, ws[i].find('(')));
+    for (const char* f : kFamilies) {
+      if (w != f) continue;
+      // The first following token with a digit is the model number ("Platinum 8480+" -> 8480).
+      for (std::size_t k = i + 1; k < ws.size() && k < i + 4; ++k) {
+        if (has_digit(ws[k]) && ws[k].find("core") == std::string::npos) {
+          const std::string m = alnum_only(ws[k].substr(0, ws[k].find('@')));
+          if (!m.empty()) return "cpu-" + w + "-" + m;
+        }
+      }
+      return "cpu-" + w;
+    }
+  }
+  return "cpu";
+}
+
+std::string machine_tag(const ojson& environment) {
+  const auto it = environment.find("devices");
+  if (it != environment.end() && it->is_array() && !it->empty()) {
+    const auto& d = it->front();
+    if (d.contains("name") && d["name"].is_string()) {
+      const std::string t = gpu_tag_from_name(d["name"].get<std::string>());
+      if (!t.empty()) return t;
+    }
+  }
+  const auto cpu = environment.find("cpu_model");
+  return cpu_tag_from_model(cpu != environment.end() && cpu->is_string() ? cpu->get<std::string>() : "");
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) throw Error(target.parent_path().string() + ": cannot create folder: " + ec.message());
+  }
+  // The temp file lives in the target's folder so the rename stays on one file system.
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error(tmp + ": cannot create: " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw Error(tmp + ": write failed: " + why);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    throw Error(tmp + ": cannot flush: " + why);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    throw Error(path + ": cannot replace: " + why);
+  }
+}
+
+std::string dump_results(const ojson& doc) {
+  // Reasons may quote bytes from a bad data file: replace invalid UTF-8 rather than throw.
+  return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+}
+
+}  // namespace gpudm::experiments

@@ -1,0 +1,568 @@
+#include "experiments/tables.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "algorithms/core/error.hpp"
+#include "experiments/text.hpp"
+
+namespace gpudm::experiments {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kDash = "—";
+const char* kSurrogate = "†";
+
+struct Cell {
+  std::string text;    // value as printed (CSV gets this)
+  std::string marker;  // "*" for estimated values (Markdown only)
+  bool has_raw = false;
+  double raw = 0.0;    // unscaled median (ratio columns use it)
+  bool estimated = false;
+};
+
+std::string status_of(const ojson& run) {
+  const ojson* s = find_path(run, "status");
+  return s && s->is_string() ? s->get<std::string>() : "ok";
+}
+
+bool truthy(const ojson* v) { return v && v->is_boolean() && v->get<bool>(); }
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string params_text(const ojson& run, const std::vector<std::string>& keys) {
+  const ojson* p = find_path(run, "params");
+  std::string s;
+  if (!p || !p->is_object()) return s;
+  for (const auto& k : keys) {
+    auto it = p->find(k);
+    if (it == p->end()) continue;
+    if (!s.empty()) s += ", ";
+    s += k + "=" + (it->is_array() || it->is_object() ? it->dump() : scalar_text(*it));
+  }
+  return s;
+}
+
+// Params whose values differ across runs (the interesting ones to print).
+std::vector<std::string> varying_params(const std::vector<const ojson*>& runs) {
+  std::vector<std::string> keys;
+  std::map<std::string, std::set<std::string>> values;
+  for (const ojson* r : runs) {
+    const ojson* p = find_path(*r, "params");
+    if (!p || !p->is_object()) continue;
+    for (auto it = p->begin(); it != p->end(); ++it) {
+      if (!values.count(it.key())) keys.push_back(it.key());
+      values[it.key()].insert(it.value().dump());
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& k : keys)
+    if (values[k].size() > 1) out.push_back(k);
+  return out;
+}
+
+std::string run_label(const ojson& run, const std::vector<std::string>& vary) {
+  const ojson* be = find_path(run, "backend");
+  const ojson* ds = find_path(run, "dataset.name");
+  std::string s = (be ? scalar_text(*be) : "?") + " on " + (ds ? scalar_text(*ds) : "?");
+  const std::string p = params_text(run, vary);
+  if (!p.empty()) s += " (" + p + ")";
+  return s;
+}
+
+struct Reasons {
+  std::vector<std::string> lines;
+  std::set<std::string> seen;
+  void add(const ojson& run, const std::vector<std::string>& vary) {
+    const ojson* reason = find_path(run, "reason");
+    const std::string line = status_of(run) + ": " + run_label(run, vary) + ": " +
+                             (reason && reason->is_string() ? one_line(reason->get<std::string>()) : "(no reason given)");
+    if (seen.insert(line).second) lines.push_back(line);
+  }
+};
+
+struct PaperTable {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  int col(const std::string& name) const {
+    for (std::size_t i = 0; i < header.size(); ++i)
+      if (header[i] == name) return static_cast<int>(i);
+    return -1;
+  }
+};
+
+PaperTable load_paper(const std::string& dir, const std::string& name) {
+  const fs::path p = fs::path(dir) / name;
+  auto rows = parse_csv(read_text_file(p.string()), p.string());
+  PaperTable t;
+  if (rows.empty()) return t;
+  t.header = rows.front();
+  t.rows.assign(rows.begin() + 1, rows.end());
+  return t;
+}
+
+bool select_matches(const ojson& run, const ojson& select) {
+  if (!select.is_object()) return true;
+  for (auto it = select.begin(); it != select.end(); ++it) {
+    const ojson* v = find_path(run, it.key());
+    if (!v || !loose_equal(*v, it.value())) return false;
+  }
+  return true;
+}
+
+std::string row_value(const ojson& run, const ojson& row_spec) {
+  const ojson* v = find_path(run, row_spec["run"].get<std::string>());
+  if (!v) return "";
+  const std::string raw = scalar_text(*v);
+  if (row_spec.contains("map")) {
+    auto it = row_spec["map"].find(raw);
+    if (it != row_spec["map"].end()) return scalar_text(*it);
+  }
+  return raw;
+}
+
+std::string value_spec_text(const ojson& col) {
+  return col.contains("format") ? col["format"].get<std::string>() : std::string();
+}
+
+// One table in the paper's layout.
+void render_one(const ojson& results, const ojson& spec, const std::string& paper_dir, RenderedTables& out) {
+  const ojson& runs_json = results["runs"];
+  std::vector<const ojson*> runs;
+  for (const auto& r : runs_json) runs.push_back(&r);
+  const std::vector<std::string> vary = varying_params(runs);
+  const std::string title = spec.value("title", std::string("Table"));
+  const ojson& row_specs = spec["rows"];
+  const ojson& col_specs = spec["columns"];
+
+  // Runs that belong to the table: those matched by some value column's select.
+  std::vector<const ojson*> mine;
+  for (const ojson* r : runs) {
+    for (const auto& c : col_specs) {
+      if (c.contains("value") && select_matches(*r, c.value("select", ojson::object()))) {
+        mine.push_back(r);
+        break;
+      }
+    }
+  }
+
+  // Row tuples: the paper's rows in the paper's order, then ours that the paper lacks.
+  using Tuple = std::vector<std::string>;
+  std::vector<Tuple> our_rows;
+  for (const ojson* r : mine) {
+    Tuple t;
+    for (const auto& rs : row_specs) t.push_back(row_value(*r, rs));
+    if (std::find(our_rows.begin(), our_rows.end(), t) == our_rows.end()) our_rows.push_back(t);
+  }
+  PaperTable paper;
+  const bool has_paper = spec.contains("paper_csv");
+  if (has_paper) paper = load_paper(paper_dir, spec["paper_csv"].get<std::string>());
+  auto paper_row_matches = [&](const std::vector<std::string>& prow, const Tuple& t) {
+    for (std::size_t i = 0; i < row_specs.size(); ++i) {
+      if (!row_specs[i].contains("paper")) continue;
+      const int c = paper.col(row_specs[i]["paper"].get<std::string>());
+      if (c < 0 || static_cast<std::size_t>(c) >= prow.size()) return false;
+      if (!loose_equal(ojson(prow[static_cast<std::size_t>(c)]), ojson(t[i]))) return false;
+    }
+    return true;
+  };
+  struct Row {
+    Tuple key;
+    int paper_row = -1;  // index into paper.rows
+    bool ours = false;
+  };
+  std::vector<Row> rows;
+  std::vector<bool> placed(our_rows.size(), false);
+  std::size_t paper_only = 0;
+  const bool all_paper_rows = spec.value("all_paper_rows", false);
+  bool any_paper_key = false;
+  for (const auto& rs : row_specs) any_paper_key = any_paper_key || rs.contains("paper");
+  if (has_paper && any_paper_key) {
+    for (std::size_t pr = 0; pr < paper.rows.size(); ++pr) {
+      bool matched = false;
+      for (std::size_t k = 0; k < our_rows.size(); ++k) {
+        if (!placed[k] && paper_row_matches(paper.rows[pr], our_rows[k])) {
+          rows.push_back(Row{our_rows[k], static_cast<int>(pr), true});
+          placed[k] = true;
+          matched = true;
+        }
+      }
+      if (!matched) {
+        if (all_paper_rows) {
+          Tuple t;
+          for (const auto& rs : row_specs) {
+            const int c = rs.contains("paper") ? paper.col(rs["paper"].get<std::string>()) : -1;
+            t.push_back(c >= 0 && static_cast<std::size_t>(c) < paper.rows[pr].size() ? paper.rows[pr][static_cast<std::size_t>(c)] : "");
+          }
+          rows.push_back(Row{t, static_cast<int>(pr), false});
+        } else {
+          ++paper_only;
+        }
+      }
+    }
+  }
+  for (std::size_t k = 0; k < our_rows.size(); ++k)
+    if (!placed[k]) rows.push_back(Row{our_rows[k], -1, true});
+
+  // Header.
+  std::vector<std::string> header;
+  std::vector<bool> right;
+  for (const auto& rs : row_specs) {
+    header.push_back(rs.value("label", rs["run"].get<std::string>()));
+    right.push_back(false);
+  }
+  for (const auto& c : col_specs) {
+    if (c.value("hidden", false)) continue;
+    header.push_back(c["label"].get<std::string>());
+    right.push_back(true);
+    if (c.contains("paper")) {
+      header.push_back(c["label"].get<std::string>() + " (paper)");
+      right.push_back(true);
+    }
+  }
+
+  Reasons reasons;
+  bool any_surrogate = false, any_estimated = false;
+  std::vector<std::vector<std::string>> md_rows, csv_rows;
+  for (const auto& row : rows) {
+    std::vector<const ojson*> row_runs;
+    for (const ojson* r : mine) {
+      Tuple t;
+      for (const auto& rs : row_specs) t.push_back(row_value(*r, rs));
+      if (t == row.key) row_runs.push_back(r);
+    }
+    bool surrogate = false;
+    for (const ojson* r : row_runs) surrogate = surrogate || truthy(find_path(*r, "dataset.surrogate"));
+    any_surrogate = any_surrogate || surrogate;
+
+    std::map<std::string, Cell> cells;  // by column label
+    for (const auto& c : col_specs) {
+      if (!c.contains("value")) continue;
+      Cell cell;
+      const std::string path = c["value"].get<std::string>();
+      std::vector<double> values;
+      bool failed = false, skipped = false, ok_without_value = false;
+      for (const ojson* r : row_runs) {
+        if (!select_matches(*r, c.value("select", ojson::object()))) continue;
+        const std::string st = status_of(*r);
+        if (st == "ok") {
+          const ojson* v = find_path(*r, path);
+          if (v && v->is_number()) {
+            values.push_back(v->get<double>());
+            cell.estimated = cell.estimated || truthy(find_path(*r, "metrics.estimated"));
+          } else {
+            ok_without_value = true;
+          }
+        } else {
+          (st == "skipped" ? skipped : failed) = true;
+          reasons.add(*r, vary);
+        }
+      }
+      if (!values.empty()) {
+        cell.has_raw = true;
+        cell.raw = median_of(values);
+        cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
+      } else if (failed) {
+        cell.text = "failed";
+      } else if (skipped) {
+        cell.text = "skipped";
+      } else if (ok_without_value) {
+        cell.text = "n/a";
+      } else {
+        cell.text = kDash;
+      }
+      if (cell.estimated) cell.marker = "*";
+      cells[c["label"].get<std::string>()] = cell;
+    }
+    for (const auto& c : col_specs) {
+      if (!c.contains("ratio")) continue;
+      const Cell& a = cells[c["ratio"][0].get<std::string>()];
+      const Cell& b = cells[c["ratio"][1].get<std::string>()];
+      Cell cell;
+      if (a.has_raw && b.has_raw && b.raw != 0.0) {
+        cell.has_raw = true;
+        cell.raw = a.raw / b.raw;
+        cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
+        cell.estimated = a.estimated || b.estimated;
+        if (cell.estimated) cell.marker = "*";
+      } else {
+        cell.text = kDash;
+      }
+      cells[c["label"].get<std::string>()] = cell;
+    }
+
+    std::vector<std::string> md, csv;
+    for (std::size_t i = 0; i < row.key.size(); ++i) {
+      std::string k = row.key[i].empty() ? kDash : row.key[i];
+      csv.push_back(row.key[i]);
+      if (i == 0 && surrogate) k += " " + std::string(kSurrogate);
+      md.push_back(k);
+    }
+    for (const auto& c : col_specs) {
+      if (c.value("hidden", false)) continue;
+      const Cell& cell = cells[c["label"].get<std::string>()];
+      std::string text = row.ours ? cell.text : kDash;
+      md.push_back(text + (row.ours ? cell.marker : ""));
+      csv.push_back(text == kDash ? "" : text);
+      any_estimated = any_estimated || (row.ours && !cell.marker.empty());
+      if (c.contains("paper")) {
+        std::string p;
+        const int col = paper.col(c["paper"].get<std::string>());
+        if (row.paper_row >= 0 && col >= 0 && static_cast<std::size_t>(col) < paper.rows[static_cast<std::size_t>(row.paper_row)].size())
+          p = paper.rows[static_cast<std::size_t>(row.paper_row)][static_cast<std::size_t>(col)];
+        md.push_back(p.empty() ? kDash : p);
+        csv.push_back(p);
+      }
+    }
+    md_rows.push_back(std::move(md));
+    csv_rows.push_back(std::move(csv));
+  }
+
+  std::string& m = out.markdown;
+  m += "## " + title + "\n\n";
+  if (md_rows.empty()) {
+    m += "_No run of this experiment matches this table's columns._\n\n";
+  } else {
+    m += markdown_table(header, md_rows, right) + "\n";
+  }
+  std::vector<std::string> notes;
+  if (has_paper)
+    notes.push_back("Paper values (columns marked \"(paper)\") are the published numbers from experiments/paper_tables/" +
+                    spec["paper_csv"].get<std::string>() + ", measured on the paper's hardware; ours are from this run.");
+  if (paper_only > 0)
+    notes.push_back(std::to_string(paper_only) + " paper row(s) not run in this experiment are not shown.");
+  for (const auto& c : col_specs)
+    if (c.contains("ratio"))
+      notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["ratio"][0].get<std::string>() + "\" / \"" +
+                      c["ratio"][1].get<std::string>() + "\" (medians of the same run).");
+  if (any_surrogate) notes.push_back(std::string(kSurrogate) + " surrogate dataset: a generated stand-in with the real one's shape (datasets/catalog.json).");
+  if (any_estimated) notes.push_back("* estimated: extrapolated from a measured fraction of the iterations (metrics.estimated).");
+  if (spec.contains("notes"))
+    for (const auto& n : spec["notes"]) notes.push_back(n.get<std::string>());
+  for (const auto& r : reasons.lines) notes.push_back(r);
+  for (const auto& n : notes) m += "- " + n + "\n";
+  if (!notes.empty()) m += "\n";
+
+  // CSV: one block per table, sharing the file; first column names the table.
+  if (!out.csv.empty()) out.csv += "\n";
+  std::vector<std::string> csv_header{"table"};
+  for (std::size_t i = 0; i < row_specs.size(); ++i) csv_header.push_back(header[i]);
+  for (std::size_t i = row_specs.size(); i < header.size(); ++i) csv_header.push_back(header[i]);
+  auto line = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + csv_field(v[i]);
+    return s + "\n";
+  };
+  out.csv += line(csv_header);
+  for (auto& r : csv_rows) {
+    r.insert(r.begin(), title);
+    out.csv += line(r);
+  }
+}
+
+// Numeric metrics worth a default-table column, most useful first.
+std::vector<std::string> pick_metrics(const std::vector<const ojson*>& runs) {
+  static const std::vector<std::string> preferred = {
+      "gpops_per_s", "instances_per_s", "achieved_gb_per_s", "gb_per_s", "gflops",     "accuracy",
+      "rmse",        "mae",             "tree_size",         "leaves",   "iterations", "value"};
+  std::vector<std::string> present;
+  for (const ojson* r : runs) {
+    if (status_of(*r) != "ok") continue;
+    const ojson* m = find_path(*r, "metrics");
+    if (!m || !m->is_object()) continue;
+    for (auto it = m->begin(); it != m->end(); ++it)
+      if (it.value().is_number() && it.key() != "checksum_exact" &&
+          std::find(present.begin(), present.end(), it.key()) == present.end())
+        present.push_back(it.key());
+  }
+  std::vector<std::string> out;
+  for (const auto& p : preferred)
+    if (std::find(present.begin(), present.end(), p) != present.end()) out.push_back(p);
+  for (const auto& p : present)
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  if (out.size() > 5) out.resize(5);
+  return out;
+}
+
+void render_default(const ojson& results, RenderedTables& out) {
+  std::vector<const ojson*> runs;
+  for (const auto& r : results["runs"]) runs.push_back(&r);
+  const auto vary = varying_params(runs);
+  const auto metrics = pick_metrics(runs);
+  std::set<std::string> seeds;
+  for (const ojson* r : runs) seeds.insert(find_path(*r, "seed") ? find_path(*r, "seed")->dump() : "");
+
+  std::vector<std::string> header{"Dataset", "Backend"};
+  std::vector<bool> right{false, false};
+  for (const auto& v : vary) {
+    header.push_back(v);
+    right.push_back(true);
+  }
+  if (seeds.size() > 1) {
+    header.push_back("Seed");
+    right.push_back(true);
+  }
+  for (const char* h : {"Median (s)", "Min (s)", "Max (s)"}) {
+    header.push_back(h);
+    right.push_back(true);
+  }
+  for (const auto& m : metrics) {
+    header.push_back(m);
+    right.push_back(true);
+  }
+  header.push_back("Validation");
+  right.push_back(false);
+  header.push_back("Status");
+  right.push_back(false);
+
+  Reasons reasons;
+  bool any_surrogate = false, any_estimated = false;
+  std::vector<std::vector<std::string>> md_rows, csv_rows;
+  for (const ojson* r : runs) {
+    std::vector<std::string> row;
+    const ojson* ds = find_path(*r, "dataset.name");
+    const bool surrogate = truthy(find_path(*r, "dataset.surrogate"));
+    any_surrogate = any_surrogate || surrogate;
+    row.push_back(ds ? scalar_text(*ds) : "?");
+    const ojson* be = find_path(*r, "backend");
+    row.push_back(be ? scalar_text(*be) : "?");
+    for (const auto& v : vary) {
+      const ojson* p = find_path(*r, "params." + v);
+      row.push_back(p ? (p->is_structured() ? p->dump() : scalar_text(*p)) : "");
+    }
+    if (seeds.size() > 1) row.push_back(find_path(*r, "seed") ? scalar_text(*find_path(*r, "seed")) : "");
+    const bool ok = status_of(*r) == "ok";
+    const bool estimated = truthy(find_path(*r, "metrics.estimated"));
+    any_estimated = any_estimated || (ok && estimated);
+    for (const char* k : {"timing.median", "timing.min", "timing.max"}) {
+      const ojson* v = find_path(*r, k);
+      row.push_back(ok && v && v->is_number() ? format_number(v->get<double>(), ".4g") + (estimated ? "*" : "") : kDash);
+    }
+    for (const auto& m : metrics) {
+      const ojson* v = find_path(*r, "metrics." + m);
+      row.push_back(ok && v && v->is_number() ? format_number(v->get<double>(), ".4g") : kDash);
+    }
+    const ojson* passed = find_path(*r, "validation.passed");
+    const ojson* refb = find_path(*r, "validation.reference_backend");
+    std::string val = kDash;
+    if (passed && passed->is_boolean())
+      val = std::string(passed->get<bool>() ? "ok" : "MISMATCH") +
+            (refb && refb->is_string() ? " vs " + refb->get<std::string>() : "");
+    else if (truthy(find_path(*r, "validation.is_reference")))
+      val = "reference";
+    row.push_back(val);
+    row.push_back(status_of(*r));
+    if (!ok) reasons.add(*r, vary);
+    std::vector<std::string> csv = row;
+    for (auto& c : csv) {
+      if (c == kDash) c.clear();
+      if (!c.empty() && c.back() == '*') c.pop_back();
+    }
+    if (surrogate) row[0] += " " + std::string(kSurrogate);
+    md_rows.push_back(std::move(row));
+    csv_rows.push_back(std::move(csv));
+  }
+
+  const ojson* title = find_path(results, "experiment.title");
+  const std::string t = title && title->is_string() && !title->get<std::string>().empty() ? title->get<std::string>() : "Runs";
+  out.markdown += "## " + t + "\n\n";
+  out.markdown += md_rows.empty() ? std::string("_No runs._\n\n") : markdown_table(header, md_rows, right) + "\n";
+  std::vector<std::string> notes;
+  notes.push_back("Times are wall clock per repetition after warm-up (median, min, max over the repetitions).");
+  if (any_surrogate) notes.push_back(std::string(kSurrogate) + " surrogate dataset: a generated stand-in with the real one's shape (datasets/catalog.json).");
+  if (any_estimated) notes.push_back("* estimated: extrapolated from a measured fraction of the iterations (metrics.estimated).");
+  for (const auto& r : reasons.lines) notes.push_back(r);
+  for (const auto& n : notes) out.markdown += "- " + n + "\n";
+  out.markdown += "\n";
+
+  std::vector<std::string> csv_header{"table"};
+  csv_header.insert(csv_header.end(), header.begin(), header.end());
+  auto line = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + csv_field(v[i]);
+    return s + "\n";
+  };
+  out.csv += line(csv_header);
+  for (auto& r : csv_rows) {
+    r.insert(r.begin(), t);
+    out.csv += line(r);
+  }
+}
+
+}  // namespace
+
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                           const std::vector<bool>& right) {
+  auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '|') o += "\\|";
+      else if (c == '\n') o += ' ';
+      else o += c;
+    }
+    return o;
+  };
+  std::string s = "|";
+  for (const auto& h : header) s += " " + esc(h) + " |";
+  s += "\n|";
+  for (std::size_t i = 0; i < header.size(); ++i) s += (i < right.size() && right[i]) ? "---:|" : "---|";
+  s += "\n";
+  for (const auto& r : rows) {
+    s += "|";
+    for (std::size_t i = 0; i < header.size(); ++i) s += " " + esc(i < r.size() ? r[i] : "") + " |";
+    s += "\n";
+  }
+  return s;
+}
+
+RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir) {
+  RenderedTables out;
+  if (!results.contains("runs") || !results["runs"].is_array()) throw Error("results document has no runs[]");
+  if (tables.empty()) {
+    render_default(results, out);
+    return out;
+  }
+  for (const auto& t : tables) render_one(results, t, paper_dir, out);
+  return out;
+}
+
+std::string render_experiment_markdown(const ojson& results, const RenderedTables& tables) {
+  std::string m;
+  const ojson* id = find_path(results, "experiment.id");
+  const ojson* title = find_path(results, "experiment.title");
+  const ojson* paper = find_path(results, "experiment.paper");
+  m += "# " + (title && title->is_string() && !title->get<std::string>().empty() ? title->get<std::string>()
+                                                                               : (id ? scalar_text(*id) : "Experiment")) +
+       "\n\n";
+  if (paper && paper->is_string() && !paper->get<std::string>().empty()) m += "Paper: " + paper->get<std::string>() + "\n\n";
+  std::string machine;
+  const ojson* devices = find_path(results, "environment.devices");
+  if (devices && devices->is_array() && !devices->empty() && devices->front().contains("name"))
+    machine = scalar_text(devices->front()["name"]) + " + ";
+  const ojson* cpu = find_path(results, "environment.cpu_model");
+  const ojson* cores = find_path(results, "environment.cpu_cores");
+  machine += (cpu ? scalar_text(*cpu) : "unknown CPU") + (cores ? " (" + scalar_text(*cores) + " threads)" : "");
+  const ojson* sha = find_path(results, "provenance.git_sha");
+  const ojson* dirty = find_path(results, "provenance.git_dirty");
+  const ojson* when = find_path(results, "provenance.utc_time");
+  const ojson* cfg = find_path(results, "experiment.config_path");
+  std::string sha_text = sha ? scalar_text(*sha) : "unknown";
+  if (sha_text.size() > 12 && sha_text != "unknown") sha_text = sha_text.substr(0, 12);
+  if (truthy(dirty)) sha_text += " (dirty)";
+  m += "Measured on " + machine + "; gpudm " + sha_text + "; " + (when ? scalar_text(*when) : "") +
+       (cfg ? "; config " + scalar_text(*cfg) : "") + (truthy(find_path(results, "experiment.smoke")) ? " (--smoke)" : "") +
+       ".\n\n";
+  m += tables.markdown;
+  return m;
+}
+
+}  // namespace gpudm::experiments

@@ -1,0 +1,32 @@
+#pragma once
+// Table renderer: Markdown and CSV in a paper's layout (docs/config-format.md, "Tables"): rows
+// and columns as the paper printed them, our value beside the paper's, ratio columns from the
+// medians of the same run, surrogate (†) and estimated (*) markers, skipped/failed reasons under
+// the table. A config without tables gets the default table: one row per run.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpudm::experiments {
+
+using ojson = nlohmann::ordered_json;
+
+struct RenderedTables {
+  std::string markdown;  // every table, with its notes
+  std::string csv;       // every table; first column "table" holds the table's title
+};
+
+// Renders `tables` (validated table specs) over results["runs"]; the default table when
+// `tables` is empty. `paper_dir` holds the paper CSVs named by "paper_csv".
+RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir);
+
+// The whole Markdown document of an experiment: heading, paper reference, provenance line,
+// then render_tables(...).markdown.
+std::string render_experiment_markdown(const ojson& results, const RenderedTables& tables);
+
+// A Markdown table; `right[i]` right-aligns column i.
+std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
+                           const std::vector<bool>& right);
+
+}  // namespace gpudm::experiments

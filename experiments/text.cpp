@@ -1,0 +1,270 @@
+#include "experiments/text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "algorithms/core/error.hpp"
+
+namespace gpudm::experiments {
+
+std::size_t levenshtein(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string suggest(std::string_view word, const std::vector<std::string>& candidates) {
+  if (candidates.empty()) return "";
+  std::size_t best = static_cast<std::size_t>(-1);
+  const std::string* best_name = nullptr;
+  for (const auto& c : candidates) {
+    const std::size_t d = levenshtein(word, c);
+    if (d < best) {
+      best = d;
+      best_name = &c;
+    }
+  }
+  // A typo or abbreviation: at most half of the longer name edited (2 edits for short names).
+  const std::size_t limit = std::max<std::size_t>(2, std::max(word.size(), best_name->size()) / 2);
+  if (best <= limit) return " (did you mean '" + *best_name + "'?)";
+  if (candidates.size() > 16) return "";
+  std::string s = " (valid:";
+  for (std::size_t i = 0; i < candidates.size(); ++i) s += (i ? ", " : " ") + candidates[i];
+  return s + ")";
+}
+
+std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool space = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+namespace {
+struct Spec {
+  bool thousands = false;
+  int precision = -1;
+  char type = 'g';
+};
+
+bool parse_spec(std::string_view spec, Spec& out) {
+  if (spec.empty()) {
+    out = Spec{false, 3, 'g'};
+    return true;
+  }
+  std::size_t i = 0;
+  if (spec[i] == ',') {
+    out.thousands = true;
+    ++i;
+  }
+  if (i < spec.size() && spec[i] == '.') {
+    ++i;
+    const std::size_t start = i;
+    while (i < spec.size() && std::isdigit(static_cast<unsigned char>(spec[i]))) ++i;
+    if (i == start || i - start > 2) return false;
+    out.precision = std::atoi(std::string(spec.substr(start, i - start)).c_str());
+  }
+  if (i + 1 != spec.size()) return false;
+  const char t = spec[i];
+  if (t != 'f' && t != 'e' && t != 'g' && t != 'd' && t != '%') return false;
+  if (t == 'd' && out.precision >= 0) return false;
+  out.type = t;
+  if (out.precision < 0) out.precision = t == 'd' ? 0 : (t == 'g' ? 3 : 2);
+  return true;
+}
+
+std::string group_thousands(const std::string& s) {
+  // s is "-1234567.89" or "1234"; group the integer digits.
+  std::size_t start = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+  std::size_t end = s.find_first_of(".eE", start);
+  if (end == std::string::npos) end = s.size();
+  std::string digits = s.substr(start, end - start);
+  std::string grouped;
+  for (std::size_t k = 0; k < digits.size(); ++k) {
+    if (k && (digits.size() - k) % 3 == 0) grouped += ',';
+    grouped += digits[k];
+  }
+  return s.substr(0, start) + grouped + s.substr(end);
+}
+}  // namespace
+
+bool valid_format(std::string_view spec) {
+  Spec s;
+  return parse_spec(spec, s);
+}
+
+std::string format_number(double v, std::string_view spec) {
+  Spec s;
+  if (!parse_spec(spec, s)) throw Error("unknown number format '" + std::string(spec) + "' (use e.g. .2f, .3g, .1e, d, .1%)");
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  switch (s.type) {
+    case 'f': std::snprintf(buf, sizeof buf, "%.*f", s.precision, v); break;
+    case 'e': std::snprintf(buf, sizeof buf, "%.*e", s.precision, v); break;
+    case 'g': std::snprintf(buf, sizeof buf, "%.*g", std::max(1, s.precision), v); break;
+    case 'd': std::snprintf(buf, sizeof buf, "%.0f", std::round(v)); break;
+    case '%': std::snprintf(buf, sizeof buf, "%.*f", s.precision, v * 100.0); break;
+    default: buf[0] = 0;
+  }
+  std::string out = buf;
+  if (out == "-0" || out.rfind("-0.", 0) == 0) {
+    // "-0.00" from a tiny negative value reads as a sign error; print it unsigned.
+    bool all_zero = out.find_first_not_of("-0.") == std::string::npos;
+    if (all_zero) out = out.substr(1);
+  }
+  if (s.thousands && s.type != 'e' && s.type != 'g') out = group_thousands(out);
+  if (s.type == '%') out += '%';
+  return out;
+}
+
+const ojson* find_path(const ojson& j, std::string_view dotted) {
+  const ojson* cur = &j;
+  std::size_t pos = 0;
+  while (pos <= dotted.size()) {
+    std::size_t dot = dotted.find('.', pos);
+    if (dot == std::string_view::npos) dot = dotted.size();
+    const std::string key(dotted.substr(pos, dot - pos));
+    if (!cur->is_object()) return nullptr;
+    auto it = cur->find(key);
+    if (it == cur->end()) return nullptr;
+    cur = &*it;
+    pos = dot + 1;
+    if (dot == dotted.size()) break;
+  }
+  return cur;
+}
+
+namespace {
+bool as_number(const ojson& v, double& out) {
+  if (v.is_number()) {
+    out = v.get<double>();
+    return true;
+  }
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.empty()) return false;
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end && *end == 0;
+  }
+  return false;
+}
+}  // namespace
+
+bool loose_equal(const ojson& a, const ojson& b) {
+  double x, y;
+  if ((a.is_number() || b.is_number()) && as_number(a, x) && as_number(b, y)) return x == y;
+  if (a.is_string() && b.is_string()) return a.get_ref<const std::string&>() == b.get_ref<const std::string&>();
+  return a == b;
+}
+
+std::string scalar_text(const ojson& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::floor(d) == d && std::fabs(d) < 1e15) return std::to_string(static_cast<long long>(d));
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", d);
+    return buf;
+  }
+  return v.dump();
+}
+
+std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, field_started = false;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          quoted = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"') {
+      if (!field.empty()) throw Error(source + ":" + std::to_string(line) + ": quote inside an unquoted field");
+      quoted = true;
+      field_started = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+      field_started = true;
+    } else if (c == '\r') {
+      // CRLF: the '\n' ends the row.
+    } else if (c == '\n') {
+      if (field_started || !field.empty() || !row.empty()) {
+        row.push_back(std::move(field));
+        rows.push_back(std::move(row));
+      }
+      row.clear();
+      field.clear();
+      field_started = false;
+      ++line;
+    } else {
+      field += c;
+      field_started = true;
+    }
+  }
+  if (quoted) throw Error(source + ":" + std::to_string(line) + ": unterminated quoted field");
+  if (field_started || !field.empty() || !row.empty()) {
+    row.push_back(std::move(field));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string csv_field(std::string_view s) {
+  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(path + ": read error");
+  return ss.str();
+}
+
+}  // namespace gpudm::experiments

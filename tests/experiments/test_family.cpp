@@ -1,0 +1,97 @@
+#include "tests/experiments/test_family.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "algorithms/core/error.hpp"
+#include "algorithms/core/timing.hpp"
+
+namespace gpudm::testing {
+
+std::atomic<int> ToyFamily::calls{0};
+std::atomic<int> ToyFamily::exit_at{0};
+
+std::shared_ptr<const Dataset> TinyProvider::get(const std::string& name, const nlohmann::json& options) {
+  ++loads;
+  if (name == "broken") throw Error("dataset 'broken': broken.csv:3: 1 column, expected 3");
+  if (name != "tiny" && name != "tiny_reg" && name != "tiny_surrogate")
+    throw Error("dataset '" + name + "': not in the test catalog");
+  const std::size_t rows = options.contains("rows") ? options["rows"].get<std::size_t>() : 40;
+  const auto seed = options.contains("seed") ? options["seed"].get<std::uint64_t>() : 7;
+  const bool reg = name == "tiny_reg";
+  std::vector<Attribute> attrs{Attribute{"x0", AttributeKind::numeric, {}}, Attribute{"x1", AttributeKind::numeric, {}}};
+  auto d = std::make_shared<Dataset>(name, reg ? Task::regression : Task::classification, rows, attrs,
+                                     reg ? std::vector<std::string>{} : std::vector<std::string>{"a", "b"});
+  for (std::size_t i = 0; i < rows; ++i) {
+    d->at(i, 0) = static_cast<float>((i * 7 + seed) % 13);
+    d->at(i, 1) = static_cast<float>((i * 3 + seed) % 5);
+    if (reg) d->set_target(i, d->at(i, 0) * 0.5f);
+    else d->set_label(i, static_cast<int>((i + seed) % 2));
+  }
+  d->source = "generator";
+  d->path = "tiny";
+  d->seed = seed;
+  d->surrogate = name == "tiny_surrogate";
+  return d;
+}
+
+std::vector<ParamSpec> ToyFamily::params() const {
+  return {
+      {"population", "int", 10, "work size"},
+      {"threads", "int", 1, "threads (backend-only)", true},
+      {"fail", "string", "", "error | unavailable | exit"},
+      {"openmp_differs", "bool", false, "openmp returns another checksum"},
+      {"exact", "bool", true, "checksum is exact"},
+      {"estimated", "bool", false, "sets metrics.estimated"},
+      {"weights", "array", nlohmann::json::array(), "an array-valued param (written {\"value\": [...]})"},
+  };
+}
+
+CaseResult ToyFamily::run_case(const CaseContext& ctx) {
+  const int call = ++calls;
+  if (exit_at > 0 && call == exit_at) {
+    std::fflush(nullptr);
+    ::_exit(3);  // a crash: no unwinding, no destructors
+  }
+  const std::string fail = ctx.params.at("fail").get<std::string>();
+  if (fail == "error") throw Error("toy: asked to fail");
+  if (fail == "unavailable") throw Unavailable("toy: asked to be unavailable");
+  if (fail == "exit") {
+    std::fflush(nullptr);
+    ::_exit(3);
+  }
+  auto data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
+  const long pop = ctx.params.at("population").get<long>();
+  double sum = 0;
+  CaseResult r;
+  r.timing = measure(ctx.warmup, ctx.repetitions, [&] {
+    auto s = r.breakdown.scope("sum");
+    sum = 0;
+    for (long p = 0; p < pop; ++p)
+      for (std::size_t i = 0; i < data->rows(); ++i) sum += data->at(i, 0) * static_cast<double>(p + 1);
+  });
+  std::uint64_t v = static_cast<std::uint64_t>(sum) + ctx.seed;
+  if (ctx.backend == "openmp" && ctx.params.at("openmp_differs").get<bool>()) v += 1;
+  r.checksum = checksum_hex(&v, sizeof v);
+  r.checksum_exact = ctx.params.at("exact").get<bool>();
+  r.dataset = describe_dataset(*data);
+  r.metrics["sum"] = sum;
+  r.metrics["instances_per_s"] = static_cast<double>(data->rows()) / std::max(1e-9, r.timing.median());
+  if (ctx.params.at("estimated").get<bool>()) r.metrics["estimated"] = true;
+  return r;
+}
+
+void register_toy(Registry& r) {
+  r.add<Family>("toy", "sequential", [] { return std::unique_ptr<Family>(); });
+  r.add<Family>("toy", "openmp", [] { return std::unique_ptr<Family>(); });
+  r.add_unavailable("toy", "cuda", "no device in tests");
+}
+
+experiments::FamilySet toy_families() {
+  experiments::FamilySet s;
+  s.add(std::make_unique<ToyFamily>());
+  return s;
+}
+
+}  // namespace gpudm::testing

@@ -1,0 +1,284 @@
+// The runner: results schema, skip/fail handling, validation, resume after a crash, atomic writes.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "experiments/config.hpp"
+#include "experiments/results.hpp"
+#include "experiments/runner.hpp"
+#include "tests/experiments/test_family.hpp"
+#include "tests/experiments/test_util.hpp"
+
+namespace gpudm::testing {
+namespace {
+
+using namespace gpudm::experiments;
+
+class RunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Progress::set_quiet(true);
+    families_ = toy_families();
+    register_toy(registry_);
+    ctx_.families = &families_;
+    ctx_.registry = &registry_;
+    ctx_.paper_tables_dir = dir_ / "paper";
+  }
+  ExperimentPlan plan(const std::string& text, PlanOptions opt = {}) {
+    write_file(dir_ / "cfg.json", text);
+    return load_plan(dir_ / "cfg.json", ctx_, opt);
+  }
+  std::vector<ExperimentOutcome> run(const ExperimentPlan& p, bool resume = false) {
+    RunnerOptions o;
+    o.out_dir = dir_ / "out";
+    o.paper_tables_dir = dir_ / "paper";
+    o.resume = resume;
+    o.quiet = true;
+    o.argv = {"run_experiment", "cfg.json"};
+    Runner r(families_, registry_, provider_, o);
+    return r.run(p);
+  }
+  ojson results(const std::string& id) { return ojson::parse(slurp(dir_ / ("out/" + id + ".json"))); }
+
+  TempDir dir_;
+  FamilySet families_;
+  Registry registry_;
+  TinyProvider provider_;
+  ValidationContext ctx_;
+};
+
+const char* kBasic = R"({"experiment": "basic", "title": "Basic", "paper": "A paper", "family": "toy",
+    "datasets": ["tiny", "tiny_surrogate"], "sweep": {"population": [1, 2]}, "warmup": 0, "repetitions": 3})";
+
+TEST_F(RunnerTest, ResultsCarrySchemaVersionOneKeys) {
+  const auto out = run(plan(kBasic));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].ok, 8);       // 2 datasets x 2 populations x (sequential, openmp)
+  EXPECT_EQ(out[0].skipped, 4);  // cuda: unavailable
+  EXPECT_EQ(out[0].failed, 0);
+  const ojson doc = results("basic");
+  EXPECT_EQ(doc["schema_version"], 1);
+  std::vector<std::string> top;
+  for (auto it = doc.begin(); it != doc.end(); ++it) top.push_back(it.key());
+  EXPECT_EQ(top, (std::vector<std::string>{"schema_version", "experiment", "provenance", "environment", "runs"}));
+  for (const char* k : {"id", "title", "config_path", "config_sha256", "paper"}) EXPECT_TRUE(doc["experiment"].contains(k)) << k;
+  EXPECT_EQ(doc["experiment"]["config_sha256"].get<std::string>().size(), 64u);
+  for (const char* k : {"git_sha", "git_dirty", "build_type", "compiler", "cuda_version", "cuda_architectures", "argv",
+                        "utc_time", "hostname"})
+    EXPECT_TRUE(doc["provenance"].contains(k)) << k;
+  for (const char* k : {"cpu_model", "cpu_cores", "openmp_threads", "devices"}) EXPECT_TRUE(doc["environment"].contains(k)) << k;
+  ASSERT_EQ(doc["runs"].size(), 12u);
+  for (const auto& r : doc["runs"]) {
+    for (const char* k : {"family", "backend", "dataset", "params", "seed", "status", "reason", "timing", "breakdown",
+                          "metrics", "validation", "checksum"})
+      EXPECT_TRUE(r.contains(k)) << k;
+    if (r["status"] == "ok") {
+      EXPECT_EQ(r["timing"]["samples"].size(), 3u);
+      for (const char* k : {"median", "min", "max", "warmup", "repetitions"}) EXPECT_TRUE(r["timing"].contains(k)) << k;
+      EXPECT_TRUE(r["breakdown"].contains("sum"));
+      EXPECT_EQ(r["breakdown"]["sum"]["clock"], "host");
+      EXPECT_EQ(r["dataset"]["rows"], 40);
+      EXPECT_TRUE(r["dataset"].contains("options"));
+    } else {
+      EXPECT_EQ(r["backend"], "cuda");
+      EXPECT_EQ(r["status"], "skipped");
+      EXPECT_EQ(r["reason"], "no device in tests");
+    }
+  }
+  EXPECT_EQ(doc["runs"][0]["dataset"]["surrogate"], false);
+  EXPECT_EQ(doc["runs"][6]["dataset"]["surrogate"], true);
+  // The Markdown and CSV tables are written beside the JSON.
+  EXPECT_NE(slurp(dir_ / "out/basic.md").find("| Dataset | Backend | population |"), std::string::npos);
+  EXPECT_NE(slurp(dir_ / "out/basic.csv").find("table,Dataset,Backend"), std::string::npos);
+}
+
+TEST_F(RunnerTest, ChecksumsAreValidatedAgainstSequential) {
+  auto out = run(plan(R"({"experiment": "val", "family": "toy", "datasets": ["tiny"], "backends": ["sequential", "openmp"],
+      "cases": [{"backend": "sequential"}, {"backend": "openmp", "params": {"threads": [1, 2]}}], "warmup": 0, "repetitions": 1})"));
+  EXPECT_EQ(out[0].validation_failures, 0);
+  ojson doc = results("val");
+  ASSERT_EQ(doc["runs"].size(), 3u);
+  EXPECT_EQ(doc["runs"][0]["validation"]["is_reference"], true);
+  for (int i : {1, 2}) {  // threads is backend-only: both openmp runs compare with the one sequential run
+    EXPECT_EQ(doc["runs"][i]["validation"]["reference_backend"], "sequential");
+    EXPECT_EQ(doc["runs"][i]["validation"]["passed"], true);
+  }
+  // A backend that computes something else is caught.
+  out = run(plan(R"({"experiment": "bad", "family": "toy", "datasets": ["tiny"], "backends": ["sequential", "openmp"],
+      "params": {"openmp_differs": true}, "warmup": 0, "repetitions": 1})"));
+  EXPECT_EQ(out[0].validation_failures, 1);
+  doc = results("bad");
+  EXPECT_EQ(doc["runs"][1]["validation"]["passed"], false);
+  // Inexact checksums are not compared.
+  out = run(plan(R"({"experiment": "inexact", "family": "toy", "datasets": ["tiny"], "backends": ["sequential", "openmp"],
+      "params": {"exact": false, "openmp_differs": true}, "warmup": 0, "repetitions": 1})"));
+  EXPECT_EQ(out[0].validation_failures, 0);
+  EXPECT_TRUE(results("inexact")["runs"][1]["validation"]["passed"].is_null());
+}
+
+TEST_F(RunnerTest, FailedAndSkippedRunsAreRecorded) {
+  const auto out = run(plan(R"({"experiment": "mixed", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
+      "sweep": {"fail": ["error", "unavailable", ""]}, "params": {"population": 1}, "warmup": 0, "repetitions": 1})"));
+  EXPECT_EQ(out[0].failed, 1);
+  EXPECT_EQ(out[0].skipped, 1);
+  EXPECT_EQ(out[0].ok, 1);
+  const ojson doc = results("mixed");
+  EXPECT_EQ(doc["runs"][0]["status"], "failed");
+  EXPECT_EQ(doc["runs"][0]["reason"], "toy: asked to fail");
+  EXPECT_EQ(doc["runs"][1]["status"], "skipped");
+  EXPECT_EQ(doc["runs"][2]["status"], "ok");
+  EXPECT_NE(out[0].markdown.find("failed: sequential on tiny (fail=error): toy: asked to fail"), std::string::npos)
+      << out[0].markdown;
+}
+
+TEST_F(RunnerTest, BadDatasetFailsBeforeAnyResultIsTouched) {
+  run(plan(R"({"experiment": "keep", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"], "warmup": 0, "repetitions": 1})"));
+  const std::string before = slurp(dir_ / "out/keep.json");
+  ToyFamily::calls = 0;
+  EXPECT_THROW(run(plan(R"({"experiment": "keep", "family": "toy", "datasets": ["tiny", "broken"], "backends": ["sequential"],
+      "warmup": 0, "repetitions": 1})")),
+               Error);
+  EXPECT_EQ(ToyFamily::calls, 0);
+  EXPECT_EQ(slurp(dir_ / "out/keep.json"), before);
+}
+
+TEST_F(RunnerTest, ResumeAfterACrashRunsOnlyTheRest) {
+  const ExperimentPlan p = plan(R"({"experiment": "crash", "family": "toy", "datasets": ["tiny"],
+      "backends": ["sequential", "openmp"], "sweep": {"population": [1, 2, 3]}, "warmup": 0, "repetitions": 1})");
+  ASSERT_EQ(p.runs.size(), 6u);
+  // The child process crashes (exits without unwinding) inside the 4th run.
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    ToyFamily::exit_at = 4;
+    try {
+      run(p);
+    } catch (...) {
+    }
+    ::_exit(0);  // not reached when the crash happens
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 3) << "the toy family should have crashed the child";
+  ojson doc = results("crash");
+  ASSERT_EQ(doc["runs"].size(), 3u);  // everything written before the crash survived
+  for (const auto& r : doc["runs"]) EXPECT_EQ(r["status"], "ok");
+
+  ToyFamily::calls = 0;
+  ToyFamily::exit_at = 0;
+  const auto out = run(p, /*resume=*/true);
+  EXPECT_EQ(ToyFamily::calls, 3);
+  EXPECT_EQ(out[0].reused, 3);
+  EXPECT_EQ(out[0].ok, 3);
+  doc = results("crash");
+  ASSERT_EQ(doc["runs"].size(), 6u);
+  EXPECT_EQ(doc["provenance"]["previous"].size(), 1u);
+  // Resuming a complete file runs nothing.
+  ToyFamily::calls = 0;
+  run(p, true);
+  EXPECT_EQ(ToyFamily::calls, 0);
+}
+
+TEST_F(RunnerTest, ResumeRerunsFailedRunsAndKeepsUnrelatedOnes) {
+  run(plan(R"({"experiment": "r", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
+      "sweep": {"population": [1, 2]}, "warmup": 0, "repetitions": 1})"));
+  // Mark run 0 failed by hand, as a crash-free failure would.
+  ojson doc = results("r");
+  doc["runs"][0]["status"] = "failed";
+  write_file(dir_ / "out/r.json", doc.dump(2));
+  ToyFamily::calls = 0;
+  run(plan(R"({"experiment": "r", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
+      "sweep": {"population": [1]}, "warmup": 0, "repetitions": 1})"),
+      true);
+  EXPECT_EQ(ToyFamily::calls, 1);
+  doc = results("r");
+  ASSERT_EQ(doc["runs"].size(), 2u);  // population 2 is not in the new sweep but stays
+  EXPECT_EQ(doc["runs"][0]["status"], "ok");
+  EXPECT_EQ(doc["runs"][1]["params"]["population"], 2);
+}
+
+TEST_F(RunnerTest, ResumeRefusesAnUnreadableFile) {
+  write_file(dir_ / "out/x.json", "{ not json");
+  EXPECT_THROW(run(plan(R"({"experiment": "x", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"]})"), true), Error);
+  EXPECT_EQ(slurp(dir_ / "out/x.json"), "{ not json");
+}
+
+TEST_F(RunnerTest, CompositeRunsEveryIncludedExperiment) {
+  write_file(dir_ / "a.json", R"({"experiment": "a", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"], "repetitions": 1})");
+  write_file(dir_ / "b.json", R"({"experiment": "b", "family": "toy", "datasets": ["tiny_reg"], "backends": ["openmp"], "repetitions": 1})");
+  const auto out = run(plan(R"({"experiment": "both", "title": "Both", "include": ["a.json", "b.json"]})"));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].id, "a");
+  EXPECT_EQ(out[1].id, "b");
+  EXPECT_EQ(out[2].id, "both");
+  EXPECT_EQ(results("a")["runs"].size(), 1u);
+  EXPECT_EQ(results("b")["runs"].size(), 1u);
+  const std::string md = slurp(dir_ / "out/both.md");
+  EXPECT_NE(md.find("Composite of: a, b"), std::string::npos) << md;
+}
+
+// ---- atomic writes ----
+
+TEST(AtomicWrite, ReplacesContentAndLeavesNoTempFile) {
+  TempDir d;
+  const std::string p = d / "sub/f.json";
+  write_file_atomic(p, "one");
+  EXPECT_EQ(slurp(p), "one");
+  write_file_atomic(p, "two");
+  EXPECT_EQ(slurp(p), "two");
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(d.path() / "sub")) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+}
+
+TEST(AtomicWrite, AKillMidWriteLeavesTheOldFileIntact) {
+  TempDir d;
+  const std::string p = d / "results.json";
+  const std::string a(8 << 20, 'a');  // big enough that a kill lands mid-write
+  const std::string b(8 << 20, 'b');
+  write_file_atomic(p, a);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      for (;;) {
+        write_file_atomic(p, b);
+        write_file_atomic(p, a);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20 + 15 * attempt));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    const std::string now = slurp(p);
+    ASSERT_TRUE(now == a || now == b) << "torn file of " << now.size() << " bytes";
+  }
+}
+
+// ---- machine tags ----
+
+TEST(MachineTag, FromDeviceNames) {
+  EXPECT_EQ(gpu_tag_from_name("NVIDIA H100 80GB HBM3"), "h100");
+  EXPECT_EQ(gpu_tag_from_name("NVIDIA H200"), "h200");
+  EXPECT_EQ(gpu_tag_from_name("NVIDIA A100-SXM4-80GB"), "a100");
+  EXPECT_EQ(gpu_tag_from_name("Tesla V100-PCIE-16GB"), "v100");
+  EXPECT_EQ(gpu_tag_from_name("NVIDIA GeForce RTX 4090"), "rtx4090");
+  EXPECT_EQ(gpu_tag_from_name("NVIDIA L40S"), "l40s");
+  EXPECT_EQ(gpu_tag_from_name("NVIDIA H100 PCIe"), "h100");
+  EXPECT_EQ(gpu_tag_from_name(""), "");
+}
+
+TEST(MachineTag, FromEnvironment) {
+  EXPECT_EQ(machine_tag(ojson::parse(R"({"cpu_model": "x", "devices": [{"name": "NVIDIA H100 80GB HBM3"}]})")), "h100");
+  EXPECT_EQ(machine_tag(ojson::parse(R"({"cpu_model": "Intel(R) Xeon(R) Platinum 8480+", "devices": []})")), "cpu-xeon-8480");
+  EXPECT_EQ(machine_tag(ojson::parse(R"({"cpu_model": "AMD EPYC 7763 64-Core Processor", "devices": []})")), "cpu-epyc-7763");
+  EXPECT_EQ(machine_tag(ojson::parse(R"({"cpu_model": "unknown", "devices": []})")), "cpu");
+}
+
+}  // namespace
+}  // namespace gpudm::testing
