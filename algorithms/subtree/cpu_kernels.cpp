@@ -152,24 +152,32 @@ void batch_subtree(const Node* lv, int depth, const Dataset& data, std::size_t b
 }
 
 // Our bit-level interpreter, row by row with the kernel's functions (bit_leaf, bit_reduce).
-void batch_bits(const BitLeaf* leaves, std::uint64_t and_mask, int depth, const Dataset& data, std::size_t begin,
-                std::size_t n, std::uint64_t* result) {
+// Two leaf forms as the kernel: with NaN in the data each leaf tests its own form (bit_leaf);
+// without, every leaf is tested in IN form and OUT leaves are flipped by the negate mask.
+void batch_bits(const BitLeaf* leaves, std::uint64_t and_mask, std::uint64_t neg_mask, bool has_nan, int depth,
+                const Dataset& data, std::size_t begin, std::size_t n, std::uint64_t* result) {
   const int count = leaves_for_depth(depth);
   std::uint64_t bits[kCpuBatchRows] = {};
   for (int s = 0; s < count; ++s) {
     const BitLeaf& l = leaves[s];
     const float* x = data.column(l.attr & ~kBitOut) + begin;
     const std::uint32_t out = l.attr & kBitOut;
-    for (std::size_t j = 0; j < n; ++j) bits[j] |= static_cast<std::uint64_t>(bit_leaf(out, l.lo, l.hi, x[j])) << s;
+    if (has_nan)
+      for (std::size_t j = 0; j < n; ++j) bits[j] |= static_cast<std::uint64_t>(bit_leaf(out, l.lo, l.hi, x[j])) << s;
+    else
+      for (std::size_t j = 0; j < n; ++j) bits[j] |= static_cast<std::uint64_t>(bit_leaf_in(l.lo, l.hi, x[j])) << s;
   }
+  if (!has_nan)
+    for (std::size_t j = 0; j < n; ++j) bits[j] ^= neg_mask;
   for (std::size_t k = 0; k < kWords; ++k) result[k] = 0;
   for (std::size_t j = 0; j < n; ++j) result[j / 64] |= static_cast<std::uint64_t>(bit_reduce(bits[j], and_mask, depth)) << (j % 64);
 }
 
 }  // namespace
 
-CpuPlan make_cpu_plan(const Population& pop, Strategy strategy) {
+CpuPlan make_cpu_plan(const Population& pop, Strategy strategy, bool data_has_nan) {
   CpuPlan p;
+  p.data_has_nan = data_has_nan;
   p.strategy = strategy;
   p.depth = pop.depth;
   p.trees = pop.trees;
@@ -194,7 +202,7 @@ void cpu_evaluate_batch(const CpuPlan& plan, const Dataset& data, int t, std::si
       break;
     case Strategy::best:
       batch_bits(plan.bits.leaves.data() + static_cast<std::size_t>(t) * leaves_for_depth(plan.depth), plan.bits.and_masks[t],
-                 plan.depth, data, begin, n, m);
+                 plan.bits.neg_masks[t], plan.data_has_nan, plan.depth, data, begin, n, m);
       break;
   }
   store(m, begin, n, tree_words);

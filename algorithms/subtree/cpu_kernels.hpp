@@ -23,8 +23,10 @@ struct CpuPlan {
   TokenStreams tokens;      // postfix or mixed
   std::vector<Node> levels; // subtree
   BitTrees bits;            // best
+  bool data_has_nan = true; // best: per-leaf OUT test (true) or IN test + negate mask (false)
 };
-CpuPlan make_cpu_plan(const Population& pop, Strategy strategy);
+// `data_has_nan`: features_have_nan() of the dataset the plan will run on.
+CpuPlan make_cpu_plan(const Population& pop, Strategy strategy, bool data_has_nan = true);
 
 // Evaluates tree t on rows [begin, end) of `data` (begin a multiple of kCpuBatchRows,
 // end - begin <= kCpuBatchRows) and writes coverage words begin/32 .. of `tree_words`.

@@ -118,11 +118,14 @@ BitTrees encode_bits(const Population& pop) {
   const int leaves = pop.leaves_per_tree();
   b.leaves.resize(static_cast<std::size_t>(pop.trees) * leaves);
   b.and_masks.assign(static_cast<std::size_t>(pop.trees), 0);
+  b.neg_masks.assign(static_cast<std::size_t>(pop.trees), 0);
   for (int t = 0; t < pop.trees; ++t) {
     const Node* heap = pop.tree(t);
     for (int s = 0; s < leaves; ++s) {
       const int p = static_cast<int>(bit_reverse(static_cast<std::uint32_t>(s), pop.depth));
-      b.leaves[static_cast<std::size_t>(t) * leaves + s] = canonical_leaf(heap[leaves - 1 + p]);
+      const BitLeaf l = canonical_leaf(heap[leaves - 1 + p]);
+      b.leaves[static_cast<std::size_t>(t) * leaves + s] = l;
+      if (l.attr & kBitOut) b.neg_masks[t] |= 1ull << s;
     }
     std::uint64_t mask = 0;
     for (int k = 0; k < pop.depth; ++k)

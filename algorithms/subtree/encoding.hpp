@@ -97,6 +97,9 @@ inline constexpr std::uint32_t kBitOut = 0x80000000u;
 GPUDM_HD bool bit_leaf(std::uint32_t out_flag, float lo, float hi, float x) {
   return out_flag ? (x < lo || x > hi) : (x >= lo && x <= hi);
 }
+// Without NaN in the data, OUT [lo, hi] is exactly NOT IN [lo, hi]: the interpreter tests every
+// leaf in IN form and flips the OUT leaves of a row with one XOR by the tree's negate mask.
+GPUDM_HD bool bit_leaf_in(float lo, float hi, float x) { return x >= lo && x <= hi; }
 
 // Reduces the 2^depth leaf bits (slot order) to the root bit. `and_mask` bit 2^k - 1 + s
 // says that slot s of level k is AND (else OR).
@@ -134,8 +137,9 @@ std::vector<Node> encode_levels(const Population& pop);
 
 struct BitTrees {
   int depth = 0;
-  std::vector<BitLeaf> leaves;         // tree-major, leaves_per_tree() per tree, slot order
+  std::vector<BitLeaf> leaves;           // tree-major, leaves_per_tree() per tree, slot order
   std::vector<std::uint64_t> and_masks;  // one per tree
+  std::vector<std::uint64_t> neg_masks;  // one per tree: bit s = leaf slot s is in OUT form
 };
 // Throws gpudm::Error when pop.depth > kMaxBitDepth.
 BitTrees encode_bits(const Population& pop);

@@ -33,6 +33,15 @@ Strategy parse_strategy(const std::string& name, Strategy auto_choice) {
   throw Error("subtree: params.interpreter '" + name + "' is not one of auto, postfix, mixed, subtree, best");
 }
 
+bool features_have_nan(const Dataset& data) {
+  for (std::size_t c = 0; c < data.cols(); ++c) {
+    const float* col = data.column(c);
+    for (std::size_t r = 0; r < data.rows(); ++r)
+      if (col[r] != col[r]) return true;
+  }
+  return false;
+}
+
 Coverage reference_coverage(const Population& pop, const Dataset& data, std::size_t rows) {
   if (rows == 0 || rows > data.rows()) rows = data.rows();
   const TokenStreams mixed = encode_mixed(pop);

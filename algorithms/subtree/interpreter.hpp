@@ -68,6 +68,10 @@ class TreeInterpreter {
   virtual nlohmann::ordered_json describe() const { return nlohmann::ordered_json::object(); }
 };
 
+// True when any feature value (padding excluded) is NaN: interpreters that exploit NaN-free
+// data (the bit-level one) check this once per prepared dataset.
+bool features_have_nan(const Dataset& data);
+
 // The oracle: evaluates every tree on rows [0, rows) one instance at a time through
 // rules::evaluate on the mixed encoding (the shared opcode header), independent of the batched
 // code paths. rows = 0 means all rows.

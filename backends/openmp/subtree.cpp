@@ -22,7 +22,10 @@ class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
     GPUDM_REQUIRE(o.threads >= 0, "subtree/openmp: params.threads must be >= 0 (0 = OpenMP default)");
     options_ = o;
   }
-  void prepare(const Dataset& data) override { data_ = &data; }
+  void prepare(const Dataset& data) override {
+    data_ = &data;
+    has_nan_ = subtree::features_have_nan(data);
+  }
 
   void evaluate(const subtree::Population& pop, subtree::Coverage& out, PhaseTimer* timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "subtree/openmp: evaluate() before prepare()");
@@ -31,7 +34,7 @@ class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
     subtree::CpuPlan plan;
     {
       auto s = t.scope("encode");
-      plan = subtree::make_cpu_plan(pop, options_.strategy);
+      plan = subtree::make_cpu_plan(pop, options_.strategy, has_nan_);
     }
     auto s = t.scope("interpret");
     out.reset(pop.trees, data_->rows());
@@ -51,6 +54,7 @@ class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
  private:
   subtree::InterpreterOptions options_;
   const Dataset* data_ = nullptr;
+  bool has_nan_ = true;
 };
 
 }  // namespace

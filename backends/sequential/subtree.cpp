@@ -16,7 +16,10 @@ class SequentialTreeInterpreter final : public subtree::TreeInterpreter {
   std::string backend() const override { return "sequential"; }
   subtree::Strategy default_strategy() const override { return subtree::Strategy::mixed; }
   void configure(const subtree::InterpreterOptions& o) override { options_ = o; }
-  void prepare(const Dataset& data) override { data_ = &data; }
+  void prepare(const Dataset& data) override {
+    data_ = &data;
+    has_nan_ = subtree::features_have_nan(data);
+  }
 
   void evaluate(const subtree::Population& pop, subtree::Coverage& out, PhaseTimer* timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "subtree/sequential: evaluate() before prepare()");
@@ -25,7 +28,7 @@ class SequentialTreeInterpreter final : public subtree::TreeInterpreter {
     subtree::CpuPlan plan;
     {
       auto s = t.scope("encode");
-      plan = subtree::make_cpu_plan(pop, options_.strategy);
+      plan = subtree::make_cpu_plan(pop, options_.strategy, has_nan_);
     }
     auto s = t.scope("interpret");
     out.reset(pop.trees, data_->rows());
@@ -38,6 +41,7 @@ class SequentialTreeInterpreter final : public subtree::TreeInterpreter {
  private:
   subtree::InterpreterOptions options_;
   const Dataset* data_ = nullptr;
+  bool has_nan_ = true;
 };
 
 }  // namespace

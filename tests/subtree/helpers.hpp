@@ -22,8 +22,8 @@ std::unique_ptr<Family> make_subtree_family();
 namespace gpudm::subtree::test {
 
 // rows x cols: every third attribute nominal (4 values), values drawn from a small set so that
-// ties with thresholds occur, ~2% missing (NaN), a few +-inf and -0.0.
-inline Dataset random_dataset(std::size_t rows, std::size_t cols, std::uint64_t seed) {
+// ties with thresholds occur, a fraction `missing` of missing values (NaN), a few +-inf and -0.0.
+inline Dataset random_dataset(std::size_t rows, std::size_t cols, std::uint64_t seed, double missing = 0.02) {
   std::vector<Attribute> attrs(cols);
   for (std::size_t c = 0; c < cols; ++c) {
     attrs[c].name = "a" + std::to_string(c);
@@ -36,7 +36,7 @@ inline Dataset random_dataset(std::size_t rows, std::size_t cols, std::uint64_t 
   Rng rng(seed);
   for (std::size_t c = 0; c < cols; ++c)
     for (std::size_t r = 0; r < rows; ++r) {
-      if (rng.bernoulli(0.02)) {
+      if (missing > 0 && rng.bernoulli(missing)) {
         d.set_missing(r, c);
         continue;
       }

@@ -37,8 +37,9 @@ TEST_F(SubtreeCuda, AllInterpretersAreEquivalentToReference) {
       {4097, 5, 1, 70},
   };
   std::uint64_t seed = 500;
-  for (const Shape& sh : shapes) {
-    const Dataset d = test::random_dataset(sh.rows, sh.cols, ++seed);
+  for (const Shape& sh : shapes)
+  for (const double missing : {0.02, 0.0}) {
+    const Dataset d = test::random_dataset(sh.rows, sh.cols, ++seed, missing);
     const Population pop = generate_population(d, sh.trees, sh.depth, Rng(seed));
     const Coverage ref = reference_coverage(pop, d);
     interp->prepare(d);
@@ -49,7 +50,7 @@ TEST_F(SubtreeCuda, AllInterpretersAreEquivalentToReference) {
       PhaseTimer timer;
       interp->evaluate(pop, c, &timer);
       EXPECT_EQ(first_difference(c, ref, d.rows()), "")
-          << to_string(s) << " rows " << sh.rows << " cols " << sh.cols << " depth " << sh.depth << " trees " << sh.trees
+          << to_string(s) << " missing " << missing << " rows " << sh.rows << " cols " << sh.cols << " depth " << sh.depth << " trees " << sh.trees
           << " launch " << interp->describe().dump();
       EXPECT_GT(timer.seconds("interpret"), 0.0);
     }
@@ -58,7 +59,7 @@ TEST_F(SubtreeCuda, AllInterpretersAreEquivalentToReference) {
 
 TEST_F(SubtreeCuda, PosterGridShapeMatchesSequential) {
   // One poster-sized case (population 128, 127 nodes) on 200k rows: CUDA best vs sequential.
-  const Dataset d = test::random_dataset(200000, 28, 77);
+  const Dataset d = test::random_dataset(200000, 28, 77, 0.0);
   const Population pop = generate_population(d, 128, 6, Rng(3));
   auto seq = reg_.create<TreeInterpreter>("subtree", "sequential");
   seq->configure({Strategy::mixed, 0});

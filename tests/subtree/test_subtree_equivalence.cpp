@@ -20,8 +20,9 @@ void expect_all_equivalent(const std::string& backend, int threads, const std::v
   if (!reg.info("subtree", backend).available) GTEST_SKIP() << backend << ": " << reg.info("subtree", backend).reason;
   auto interp = reg.create<TreeInterpreter>("subtree", backend);
   std::uint64_t seed = 100;
-  for (const Shape& sh : shapes) {
-    const Dataset d = test::random_dataset(sh.rows, sh.cols, ++seed);
+  for (const Shape& sh : shapes)
+  for (const double missing : {0.02, 0.0}) {  // with NaN, and NaN-free (the bit-level fast leaf form)
+    const Dataset d = test::random_dataset(sh.rows, sh.cols, ++seed, missing);
     const Population pop = generate_population(d, sh.trees, sh.depth, Rng(seed));
     validate_population(pop, d);
     const Coverage ref = reference_coverage(pop, d);
@@ -34,7 +35,7 @@ void expect_all_equivalent(const std::string& backend, int threads, const std::v
       ASSERT_EQ(c.rows, d.rows());
       ASSERT_EQ(c.bits.size(), ref.bits.size());
       EXPECT_EQ(first_difference(c, ref, d.rows()), "")
-          << backend << "/" << to_string(s) << " rows " << sh.rows << " cols " << sh.cols << " depth " << sh.depth;
+          << backend << "/" << to_string(s) << " missing " << missing << " rows " << sh.rows << " cols " << sh.cols << " depth " << sh.depth;
     }
   }
 }

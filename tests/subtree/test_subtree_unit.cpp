@@ -74,8 +74,9 @@ TEST(SubtreeHand, ReferenceMatchesHandComputation) {
 
 TEST(SubtreeHand, EveryCpuStrategyMatchesHandComputation) {
   const HandCase h = hand_case();
+  ASSERT_TRUE(features_have_nan(h.data));
   for (Strategy s : {Strategy::postfix, Strategy::mixed, Strategy::subtree, Strategy::best}) {
-    const CpuPlan plan = make_cpu_plan(h.pop, s);
+    const CpuPlan plan = make_cpu_plan(h.pop, s, true);
     Coverage c;
     c.reset(1, h.data.rows());
     cpu_evaluate_batch(plan, h.data, 0, 0, h.data.rows(), c.tree(0));
@@ -98,6 +99,26 @@ TEST(SubtreeHand, EveryBackendMatchesHandComputation) {
       EXPECT_EQ(c.bits[0], kHandExpected) << b.backend << "/" << to_string(s);
     }
   }
+}
+
+TEST(SubtreeEncoding, NegateMaskFormMatchesPerLeafFormWithoutNan) {
+  // Without NaN, IN tests + XOR by the negate mask equal the per-leaf OUT tests.
+  const Dataset d = test::random_dataset(777, 6, 21, 0.0);
+  ASSERT_FALSE(features_have_nan(d));
+  const Population pop = generate_population(d, 9, 6, Rng(5));
+  const Coverage ref = reference_coverage(pop, d);
+  std::uint64_t negated = 0;
+  for (bool nan_form : {true, false}) {
+    const CpuPlan plan = make_cpu_plan(pop, Strategy::best, nan_form);
+    for (std::uint64_t m : plan.bits.neg_masks) negated |= m;
+    Coverage c;
+    c.reset(pop.trees, d.rows());
+    for (int t = 0; t < pop.trees; ++t)
+      for (std::size_t b = 0; b < d.rows(); b += kCpuBatchRows)
+        cpu_evaluate_batch(plan, d, t, b, std::min(d.rows(), b + kCpuBatchRows), c.tree(t));
+    EXPECT_EQ(first_difference(c, ref, d.rows()), "") << "nan form " << nan_form;
+  }
+  EXPECT_NE(negated, 0u);  // the population has OUT/!= leaves, so the mask path is exercised
 }
 
 TEST(SubtreeEncoding, TokenCountsFollowThePoster) {

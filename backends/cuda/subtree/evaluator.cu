@@ -28,6 +28,7 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
   void prepare(const Dataset& data) override {
     set_device(device_);
     data_ = upload_dataset(data, stream_);
+    has_nan_ = st::features_have_nan(data);
     prepared_ = true;
   }
 
@@ -68,6 +69,7 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
         case st::Strategy::best:
           upload(d_leaves_, bits.leaves);
           upload(d_masks_, bits.and_masks);
+          upload(d_neg_, bits.neg_masks);
           break;
       }
     }
@@ -84,8 +86,9 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
           k::launch_subtree(view, d_levels_.data(), pop.depth, pop.trees, d_cov_.data(), wpt, device_props(device_), stream_);
           break;
         case st::Strategy::best:
-          best_ = k::plan_best(view, pop.trees, device_props(device_));
-          k::launch_best(view, d_leaves_.data(), d_masks_.data(), pop.depth, pop.trees, d_cov_.data(), wpt, best_, stream_);
+          best_ = k::plan_best(view, pop.depth, pop.trees, has_nan_, device_props(device_));
+          k::launch_best(view, d_leaves_.data(), d_masks_.data(), d_neg_.data(), pop.depth, pop.trees, d_cov_.data(), wpt,
+                         best_, stream_);
           break;
       }
     }
@@ -108,6 +111,7 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
       j["grid"] = {best_.tiles, best_.groups};
       j["block"] = k::BestPolicy::kBlock;
       j["shared_bytes"] = best_.shared_bytes;
+      j["nan_checks"] = best_.nan_checks;
     } else if (last_ == st::Strategy::subtree) {
       j["block"] = {k::SubtreePolicy::kInstances, k::SubtreePolicy::kMaxSlotThreads};
     } else {
@@ -130,10 +134,11 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
   DeviceBuffer<std::uint32_t> d_tokens_, d_offsets_, d_cov_;
   DeviceBuffer<st::Node> d_levels_;
   DeviceBuffer<st::BitLeaf> d_leaves_;
-  DeviceBuffer<std::uint64_t> d_masks_;
+  DeviceBuffer<std::uint64_t> d_masks_, d_neg_;
   k::BestLaunch best_;
   st::Strategy last_ = st::Strategy::best;
   bool prepared_ = false;
+  bool has_nan_ = true;
 };
 
 }  // namespace

@@ -61,7 +61,7 @@ __global__ void subtree_kernel(DatasetView d, const Node* __restrict__ levels, i
   constexpr int kI = SubtreePolicy::kInstances;
   extern __shared__ std::uint8_t subtree_smem[];
   const int leaves = 1 << depth;
-  std::uint8_t* buf[2] = {subtree_smem, subtree_smem + static_cast<std::size_t>(leaves) * kI};
+  const int half = leaves * kI;  // the two level arrays: [0, half) and [half, 2 half)
   const int tx = threadIdx.x, ty = threadIdx.y;
   const std::size_t row = static_cast<std::size_t>(blockIdx.x) * kI + tx;  // < padded_rows by construction
   const int t = blockIdx.y;
@@ -70,20 +70,20 @@ __global__ void subtree_kernel(DatasetView d, const Node* __restrict__ levels, i
   for (int y = ty; y < leaves; y += blockDim.y) {  // level `depth` (leaves) is first in the array
     const Node n = tree[y];
     const float x = __ldg(d.features + static_cast<std::size_t>(::gpudm::rules::attribute_of(n.word)) * d.padded_rows + row);
-    buf[0][y * kI + tx] = ::gpudm::subtree::level_leaf(n, x);
+    subtree_smem[y * kI + tx] = ::gpudm::subtree::level_leaf(n, x);
   }
   __syncthreads();
   int cur = 0;
   for (int k = depth - 1; k >= 0; --k) {
     const Node* level = tree + ::gpudm::subtree::level_offset(depth, k);
-    const std::uint8_t* src = buf[cur];
-    std::uint8_t* dst = buf[cur ^ 1];
+    const std::uint8_t* src = subtree_smem + cur * half;
+    std::uint8_t* dst = subtree_smem + (cur ^ 1) * half;
     for (int y = ty; y < (1 << k); y += blockDim.y)
       dst[y * kI + tx] = ::gpudm::subtree::level_combine(level[y].word, src[2 * y * kI + tx], src[(2 * y + 1) * kI + tx]);
     __syncthreads();
     cur ^= 1;
   }
-  if (ty == 0) store_ballot(buf[cur][tx] != 0, row, d, cov + static_cast<std::size_t>(t) * words_per_tree);
+  if (ty == 0) store_ballot(subtree_smem[cur * half + tx] != 0, row, d, cov + static_cast<std::size_t>(t) * words_per_tree);
 }
 
 // Ours: bit-level interpreter. A block owns a tile of kBlock * R rows and a group of trees;
@@ -91,11 +91,13 @@ __global__ void subtree_kernel(DatasetView d, const Node* __restrict__ levels, i
 // is evaluated with no synchronisation: the 2^D leaf results of a row are bits of one 64-bit
 // register (leaves in bit-reversed slot order), each level is 5 word operations (bit_reduce),
 // and the root bits of a warp are one ballot word. Leaf parameters are one uniform 128-bit
-// load each (the whole warp reads the same leaf).
-template <int D, int R, bool kStaged>
+// load each (the whole warp reads the same leaf). Without NaN in the data (!kNan) every leaf
+// is an IN test (two compares) and the OUT leaves are flipped by one XOR per row and tree.
+template <int D, int R, bool kStaged, bool kNan>
 __global__ void __launch_bounds__(BestPolicy::kBlock)
-    best_kernel(DatasetView d, const BitLeaf* __restrict__ leaves, const std::uint64_t* __restrict__ and_masks, int trees,
-                int trees_per_block, std::uint32_t* __restrict__ cov, std::size_t words_per_tree) {
+    best_kernel(DatasetView d, const BitLeaf* __restrict__ leaves, const std::uint64_t* __restrict__ and_masks,
+                const std::uint64_t* __restrict__ neg_masks, int trees, int trees_per_block, std::uint32_t* __restrict__ cov,
+                std::size_t words_per_tree) {
   constexpr int kB = BestPolicy::kBlock;
   constexpr int kTile = kB * R;
   constexpr int L = 1 << D;
@@ -123,7 +125,6 @@ __global__ void __launch_bounds__(BestPolicy::kBlock)
     for (int s = 0; s < L; ++s) {
       const uint4 raw = __ldg(reinterpret_cast<const uint4*>(tl + s));
       const std::uint32_t attr = raw.x & ~::gpudm::subtree::kBitOut;
-      const std::uint32_t out = raw.x & ::gpudm::subtree::kBitOut;
       const float lo = __uint_as_float(raw.y), hi = __uint_as_float(raw.z);
 #pragma unroll
       for (int r = 0; r < R; ++r) {
@@ -134,15 +135,18 @@ __global__ void __launch_bounds__(BestPolicy::kBlock)
           const std::size_t row = tile0 + r * kB + threadIdx.x;
           x = row < d.padded_rows ? __ldg(d.features + static_cast<std::size_t>(attr) * d.padded_rows + row) : 0.0f;
         }
-        bits[r] |= static_cast<std::uint64_t>(::gpudm::subtree::bit_leaf(out, lo, hi, x)) << s;
+        const bool v = kNan ? ::gpudm::subtree::bit_leaf(raw.x & ::gpudm::subtree::kBitOut, lo, hi, x)
+                            : ::gpudm::subtree::bit_leaf_in(lo, hi, x);
+        if (v) bits[r] |= 1ull << s;
       }
     }
     const std::uint64_t mask = __ldg(reinterpret_cast<const unsigned long long*>(and_masks) + t);
+    const std::uint64_t neg = kNan ? 0ull : __ldg(reinterpret_cast<const unsigned long long*>(neg_masks) + t);
     std::uint32_t* tree_cov = cov + static_cast<std::size_t>(t) * words_per_tree;
 #pragma unroll
     for (int r = 0; r < R; ++r) {
       const std::size_t row = tile0 + r * kB + threadIdx.x;
-      store_ballot(::gpudm::subtree::bit_reduce(bits[r], mask, D), row, d, tree_cov);
+      store_ballot(::gpudm::subtree::bit_reduce(bits[r] ^ neg, mask, D), row, d, tree_cov);
     }
   }
 }

@@ -51,9 +51,10 @@ void launch_subtree(const DatasetView& d, const ::gpudm::subtree::Node* levels, 
   GPUDM_CUDA_CHECK_LAUNCH();
 }
 
-BestLaunch plan_best(const DatasetView& d, int trees, const DeviceProps& props) {
+BestLaunch plan_best(const DatasetView& d, int depth, int trees, bool data_has_nan, const DeviceProps& props) {
   check_trees(trees);
   BestLaunch p;
+  p.nan_checks = data_has_nan;
   const int sms = std::max(1, props.sm_count);
   const auto tiles_for = [&](int r) {
     const std::size_t tile = static_cast<std::size_t>(BestPolicy::kBlock) * r;
@@ -65,7 +66,7 @@ BestLaunch plan_best(const DatasetView& d, int trees, const DeviceProps& props) 
   p.rows_per_thread = 1;
   p.staged = fits(1);
   for (int r : {4, 2}) {
-    if (fits(r) && tiles_for(r) >= static_cast<std::size_t>(BestPolicy::kMinTilesPerSm) * sms) {
+    if (depth >= BestPolicy::kMinDepthForRows && fits(r) && tiles_for(r) >= static_cast<std::size_t>(BestPolicy::kMinTilesPerSm) * sms) {
       p.rows_per_thread = r;
       break;
     }
@@ -84,37 +85,48 @@ BestLaunch plan_best(const DatasetView& d, int trees, const DeviceProps& props) 
 
 namespace {
 
-template <int D, int R, bool S>
-void launch_best_t(const DatasetView& d, const ::gpudm::subtree::BitLeaf* leaves, const std::uint64_t* masks, int trees,
-                   std::uint32_t* cov, std::size_t wpt, const BestLaunch& p, cudaStream_t stream) {
-  best_kernel<D, R, S><<<dim3(p.tiles, p.groups), BestPolicy::kBlock, p.shared_bytes, stream>>>(
-      d, leaves, masks, trees, p.trees_per_block, cov, wpt);
+using ::gpudm::subtree::BitLeaf;
+
+template <int D, int R, bool S, bool N>
+void launch_best_t(const DatasetView& d, const BitLeaf* leaves, const std::uint64_t* masks, const std::uint64_t* neg,
+                   int trees, std::uint32_t* cov, std::size_t wpt, const BestLaunch& p, cudaStream_t stream) {
+  best_kernel<D, R, S, N><<<dim3(p.tiles, p.groups), BestPolicy::kBlock, p.shared_bytes, stream>>>(
+      d, leaves, masks, neg, trees, p.trees_per_block, cov, wpt);
   GPUDM_CUDA_CHECK_LAUNCH();
 }
 
-template <int D>
-void launch_best_d(const DatasetView& d, const ::gpudm::subtree::BitLeaf* leaves, const std::uint64_t* masks, int trees,
-                   std::uint32_t* cov, std::size_t wpt, const BestLaunch& p, cudaStream_t stream) {
-  if (!p.staged) return launch_best_t<D, 1, false>(d, leaves, masks, trees, cov, wpt, p, stream);
-  switch (p.rows_per_thread) {
-    case 4: return launch_best_t<D, 4, true>(d, leaves, masks, trees, cov, wpt, p, stream);
-    case 2: return launch_best_t<D, 2, true>(d, leaves, masks, trees, cov, wpt, p, stream);
-    default: return launch_best_t<D, 1, true>(d, leaves, masks, trees, cov, wpt, p, stream);
+// Shallow trees (tests, small sizes) only get R = 1: fewer instantiations.
+template <int D, bool N>
+void launch_best_n(const DatasetView& d, const BitLeaf* leaves, const std::uint64_t* masks, const std::uint64_t* neg,
+                   int trees, std::uint32_t* cov, std::size_t wpt, const BestLaunch& p, cudaStream_t stream) {
+  if (!p.staged) return launch_best_t<D, 1, false, N>(d, leaves, masks, neg, trees, cov, wpt, p, stream);
+  if constexpr (D >= BestPolicy::kMinDepthForRows) {
+    if (p.rows_per_thread == 4) return launch_best_t<D, 4, true, N>(d, leaves, masks, neg, trees, cov, wpt, p, stream);
+    if (p.rows_per_thread == 2) return launch_best_t<D, 2, true, N>(d, leaves, masks, neg, trees, cov, wpt, p, stream);
   }
+  return launch_best_t<D, 1, true, N>(d, leaves, masks, neg, trees, cov, wpt, p, stream);
+}
+
+template <int D>
+void launch_best_d(const DatasetView& d, const BitLeaf* leaves, const std::uint64_t* masks, const std::uint64_t* neg,
+                   int trees, std::uint32_t* cov, std::size_t wpt, const BestLaunch& p, cudaStream_t stream) {
+  if (p.nan_checks) return launch_best_n<D, true>(d, leaves, masks, neg, trees, cov, wpt, p, stream);
+  return launch_best_n<D, false>(d, leaves, masks, neg, trees, cov, wpt, p, stream);
 }
 
 }  // namespace
 
-void launch_best(const DatasetView& d, const ::gpudm::subtree::BitLeaf* leaves, const std::uint64_t* and_masks, int depth,
-                 int trees, std::uint32_t* cov, std::size_t words_per_tree, const BestLaunch& p, cudaStream_t stream) {
+void launch_best(const DatasetView& d, const BitLeaf* leaves, const std::uint64_t* and_masks, const std::uint64_t* neg_masks,
+                 int depth, int trees, std::uint32_t* cov, std::size_t words_per_tree, const BestLaunch& p,
+                 cudaStream_t stream) {
   if (p.tiles == 0 || p.groups == 0) return;
   switch (depth) {
-    case 1: return launch_best_d<1>(d, leaves, and_masks, trees, cov, words_per_tree, p, stream);
-    case 2: return launch_best_d<2>(d, leaves, and_masks, trees, cov, words_per_tree, p, stream);
-    case 3: return launch_best_d<3>(d, leaves, and_masks, trees, cov, words_per_tree, p, stream);
-    case 4: return launch_best_d<4>(d, leaves, and_masks, trees, cov, words_per_tree, p, stream);
-    case 5: return launch_best_d<5>(d, leaves, and_masks, trees, cov, words_per_tree, p, stream);
-    case 6: return launch_best_d<6>(d, leaves, and_masks, trees, cov, words_per_tree, p, stream);
+    case 1: return launch_best_d<1>(d, leaves, and_masks, neg_masks, trees, cov, words_per_tree, p, stream);
+    case 2: return launch_best_d<2>(d, leaves, and_masks, neg_masks, trees, cov, words_per_tree, p, stream);
+    case 3: return launch_best_d<3>(d, leaves, and_masks, neg_masks, trees, cov, words_per_tree, p, stream);
+    case 4: return launch_best_d<4>(d, leaves, and_masks, neg_masks, trees, cov, words_per_tree, p, stream);
+    case 5: return launch_best_d<5>(d, leaves, and_masks, neg_masks, trees, cov, words_per_tree, p, stream);
+    case 6: return launch_best_d<6>(d, leaves, and_masks, neg_masks, trees, cov, words_per_tree, p, stream);
     default:
       throw ::gpudm::Error("subtree/cuda: interpreter 'best' handles depth 1..6, got " + std::to_string(depth));
   }

@@ -27,9 +27,11 @@ struct BestLaunch {
   unsigned tiles = 0;
   unsigned groups = 0;
   std::size_t shared_bytes = 0;
+  bool nan_checks = true;  // per-leaf OUT tests (data with NaN) instead of IN tests + negate mask
 };
-BestLaunch plan_best(const DatasetView& d, int trees, const DeviceProps& props);
-void launch_best(const DatasetView& d, const ::gpudm::subtree::BitLeaf* leaves, const std::uint64_t* and_masks, int depth,
-                 int trees, std::uint32_t* cov, std::size_t words_per_tree, const BestLaunch& plan, cudaStream_t stream);
+BestLaunch plan_best(const DatasetView& d, int depth, int trees, bool data_has_nan, const DeviceProps& props);
+void launch_best(const DatasetView& d, const ::gpudm::subtree::BitLeaf* leaves, const std::uint64_t* and_masks,
+                 const std::uint64_t* neg_masks, int depth, int trees, std::uint32_t* cov, std::size_t words_per_tree,
+                 const BestLaunch& plan, cudaStream_t stream);
 
 }  // namespace gpudm::backend::cuda::subtree_kernels

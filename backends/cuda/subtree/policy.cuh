@@ -30,6 +30,7 @@ struct BestPolicy {
   static constexpr std::size_t kStageBudgetBytes = 32 * 1024;
   static constexpr int kMinTilesPerSm = 1;
   static constexpr int kTargetBlocksPerSm = 8;
+  static constexpr int kMinDepthForRows = 4;  // shallower trees run with R = 1 (fewer kernel instantiations)
 };
 
 }  // namespace gpudm::backend::cuda::subtree_kernels
