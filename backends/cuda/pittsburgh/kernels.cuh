@@ -1,0 +1,339 @@
+#pragma once
+// Pittsburgh kernels. C++17 (nvcc). Opcode meaning comes from algorithms/rules/opcodes.hpp;
+// populations reach the kernels validated (algorithms/pittsburgh/population.cpp), so the
+// interpreters do no bounds checks.
+#include <cstdint>
+
+#include "algorithms/rules/confusion.hpp"
+#include "algorithms/rules/opcodes.hpp"
+#include "backends/cuda/common/dataset.cuh"
+
+namespace gpudm::backend::cuda::pitt {
+
+// Flattened (sub-)population on one device; offsets are local to the slice.
+struct PopView {
+  const std::uint32_t* words = nullptr;
+  const std::uint32_t* rule_word_begin = nullptr;
+  const std::int32_t* rule_consequent = nullptr;
+  const std::uint32_t* ind_rule_begin = nullptr;  // individuals + 1
+  const std::uint32_t* ind_word_begin = nullptr;  // individuals + 1
+  const std::int32_t* default_class = nullptr;
+  std::uint32_t individuals = 0;
+  std::uint32_t max_rules = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Faithful path: the paper's four kernels (Cano, Zafra, Ventura 2014, Listings 1-4).
+// ---------------------------------------------------------------------------------------
+struct FaithfulPolicy {
+  static constexpr int kCoverageThreads = 192;        // Table 1: 100% occupancy on Fermi
+  static constexpr int kRuleFitnessThreads = 128;     // 2-level reduction, sequential addressing
+  static constexpr int kClassificationThreads = 192;
+  static constexpr int kRuleSetFitnessThreads = 128;
+  static constexpr unsigned kMaxGridY = 65535;
+};
+
+// Grid (individuals, row blocks, rules): one thread interprets one rule on one instance and
+// writes the outcome code into result[(ind * max_rules + rule) * stride + row].
+__global__ void coverage_kernel(PopView pop, DatasetView data, std::uint8_t* result, std::size_t stride) {
+  const std::uint32_t ind = blockIdx.x;
+  const std::uint32_t rl = blockIdx.z;
+  const std::uint32_t r0 = pop.ind_rule_begin[ind];
+  if (rl >= pop.ind_rule_begin[ind + 1] - r0) return;
+  const std::uint32_t r = r0 + rl;
+  const std::uint32_t* tokens = pop.words + pop.rule_word_begin[r];
+  const std::int32_t cons = pop.rule_consequent[r];
+  std::uint8_t* out = result + (static_cast<std::size_t>(ind) * pop.max_rules + rl) * stride;
+  for (std::size_t row = static_cast<std::size_t>(blockIdx.y) * blockDim.x + threadIdx.x; row < data.rows;
+       row += static_cast<std::size_t>(gridDim.y) * blockDim.x) {
+    const float* x = data.features + row;
+    const std::size_t pr = data.padded_rows;
+    const bool covers = rules::evaluate(tokens, [&](std::uint32_t a) { return x[a * pr]; });
+    out[row] = rules::outcome(covers, data.labels[row] == cons);
+  }
+}
+
+// Grid (individuals, rules), 128 threads: counts the outcome codes of one rule (each thread a
+// strided slice, then a shared-memory tree reduction) and computes sensitivity x specificity.
+__global__ void rule_fitness_kernel(PopView pop, const std::uint8_t* result, std::size_t stride, std::size_t rows,
+                                    rules::ConfusionMatrix* confusion, float* fitness) {
+  constexpr int B = FaithfulPolicy::kRuleFitnessThreads;
+  __shared__ unsigned cnt[4][B];
+  const std::uint32_t ind = blockIdx.x, rl = blockIdx.y;
+  const std::uint32_t r0 = pop.ind_rule_begin[ind];
+  if (rl >= pop.ind_rule_begin[ind + 1] - r0) return;
+  const int t = threadIdx.x;
+  unsigned c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+  const std::uint8_t* codes = result + (static_cast<std::size_t>(ind) * pop.max_rules + rl) * stride;
+  for (std::size_t i = t; i < rows; i += B) {
+    const std::uint8_t c = codes[i];
+    c0 += c == rules::kTP;
+    c1 += c == rules::kTN;
+    c2 += c == rules::kFP;
+    c3 += c == rules::kFN;
+  }
+  cnt[0][t] = c0;
+  cnt[1][t] = c1;
+  cnt[2][t] = c2;
+  cnt[3][t] = c3;
+  __syncthreads();
+  for (int s = B / 2; s > 0; s >>= 1) {
+    if (t < s)
+      for (int k = 0; k < 4; ++k) cnt[k][t] += cnt[k][t + s];
+    __syncthreads();
+  }
+  if (t == 0) {
+    rules::ConfusionMatrix m;
+    m.tp = cnt[rules::kTP][0];
+    m.tn = cnt[rules::kTN][0];
+    m.fp = cnt[rules::kFP][0];
+    m.fn = cnt[rules::kFN][0];
+    confusion[r0 + rl] = m;
+    fitness[r0 + rl] = rules::sensitivity_specificity(m);
+  }
+}
+
+// Grid (individuals, row blocks): decision list over the coverage codes (first covering rule
+// decides: TP = correct, FP = wrong; none covers: default class). 1 = correctly classified.
+__global__ void classification_kernel(PopView pop, DatasetView data, const std::uint8_t* result, std::size_t stride,
+                                      std::uint8_t* classified) {
+  const std::uint32_t ind = blockIdx.x;
+  const std::uint32_t nr = pop.ind_rule_begin[ind + 1] - pop.ind_rule_begin[ind];
+  const std::int32_t def = pop.default_class[ind];
+  const std::uint8_t* codes = result + static_cast<std::size_t>(ind) * pop.max_rules * stride;
+  for (std::size_t row = static_cast<std::size_t>(blockIdx.y) * blockDim.x + threadIdx.x; row < data.rows;
+       row += static_cast<std::size_t>(gridDim.y) * blockDim.x) {
+    std::uint8_t ok = data.labels[row] == def;
+    for (std::uint32_t r = 0; r < nr; ++r) {
+      const std::uint8_t c = codes[static_cast<std::size_t>(r) * stride + row];
+      if (c == rules::kTP) { ok = 1; break; }
+      if (c == rules::kFP) { ok = 0; break; }
+    }
+    classified[static_cast<std::size_t>(ind) * stride + row] = ok;
+  }
+}
+
+// Grid (individuals), 128 threads: counts correct predictions (accuracy = correct / rows).
+__global__ void ruleset_fitness_kernel(const std::uint8_t* classified, std::size_t stride, std::size_t rows,
+                                       std::uint32_t* correct) {
+  constexpr int B = FaithfulPolicy::kRuleSetFitnessThreads;
+  __shared__ unsigned cnt[B];
+  const int t = threadIdx.x;
+  const std::uint8_t* c = classified + static_cast<std::size_t>(blockIdx.x) * stride;
+  unsigned s = 0;
+  for (std::size_t i = t; i < rows; i += B) s += c[i];
+  cnt[t] = s;
+  __syncthreads();
+  for (int k = B / 2; k > 0; k >>= 1) {
+    if (t < k) cnt[t] += cnt[t + k];
+    __syncthreads();
+  }
+  if (t == 0) correct[blockIdx.x] = cnt[0];
+}
+
+// ---------------------------------------------------------------------------------------
+// Fast path: one fused kernel.
+//  - grid.y = groups of whole individuals whose tokens fit kWordsBudget words; the group's
+//    tokens live in shared memory for the whole kernel (warp-uniform broadcast reads);
+//  - grid.x = persistent blocks striding over tiles of T = BLOCK * R rows; a tile's columns
+//    are staged once in shared memory and reused by every rule of every individual of the group;
+//  - every warp interprets the same token at the same time (uniform branches), each thread
+//    R rows, so one token decode serves R comparisons; the boolean stack is a 32-bit shift
+//    register per row (push = 2*st + p; AND/OR/NOT are two bit operations);
+//  - counting: a warp ballot per (rule, 32 rows) gives the coverage mask; TP/FP/FN are
+//    popcounts against the ballot of (label == consequent); the decision list keeps an
+//    "undecided" mask per 32 rows, so classification costs three bit operations per rule;
+//    counts go to shared-memory counters, flushed with one global atomic per block at the end.
+// ---------------------------------------------------------------------------------------
+struct FastPolicy {
+  static constexpr int kWordsBudget = 4096;         // words of one group staged in shared memory
+  static constexpr int kMaxStackBits = 32;          // rules deeper than this use the faithful path
+  static constexpr std::size_t kTileBytesTarget = 48 * 1024;
+  static constexpr int kBlocksPerSmCap = 8;
+};
+
+struct FastArgs {
+  PopView pop;
+  DatasetView data;
+  const std::uint32_t* group_begin = nullptr;  // groups + 1, individual indexes
+  std::uint32_t max_group_words = 0;
+  std::uint32_t max_group_counters = 0;  // 3 * rules + individuals, largest group
+  std::uint32_t tiles = 0;
+  std::uint32_t* rule_counts = nullptr;  // 3 per rule: tp, fp, fn
+  std::uint32_t* correct = nullptr;      // per individual
+};
+
+template <int BLOCK, int R>
+__device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const float* s_x, std::uint32_t (&st)[R]) {
+  constexpr int T = BLOCK * R;
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < R; ++k) st[k] = 1u;  // bit 0 = top of stack; an empty antecedent covers all
+  for (int i = 0;;) {
+    const std::uint32_t w = tok[i];
+    const std::uint32_t op = w & 0xFFu;
+    if (op == rules::kEnd) break;
+    if (op <= rules::kOut) {
+      const float* col = s_x + (w >> 8) * T + tid;
+      const float a = __uint_as_float(tok[i + 1]);
+      float x[R];
+#pragma unroll
+      for (int k = 0; k < R; ++k) x[k] = col[k * BLOCK];
+      std::uint32_t p[R];
+      switch (op) {
+        case rules::kGt:
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] > a;
+          break;
+        case rules::kGe:
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] >= a;
+          break;
+        case rules::kLt:
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] < a;
+          break;
+        case rules::kLe:
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] <= a;
+          break;
+        case rules::kEq:
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] == a;
+          break;
+        case rules::kNe:  // NaN (missing) compares false, as in rules::compare
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] != a && x[k] == x[k];
+          break;
+        case rules::kIn: {
+          const float b = __uint_as_float(tok[i + 2]);
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] >= a && x[k] <= b;
+          break;
+        }
+        default: {  // kOut
+          const float b = __uint_as_float(tok[i + 2]);
+#pragma unroll
+          for (int k = 0; k < R; ++k) p[k] = x[k] < a || x[k] > b;
+          break;
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] = (st[k] << 1) | p[k];
+      i += op >= rules::kIn ? 3 : 2;
+    } else if (op == rules::kAnd) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] = (st[k] >> 1) & (st[k] | ~1u);
+      ++i;
+    } else if (op == rules::kOr) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] = (st[k] >> 1) | (st[k] & 1u);
+      ++i;
+    } else {  // kNot
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] ^= 1u;
+      ++i;
+    }
+  }
+}
+
+template <int BLOCK, int R>
+__global__ void __launch_bounds__(BLOCK) fused_kernel(FastArgs args) {
+  constexpr int T = BLOCK * R;
+  constexpr unsigned kFull = 0xFFFFFFFFu;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const DatasetView& data = args.data;
+  const PopView& pop = args.pop;
+  const int tid = threadIdx.x, lane = tid & 31;
+  const std::size_t cols = data.cols, padded = data.padded_rows;
+  float* s_x = reinterpret_cast<float*>(smem_raw);
+  std::uint32_t* s_words = reinterpret_cast<std::uint32_t*>(s_x + cols * T);
+  std::uint32_t* s_cnt = s_words + args.max_group_words;
+
+  const std::uint32_t g = blockIdx.y;
+  const std::uint32_t i0 = args.group_begin[g], i1 = args.group_begin[g + 1];
+  const std::uint32_t w0 = pop.ind_word_begin[i0], nw = pop.ind_word_begin[i1] - w0;
+  const std::uint32_t rr0 = pop.ind_rule_begin[i0], nrules = pop.ind_rule_begin[i1] - rr0;
+  const std::uint32_t ncnt = 3 * nrules + (i1 - i0);
+  std::uint32_t* s_correct = s_cnt + 3 * nrules;
+  for (std::uint32_t j = tid; j < nw; j += BLOCK) s_words[j] = pop.words[w0 + j];
+  for (std::uint32_t j = tid; j < ncnt; j += BLOCK) s_cnt[j] = 0;
+
+  for (std::uint32_t tile = blockIdx.x; tile < args.tiles; tile += gridDim.x) {
+    __syncthreads();  // the previous tile is consumed (and the staging above is complete)
+    const std::size_t base = static_cast<std::size_t>(tile) * T;
+    for (std::size_t c = 0; c < cols; ++c) {
+      const float4* src = reinterpret_cast<const float4*>(data.features + c * padded + base);
+      float4* dst = reinterpret_cast<float4*>(s_x + c * T);
+      for (int j = tid; j < T / 4; j += BLOCK)
+        dst[j] = base + 4 * static_cast<std::size_t>(j) < padded ? src[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+    int lab[R];
+    std::uint32_t valid[R];
+#pragma unroll
+    for (int k = 0; k < R; ++k) {
+      const std::size_t row = base + static_cast<std::size_t>(k) * BLOCK + tid;
+      lab[k] = row < data.rows ? data.labels[row] : -1;
+      valid[k] = __ballot_sync(kFull, row < data.rows);
+    }
+    __syncthreads();
+    for (std::uint32_t ind = i0; ind < i1; ++ind) {
+      std::uint32_t und[R], corr[R];
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        und[k] = valid[k];
+        corr[k] = 0;
+      }
+      const std::uint32_t rb = pop.ind_rule_begin[ind], re = pop.ind_rule_begin[ind + 1];
+      for (std::uint32_t r = rb; r < re; ++r) {
+        const std::uint32_t* tok = s_words + (pop.rule_word_begin[r] - w0);
+        const std::int32_t cons = pop.rule_consequent[r];
+        std::uint32_t st[R];
+        interpret_rows<BLOCK, R>(tok, s_x, st);
+        std::uint32_t tp = 0, fp = 0, fn = 0;
+#pragma unroll
+        for (int k = 0; k < R; ++k) {
+          const std::uint32_t m = __ballot_sync(kFull, st[k] & 1u) & valid[k];
+          const std::uint32_t e = __ballot_sync(kFull, lab[k] == cons);
+          tp += __popc(m & e);
+          fp += __popc(m & ~e);
+          fn += __popc(~m & e);
+          corr[k] |= m & und[k] & e;
+          und[k] &= ~m;
+        }
+        if (lane == 0) {
+          std::uint32_t* c = s_cnt + 3 * (r - rr0);
+          if (tp) atomicAdd(c, tp);
+          if (fp) atomicAdd(c + 1, fp);
+          if (fn) atomicAdd(c + 2, fn);
+        }
+      }
+      const std::int32_t def = pop.default_class[ind];
+      std::uint32_t ok = 0;
+#pragma unroll
+      for (int k = 0; k < R; ++k) ok += __popc(corr[k] | (und[k] & __ballot_sync(kFull, lab[k] == def)));
+      if (lane == 0 && ok) atomicAdd(s_correct + (ind - i0), ok);
+    }
+  }
+  __syncthreads();
+  for (std::uint32_t j = tid; j < 3 * nrules; j += BLOCK)
+    if (s_cnt[j]) atomicAdd(args.rule_counts + 3 * rr0 + j, s_cnt[j]);
+  for (std::uint32_t j = tid; j < i1 - i0; j += BLOCK)
+    if (s_correct[j]) atomicAdd(args.correct + i0 + j, s_correct[j]);
+}
+
+// Per rule: TN = rows - TP - FP - FN, and the fitness.
+__global__ void finalize_kernel(const std::uint32_t* counts, std::uint32_t rules, std::uint32_t rows,
+                                rules::ConfusionMatrix* confusion, float* fitness) {
+  const std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rules) return;
+  rules::ConfusionMatrix m;
+  m.tp = counts[3 * r];
+  m.fp = counts[3 * r + 1];
+  m.fn = counts[3 * r + 2];
+  m.tn = rows - m.tp - m.fp - m.fn;
+  confusion[r] = m;
+  fitness[r] = rules::sensitivity_specificity(m);
+}
+
+}  // namespace gpudm::backend::cuda::pitt

@@ -1,0 +1,44 @@
+// Registers the Pittsburgh rule-set evaluators: sequential (oracle), openmp, cuda (paths
+// "faithful" and "fast", 1..N devices, chosen with EvaluatorOptions).
+#include "algorithms/pittsburgh/evaluate_cli.hpp"
+#include "algorithms/pittsburgh/evaluator.hpp"
+#include "backends/register.hpp"
+#include "backends/sequential/pittsburgh.hpp"
+#ifdef GPUDM_HAVE_OPENMP
+#include "backends/openmp/pittsburgh.hpp"
+#endif
+#ifdef GPUDM_HAVE_CUDA
+#include "backends/cuda/pittsburgh/evaluator.hpp"
+#endif
+
+namespace gpudm {
+
+void register_pittsburgh(Registry& r) {
+  using pittsburgh::RuleSetEvaluator;
+  const std::string fam = pittsburgh::kFamilyName;
+  r.add<RuleSetEvaluator>(fam, "sequential", [] { return backend::sequential::make_pittsburgh_evaluator(); });
+#ifdef GPUDM_HAVE_OPENMP
+  r.add<RuleSetEvaluator>(fam, "openmp", [] { return backend::openmp::make_pittsburgh_evaluator(); });
+#else
+  r.add_unavailable(fam, "openmp", openmp_missing_reason());
+#endif
+#ifdef GPUDM_HAVE_CUDA
+  if (const std::string why = cuda_missing_reason(); why.empty())
+    r.add<RuleSetEvaluator>(fam, "cuda", [] { return backend::cuda::make_pittsburgh_evaluator(); });
+  else
+    r.add_unavailable(fam, "cuda", why);
+#else
+  r.add_unavailable(fam, "cuda", cuda_missing_reason());
+#endif
+}
+
+// The CLI entry point with its own registry of this family's backends (the runner calls it
+// for `run_experiment --evaluate pittsburgh ...`).
+int pittsburgh::evaluate_cli(const std::string& population, const std::string& dataset, const std::string& backend,
+                             DatasetProvider& datasets) {
+  Registry r;
+  register_pittsburgh(r);
+  return evaluate_cli(population, dataset, backend, datasets, r, EvaluatorOptions{});
+}
+
+}  // namespace gpudm

@@ -1,0 +1,52 @@
+#pragma once
+// Small datasets and helpers shared by the Pittsburgh tests.
+#include <string>
+#include <vector>
+
+#include "algorithms/core/dataset.hpp"
+#include "algorithms/core/rng.hpp"
+#include "algorithms/pittsburgh/evaluator.hpp"
+#include "algorithms/core/registry.hpp"
+
+namespace gpudm {
+void register_pittsburgh(Registry&);
+}
+
+namespace pitt_test {
+
+// rows x (numeric cols + 1 nominal col with 3 values), `classes` classes, some missing values.
+inline gpudm::Dataset random_dataset(std::size_t rows, std::size_t numeric, int classes, std::uint64_t seed,
+                                     bool with_missing = true) {
+  std::vector<gpudm::Attribute> attrs;
+  for (std::size_t c = 0; c < numeric; ++c) attrs.push_back({std::string("x") + std::to_string(c), gpudm::AttributeKind::numeric, {}});
+  attrs.push_back({"color", gpudm::AttributeKind::nominal, {"red", "green", "blue"}});
+  std::vector<std::string> cls;
+  for (int k = 0; k < classes; ++k) cls.push_back(std::string("c") + std::to_string(k));
+  gpudm::Dataset d("random", gpudm::Task::classification, rows, attrs, cls);
+  gpudm::Rng rng(seed);
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t c = 0; c < numeric; ++c) d.at(i, c) = static_cast<float>(rng.below(21)) * 0.5f - 5.0f;  // ties on purpose
+    d.at(i, numeric) = static_cast<float>(rng.below(3));
+    d.set_label(i, rng.below_int(classes));
+    if (with_missing && rng.bernoulli(0.02)) d.set_missing(i, rng.below(numeric + 1));
+  }
+  return d;
+}
+
+inline std::string first_difference(const gpudm::pittsburgh::EvaluationResult& a,
+                                     const gpudm::pittsburgh::EvaluationResult& b) {
+  if (a.rule_confusion.size() != b.rule_confusion.size()) return "rule count differs";
+  for (std::size_t r = 0; r < a.rule_confusion.size(); ++r) {
+    const auto& x = a.rule_confusion[r];
+    const auto& y = b.rule_confusion[r];
+    if (!(x == y))
+      return "rule " + std::to_string(r) + ": (" + std::to_string(x.tp) + "," + std::to_string(x.tn) + "," +
+             std::to_string(x.fp) + "," + std::to_string(x.fn) + ") vs (" + std::to_string(y.tp) + "," +
+             std::to_string(y.tn) + "," + std::to_string(y.fp) + "," + std::to_string(y.fn) + ")";
+    if (a.rule_fitness[r] != b.rule_fitness[r]) return "rule " + std::to_string(r) + ": fitness differs";
+  }
+  if (a.correct != b.correct) return "correct counts differ";
+  return "";
+}
+
+}  // namespace pitt_test
