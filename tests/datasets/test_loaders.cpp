@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <charconv>
 #include <cmath>
 
+#include "algorithms/core/rng.hpp"
 #include "datasets/loaders.hpp"
 #include "test_util.hpp"
 
@@ -297,4 +299,32 @@ TEST(KeelLoader, HeaderWithInputsOutputs) {
   EXPECT_EQ(d.class_names(), (std::vector<std::string>{"cp", "im", "pp"}));
   EXPECT_EQ(d.label(0), 2);
   EXPECT_TRUE(d.is_missing(1, 1));
+}
+
+TEST(CsvLoader, NumbersEqualFromChars) {
+  // The loader's fast path for short decimals must give exactly what std::from_chars gives.
+  std::vector<std::string> tokens = {"0", "-0", "7", "007", "181", "1234567", "12345678", "0.5", "-0.25", ".5", "5.",
+                                     "0.00", "0.0001234", "0.00001234", "3.14159", "-2.718281828", "1e5", "-1.5E-3",
+                                     "8.325200080871582", "16777217", "9999999", "0.1", "0.3", "123.4567"};
+  gpudm::Rng rng(3);
+  for (int i = 0; i < 3000; ++i) {
+    const int digits = 1 + rng.below_int(8);
+    std::string t = rng.bernoulli(0.3) ? "-" : "";
+    const int dot = rng.below_int(digits + 1);
+    for (int k = 0; k < digits; ++k) {
+      if (k == dot && k > 0) t += '.';
+      t += static_cast<char>('0' + rng.below_int(10));
+    }
+    tokens.push_back(t);
+  }
+  std::string text;
+  for (const auto& t : tokens) text += t + ",c\n";
+  TempDir dir;
+  const Dataset d = load_file(dir.write("n.csv", text), csv());
+  ASSERT_EQ(d.rows(), tokens.size());
+  for (std::size_t r = 0; r < tokens.size(); ++r) {
+    float want = 0;
+    std::from_chars(tokens[r].data(), tokens[r].data() + tokens[r].size(), want);
+    EXPECT_EQ(d.at(r, 0), want) << tokens[r];
+  }
 }
