@@ -1,0 +1,252 @@
+#include "algorithms/gmt/cli.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <numeric>
+
+#include "algorithms/core/progress.hpp"
+#include "algorithms/gmt/csv.hpp"
+#include "algorithms/gmt/train.hpp"
+
+namespace gpudm {
+namespace gmt {
+
+std::string cli_usage() {
+  return "usage:\n"
+         "  --train gmt --dataset NAME [--test NAME | --cv K] [--backend sequential|openmp] [--seed S]\n"
+         "              [--rows N] [--param key=value]... [--model-out MODEL.json] [--metrics-out M.json] [--quiet]\n"
+         "  --predict MODEL.json --dataset NAME [--rows N] [--predictions-out P.csv] [--metrics-out M.json]\n"
+         "NAME is a catalog dataset or a .csv file (header row, target in the last column).\n";
+}
+
+namespace {
+
+struct Args {
+  std::string dataset, test, backend, model_out, metrics_out, predictions_out, model_in;
+  int cv = 0;
+  long long rows = -1;
+  std::uint64_t seed = 1;
+  bool quiet = false;
+  nlohmann::json params = nlohmann::json::object();
+};
+
+Args parse(const std::vector<std::string>& a, bool predict) {
+  Args r;
+  std::size_t i = 0;
+  if (predict) {
+    GPUDM_REQUIRE(!a.empty() && a[0].rfind("--", 0) != 0, "--predict needs the model file: --predict MODEL.json --dataset NAME");
+    r.model_in = a[0];
+    i = 1;
+  }
+  auto value = [&](const std::string& flag) -> std::string {
+    GPUDM_REQUIRE(i + 1 < a.size(), flag + " needs a value\n" + cli_usage());
+    return a[++i];
+  };
+  for (; i < a.size(); ++i) {
+    const std::string& f = a[i];
+    if (f == "--dataset") r.dataset = value(f);
+    else if (f == "--test") r.test = value(f);
+    else if (f == "--cv") r.cv = std::stoi(value(f));
+    else if (f == "--backend") r.backend = value(f);
+    else if (f == "--seed") r.seed = std::stoull(value(f));
+    else if (f == "--rows") r.rows = std::stoll(value(f));
+    else if (f == "--model-out") r.model_out = value(f);
+    else if (f == "--metrics-out") r.metrics_out = value(f);
+    else if (f == "--predictions-out") r.predictions_out = value(f);
+    else if (f == "--quiet") r.quiet = true;
+    else if (f == "--param") {
+      const std::string kv = value(f);
+      const auto eq = kv.find('=');
+      GPUDM_REQUIRE(eq != std::string::npos && eq > 0, "--param expects key=value, got '" + kv + "'");
+      const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
+      nlohmann::json jv = nlohmann::json::parse(v, nullptr, false);
+      r.params[k] = jv.is_discarded() ? nlohmann::json(v) : jv;
+    } else {
+      throw Error("unknown option '" + f + "'\n" + cli_usage());
+    }
+  }
+  GPUDM_REQUIRE(!r.dataset.empty(), "--dataset NAME is required\n" + cli_usage());
+  GPUDM_REQUIRE(r.test.empty() || r.cv == 0, "use either --test or --cv, not both");
+  GPUDM_REQUIRE(r.cv == 0 || r.cv >= 2, "--cv needs K >= 2");
+  const auto specs = param_specs();
+  for (auto it = r.params.begin(); it != r.params.end(); ++it) {
+    bool known = false;
+    for (const auto& s : specs) known = known || s.name == it.key();
+    GPUDM_REQUIRE(known, "--param: unknown GMT parameter '" + it.key() + "' (see run_experiment --list)");
+  }
+  return r;
+}
+
+Dataset resolve(const std::string& name, long long rows, const CliEnv& env) {
+  if (is_csv_path(name)) {
+    Dataset d = load_csv(name);
+    if (rows > 0 && static_cast<std::size_t>(rows) < d.rows()) d = d.slice(0, static_cast<std::size_t>(rows));
+    return d;
+  }
+  GPUDM_REQUIRE(env.datasets != nullptr, "dataset '" + name + "': no dataset catalog in this tool; pass a .csv file");
+  nlohmann::json opt = nlohmann::json::object();
+  if (rows > 0) opt["rows"] = rows;
+  auto p = env.datasets->get(name, opt);
+  GPUDM_REQUIRE(p != nullptr, "dataset '" + name + "' could not be loaded");
+  GPUDM_REQUIRE(p->task() == Task::regression, "dataset '" + name + "' is a classification dataset; GMT needs a regression target");
+  return *p;
+}
+
+void write_json(const std::string& path, const nlohmann::ordered_json& j) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream o(tmp);
+    GPUDM_REQUIRE(o.good(), "cannot write '" + path + "'");
+    o << j.dump(2) << '\n';
+  }
+  GPUDM_REQUIRE(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename '" + tmp + "' to '" + path + "'");
+}
+
+std::string default_backend(const Registry& r) {
+  if (r.has("gmt", "openmp") && r.info("gmt", "openmp").available) return "openmp";
+  return "sequential";
+}
+
+nlohmann::ordered_json scores_json(const Scores& s) {
+  return {{"rows", s.rows}, {"rmse", s.rmse}, {"mae", s.mae}};
+}
+
+}  // namespace
+
+int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
+  try {
+    GPUDM_REQUIRE(env.registry != nullptr, "gmt CLI: no backend registry");
+    Args a = parse(argv, false);
+    if (a.quiet) Progress::set_quiet(true);
+    if (a.backend.empty()) a.backend = default_backend(*env.registry);
+    Dataset data = resolve(a.dataset, a.rows, *&env);
+    data.validate();
+    auto make_eval = [&] {
+      auto e = env.registry->create<ModelTreeEvaluator>("gmt", a.backend);
+      e->set_options(eval_options_from_json(a.params));
+      return e;
+    };
+    nlohmann::ordered_json metrics;
+    metrics["dataset"] = data.name();
+    metrics["backend"] = a.backend;
+    metrics["seed"] = a.seed;
+    metrics["params"] = a.params;
+
+    if (a.cv > 0) {
+      // K folds of a seeded shuffle; each fold's model is scored on its held-out rows.
+      GPUDM_REQUIRE(data.rows() >= static_cast<std::size_t>(a.cv), "--cv " + std::to_string(a.cv) + ": dataset has too few rows");
+      std::vector<std::size_t> idx(data.rows());
+      std::iota(idx.begin(), idx.end(), std::size_t{0});
+      Rng rng(a.seed ^ 0xC0FFEEull);
+      for (std::size_t i = idx.size(); i > 1; --i) std::swap(idx[i - 1], idx[rng.below(i)]);
+      double se = 0, ae = 0, leaves = 0, attrs = 0, secs = 0;
+      std::size_t n = 0;
+      auto folds = nlohmann::ordered_json::array();
+      for (int k = 0; k < a.cv; ++k) {
+        std::vector<std::size_t> tr, te;
+        for (std::size_t i = 0; i < idx.size(); ++i) (static_cast<int>(i % static_cast<std::size_t>(a.cv)) == k ? te : tr).push_back(idx[i]);
+        std::sort(tr.begin(), tr.end());
+        std::sort(te.begin(), te.end());
+        Dataset dtr = data.select(tr), dte = data.select(te);
+        dtr.set_name(data.name());
+        GmtParams p = params_from_json(a.params, dtr.rows());
+        p.seed = a.seed + static_cast<std::uint64_t>(k);
+        auto e = make_eval();
+        TrainResult r = train(dtr, p, *e, !a.quiet);
+        const Scores s = score(r.best.root.get(), dte);
+        se += s.rmse * s.rmse * double(s.rows);
+        ae += s.mae * double(s.rows);
+        n += static_cast<std::size_t>(s.rows);
+        leaves += count_leaves(r.best.root.get());
+        attrs += count_model_attributes(r.best.root.get());
+        secs += r.seconds;
+        folds.push_back({{"fold", k}, {"test", scores_json(s)}, {"leaves", count_leaves(r.best.root.get())}, {"seconds", r.seconds}});
+      }
+      metrics["cv"] = {{"folds", a.cv},
+                       {"rmse", std::sqrt(se / double(n))},
+                       {"mae", ae / double(n)},
+                       {"mean_leaves", leaves / a.cv},
+                       {"mean_attributes_in_models", attrs / a.cv},
+                       {"mean_seconds", secs / a.cv},
+                       {"per_fold", folds}};
+      std::printf("=== %d-fold cross-validation on %s ===\nRMSE %.6g  MAE %.6g  mean leaves %.2f  mean attributes in models %.2f\n\n",
+                  a.cv, data.name().c_str(), std::sqrt(se / double(n)), ae / double(n), leaves / a.cv, attrs / a.cv);
+    }
+
+    // The model on the full training data (after CV, as Weka does).
+    GmtParams p = params_from_json(a.params, data.rows());
+    p.seed = a.seed;
+    auto e = make_eval();
+    TrainResult r = train(data, p, *e, !a.quiet);
+    const Node* root = r.best.root.get();
+    const Scores s_train = score(root, data);
+    std::printf("GMT model tree (%s, backend %s, %d iterations, fitness %s)\n\n%s\n", data.name().c_str(), a.backend.c_str(),
+                r.summary.iterations, r.fitness_kind == FitnessKind::bic ? "bic" : "weighted", to_text(root, data).c_str());
+    std::printf("=== training data ===\nRMSE %.6g  MAE %.6g  rows %lld  induction %.3f s\n", s_train.rmse, s_train.mae,
+                static_cast<long long>(s_train.rows), r.seconds);
+    metrics["train"] = scores_json(s_train);
+    metrics["leaves"] = count_leaves(root);
+    metrics["internal_nodes"] = count_internal(root);
+    metrics["attributes_in_models"] = count_model_attributes(root);
+    metrics["iterations"] = r.summary.iterations;
+    metrics["evaluations"] = r.summary.evaluations;
+    metrics["fitness"] = r.best.fitness;
+    metrics["induction_seconds"] = r.seconds;
+    metrics["breakdown"] = r.timer.to_json();
+    if (!a.test.empty()) {
+      Dataset test = resolve(a.test, -1, env);
+      GPUDM_REQUIRE(test.cols() == data.cols(), "test dataset '" + a.test + "' has " + std::to_string(test.cols()) +
+                                                    " attributes, training has " + std::to_string(data.cols()));
+      const Scores s = score(root, test);
+      std::printf("=== test data (%s) ===\nRMSE %.6g  MAE %.6g  rows %lld\n", test.name().c_str(), s.rmse, s.mae,
+                  static_cast<long long>(s.rows));
+      metrics["test"] = scores_json(s);
+    }
+    const std::string model_path = a.model_out.empty() ? "gmt_" + data.name() + ".json" : a.model_out;
+    nlohmann::ordered_json info = {{"backend", a.backend}, {"seed", a.seed}, {"iterations", r.summary.iterations},
+                                   {"fitness", r.best.fitness}, {"train_rmse", s_train.rmse}};
+    write_json(model_path, model_json(root, data, info));
+    std::printf("model written to %s\n", model_path.c_str());
+    if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
+    return 0;
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "error: %s\n", ex.what());
+    return 1;
+  }
+}
+
+int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
+  try {
+    Args a = parse(argv, true);
+    std::ifstream in(a.model_in);
+    GPUDM_REQUIRE(in.good(), "cannot open model file '" + a.model_in + "'");
+    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    GPUDM_REQUIRE(!j.is_discarded(), a.model_in + ": not valid JSON");
+    Dataset data = resolve(a.dataset, a.rows, env);
+    auto root = model_from_json(j, data, a.model_in);
+    const Scores s = score(root.get(), data);
+    std::printf("model %s on %s\nRMSE %.6g  MAE %.6g  rows %lld  leaves %d  attributes in models %d\n", a.model_in.c_str(),
+                data.name().c_str(), s.rmse, s.mae, static_cast<long long>(s.rows), count_leaves(root.get()),
+                count_model_attributes(root.get()));
+    if (!a.predictions_out.empty()) {
+      std::ofstream o(a.predictions_out);
+      GPUDM_REQUIRE(o.good(), "cannot write '" + a.predictions_out + "'");
+      o << "row,actual,predicted\n";
+      for (std::size_t r = 0; r < data.rows(); ++r) o << r << ',' << data.target(r) << ',' << predict(root.get(), data, r) << '\n';
+    }
+    if (!a.metrics_out.empty()) {
+      nlohmann::ordered_json m = {{"model", a.model_in}, {"dataset", data.name()}, {"test", scores_json(s)},
+                                  {"leaves", count_leaves(root.get())}, {"attributes_in_models", count_model_attributes(root.get())}};
+      write_json(a.metrics_out, m);
+    }
+    return 0;
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "error: %s\n", ex.what());
+    return 1;
+  }
+}
+
+}  // namespace gmt
+}  // namespace gpudm

@@ -1,0 +1,85 @@
+#pragma once
+// The six evaluation procedures split into independent work items (chunks of rows, TSQR blocks,
+// leaves) with fixed boundaries. The sequential backend runs the items in a loop, the OpenMP
+// backend spreads them over threads; every partial result is merged in item order, so both
+// produce bit-identical errors and models (and therefore identical EA runs for the same seed).
+// Host-only code (CUDA-free); the CUDA backend implements the same procedures as kernels.
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/core/dataset.hpp"
+#include "algorithms/gmt/evaluator.hpp"
+#include "algorithms/gmt/flat_tree.hpp"
+
+namespace gpudm {
+namespace gmt {
+
+class EvalWork {
+ public:
+  // Binds one individual; sizes every buffer. Cheap when called again with similar sizes.
+  void begin(const Dataset& data, const FlatTree& tree, const EvalOptions& opt, EvalOutput& out);
+
+  int n_chunks() const { return n_chunks_; }
+  int n_leaves() const { return n_leaves_; }
+  int n_qr_tasks() const { return static_cast<int>(tasks_.size()); }
+
+  // redistribute: leaf slot of every row of chunk c, and the chunk's per-leaf row counts.
+  void redistribute_chunk(int c);
+  // separate: per-leaf totals and per-(chunk, leaf) write offsets (cheap, one thread) ...
+  void separate_offsets();
+  // ... then a stable scatter of chunk c's row ids into their leaf buckets.
+  void separate_chunk(int c);
+  // reorganize: lays out the affected leaves' matrices and TSQR blocks (one thread) ...
+  void reorganize_layout();
+  // ... then copies block t's rows into its leaf matrix, column-major [1, attrs..., y] in double.
+  void reorganize_block(int t);
+  // calc_models: Householder QR of block t (in place) -> its R factor ...
+  void qr_block(int t);
+  // ... then QR of leaf l's stacked R factors with the rank rule, back substitution.
+  void solve_leaf(int l);
+  // estimate_errors: chunk c's per-leaf SSE/SAE and lowest/highest-target rows.
+  void estimate_chunk(int c);
+  // reduction: merge the chunk partials of leaf l (in chunk order) ...
+  void reduce_leaf(int l);
+  // ... then propagate counts, errors and dipoles from the leaves up to the root (one thread).
+  void reduce_tree();
+
+ private:
+  struct QrTask {
+    int leaf;
+    std::int64_t row0, rows;   // block rows within the leaf
+    std::int64_t r_offset;     // where its R factor goes in rblocks_
+    int r_rows;                // min(rows, width)
+  };
+  const Dataset* data_ = nullptr;
+  const FlatTree* tree_ = nullptr;
+  EvalOptions opt_;
+  EvalOutput* out_ = nullptr;
+  std::size_t n_ = 0;
+  int n_chunks_ = 0, n_leaves_ = 0, cols_ = 0;
+
+  std::vector<std::int32_t> leaf_of_;        // per row: leaf slot
+  std::vector<std::int64_t> chunk_counts_;   // n_chunks x n_leaves: counts, then write offsets
+  std::vector<std::int64_t> leaf_count_, leaf_begin_;
+  std::vector<std::int64_t> order_;          // row ids grouped by leaf, ascending within a leaf
+  std::vector<std::vector<int>> leaf_attrs_; // per leaf: model attributes (ascending)
+  std::vector<std::int64_t> mat_offset_;     // per leaf: offset of its matrix in mat_, -1 if none
+  std::vector<double> mat_;
+  std::vector<QrTask> tasks_;
+  std::vector<int> leaf_task0_, leaf_ntasks_;
+  std::vector<double> rblocks_;
+  std::vector<double> part_sse_, part_sae_;
+  std::vector<std::int64_t> part_lo_, part_hi_;
+};
+
+// Householder QR in place of the m x n column-major matrix A (leading dimension lda), no
+// pivoting: on return the upper triangle of the first min(m, n) rows holds R.
+void householder_qr(double* a, std::int64_t m, int n, std::int64_t lda);
+
+// Least squares from a stacked matrix S = [X | y] (rows x (p+1), column-major, ld = rows; it is
+// overwritten) with the rank rule of EvalOptions::rank_tol: dropped columns get coefficient 0.
+// Writes p coefficients to coef, returns the rank; *sse receives the residual sum of squares.
+int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol, double* coef, double* sse);
+
+}  // namespace gmt
+}  // namespace gpudm

@@ -1,0 +1,54 @@
+#pragma once
+// ModelTreeEvaluator: the backend interface of the GMT family (CUDA-free). The EA flattens each
+// modified individual (flat_tree.hpp) and hands a whole generation to evaluate() in one call.
+// Every backend runs the paper's six procedures and records each as a PhaseTimer phase:
+//   redistribute    rows -> leaves (route every training row through the tree)
+//   separate        group row ids by leaf (stable counting sort; CUB radix sort on the GPU)
+//   reorganize      per-leaf matrices [1, model attributes, y] of the affected leaves
+//   calc_models     Householder QR least squares in every affected leaf
+//   estimate_errors per-chunk partial SSE/SAE and dipole candidates per leaf
+//   reduction       merge the partials, propagate errors and dipoles up to the root
+// plus "transfers" (moving the flat trees in and the results out; host copies on CPU backends).
+// The EA itself records "flattening" and "cpu_ea".
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/core/dataset.hpp"
+#include "algorithms/core/phase_timer.hpp"
+#include "algorithms/gmt/flat_tree.hpp"
+
+namespace gpudm {
+namespace gmt {
+
+// Numerical policy shared by every backend so that their results agree.
+struct EvalOptions {
+  // Rows per fixed chunk of the data-parallel passes. Partial sums are kept per chunk and merged
+  // in chunk order, so results do not depend on the number of threads.
+  int chunk_rows = 16384;
+  // Rows per TSQR block of a leaf (a leaf's QR is the QR of its blocks' stacked R factors).
+  int qr_block_rows = 8192;
+  // Rank rule: a column whose remaining norm during the Householder sweep is <= rank_tol times
+  // its original norm (or exactly zero) is dropped: its coefficient is 0 and it does not count.
+  double rank_tol = 1e-9;
+  int threads = 0;  // OpenMP backend: threads (0 = OpenMP default)
+};
+
+class ModelTreeEvaluator {
+ public:
+  virtual ~ModelTreeEvaluator() = default;
+  virtual std::string backend() const = 0;
+  virtual void set_options(const EvalOptions& o) { options_ = o; }
+  const EvalOptions& options() const { return options_; }
+  // Once per training set (uploads and layouts). The dataset must outlive the evaluator's use.
+  virtual void prepare(const Dataset& train) = 0;
+  // Evaluates a batch of individuals (one generation's modified ones); out is resized to match.
+  virtual void evaluate(const std::vector<const FlatTree*>& trees, std::vector<EvalOutput>& out,
+                        PhaseTimer& timer) = 0;
+
+ protected:
+  EvalOptions options_;
+};
+
+}  // namespace gmt
+}  // namespace gpudm

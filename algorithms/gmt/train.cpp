@@ -1,0 +1,200 @@
+#include "algorithms/gmt/train.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "algorithms/core/progress.hpp"
+#include "algorithms/core/stopwatch.hpp"
+
+namespace gpudm {
+namespace gmt {
+
+std::vector<ParamSpec> param_specs() {
+  const GmtParams d;
+  const EvalOptions e;
+  std::vector<ParamSpec> v;
+  auto add = [&v](const char* name, const char* type, nlohmann::json def, const char* doc) {
+    ParamSpec s;
+    s.name = name;
+    s.type = type;
+    s.default_value = std::move(def);
+    s.doc = doc;
+    v.push_back(std::move(s));
+  };
+  add("population", "int", d.population, "individuals (paper: 64)");
+  add("iterations", "int", d.iterations, "maximum generations (paper: 10,000)");
+  add("stall_iterations", "int", d.stall_iterations, "stop after this many generations without improvement of the best (0 = off)");
+  add("crossover", "number", d.crossover, "crossover probability per individual (paper: 0.2)");
+  add("mutation", "number", d.mutation, "mutation probability per individual (paper: 0.8)");
+  add("elitism", "int", d.elitism, "best individuals copied unchanged (paper: 1)");
+  add("ranking_pressure", "number", d.ranking_pressure, "linear ranking: expected copies of the best, in [1, 2]");
+  add("fitness", "string", "auto", "bic | weighted | auto (BIC below 1M training rows, weighted Eq. (2) above; both minimised)");
+  add("bic_k", "string", "2(Q+W)", "BIC complexity k(T): 2(Q+W) | Q+W | W+3Q-2 | I+W (Q leaves, W model attributes, I internal nodes)");
+  add("alpha", "number", d.fitness.alpha, "weight of k(T) = I + W in the weighted fitness Eq. (2)");
+  add("init_sample_fraction", "number", d.init_sample_fraction, "initial trees grow on this fraction of the training rows");
+  add("init_sample_max", "int", d.init_sample_max, "... at most this many rows");
+  add("init_sample_min", "int", d.init_sample_min, "... at least this many rows");
+  add("init_max_depth", "int", d.init_max_depth, "levels of an initial tree");
+  add("init_model_attrs", "number", d.init_model_attrs, "expected attributes in an initial leaf model");
+  add("max_depth", "int", d.max_depth, "maximum tree levels (flat array of 2^levels - 1 nodes)");
+  add("min_leaf_rows", "int", d.min_leaf_rows, "a node with fewer training rows is pruned away after evaluation (0 = allow empty leaves)");
+  add("mut_new_test", "number", d.mut_new_test, "weight of the 'new dipolar test' mutation (internal nodes)");
+  add("mut_shift_threshold", "number", d.mut_shift_threshold, "weight of 'shift threshold' (internal nodes)");
+  add("mut_prune", "number", d.mut_prune, "weight of 'prune to a leaf' (internal nodes)");
+  add("mut_change_model", "number", d.mut_change_model, "weight of 'change model: add/remove/replace an attribute' (leaves)");
+  add("mut_expand", "number", d.mut_expand, "weight of 'expand: leaf -> test + two leaves' (leaves)");
+  add("cx_subtrees", "number", d.cx_subtrees, "weight of crossover 'exchange subtrees'");
+  add("cx_tests", "number", d.cx_tests, "weight of crossover 'exchange tests'");
+  add("cx_branches", "number", d.cx_branches, "weight of crossover 'exchange branches'");
+  add("cx_asymmetric", "number", d.cx_asymmetric, "weight of the asymmetric crossover (lower-error subtree copied over the higher-error one)");
+  add("threads", "int", 0, "OpenMP threads (0 = OpenMP default); ignored by other backends");
+  add("chunk_rows", "int", e.chunk_rows, "rows per fixed chunk of the data-parallel passes (results do not depend on threads)");
+  add("qr_block_rows", "int", e.qr_block_rows, "rows per TSQR block of a leaf's least squares");
+  add("rank_tol", "number", e.rank_tol, "rank rule: drop a model column whose remaining norm <= rank_tol x its norm");
+  add("test_fraction", "number", 0.0, "hold out this fraction of the rows (seeded shuffle) for test RMSE/MAE (0 = train on all)");
+  add("extrapolate_iterations", "int", 0, "when > iterations: timing is scaled to this many iterations and flagged estimated");
+  return v;
+}
+
+namespace {
+template <class T>
+T get(const nlohmann::json& j, const char* key, T def) {
+  if (!j.is_object() || !j.contains(key) || j[key].is_null()) return def;
+  try {
+    return j[key].get<T>();
+  } catch (const std::exception&) {
+    throw Error(std::string("gmt: params.") + key + " has the wrong type: " + j[key].dump());
+  }
+}
+}  // namespace
+
+GmtParams params_from_json(const nlohmann::json& j, std::size_t rows) {
+  GmtParams p;
+  p.population = get(j, "population", p.population);
+  p.iterations = get(j, "iterations", p.iterations);
+  p.stall_iterations = get(j, "stall_iterations", p.stall_iterations);
+  p.crossover = get(j, "crossover", p.crossover);
+  p.mutation = get(j, "mutation", p.mutation);
+  p.elitism = get(j, "elitism", p.elitism);
+  p.ranking_pressure = get(j, "ranking_pressure", p.ranking_pressure);
+  p.fitness.kind = parse_fitness_kind(get<std::string>(j, "fitness", "auto"), rows);
+  p.fitness.bic_k = parse_bic_k(get<std::string>(j, "bic_k", "2(Q+W)"));
+  p.fitness.alpha = get(j, "alpha", p.fitness.alpha);
+  p.init_sample_fraction = get(j, "init_sample_fraction", p.init_sample_fraction);
+  p.init_sample_max = get(j, "init_sample_max", p.init_sample_max);
+  p.init_sample_min = get(j, "init_sample_min", p.init_sample_min);
+  p.init_max_depth = get(j, "init_max_depth", p.init_max_depth);
+  p.init_model_attrs = get(j, "init_model_attrs", p.init_model_attrs);
+  p.max_depth = get(j, "max_depth", p.max_depth);
+  p.min_leaf_rows = get(j, "min_leaf_rows", p.min_leaf_rows);
+  p.mut_new_test = get(j, "mut_new_test", p.mut_new_test);
+  p.mut_shift_threshold = get(j, "mut_shift_threshold", p.mut_shift_threshold);
+  p.mut_prune = get(j, "mut_prune", p.mut_prune);
+  p.mut_change_model = get(j, "mut_change_model", p.mut_change_model);
+  p.mut_expand = get(j, "mut_expand", p.mut_expand);
+  p.cx_subtrees = get(j, "cx_subtrees", p.cx_subtrees);
+  p.cx_tests = get(j, "cx_tests", p.cx_tests);
+  p.cx_branches = get(j, "cx_branches", p.cx_branches);
+  p.cx_asymmetric = get(j, "cx_asymmetric", p.cx_asymmetric);
+  GPUDM_REQUIRE(p.iterations >= 0, "gmt: params.iterations must be >= 0");
+  GPUDM_REQUIRE(p.crossover >= 0 && p.crossover <= 1 && p.mutation >= 0 && p.mutation <= 1,
+                "gmt: params.crossover and params.mutation must be probabilities in [0, 1]");
+  GPUDM_REQUIRE(p.mut_new_test + p.mut_shift_threshold + p.mut_prune > 0 && p.mut_change_model + p.mut_expand > 0 &&
+                    p.cx_subtrees + p.cx_tests + p.cx_branches + p.cx_asymmetric > 0,
+                "gmt: every group of operator weights (mut_* internal, mut_* leaf, cx_*) needs a positive sum");
+  GPUDM_REQUIRE(p.min_leaf_rows >= 0, "gmt: params.min_leaf_rows must be >= 0");
+  return p;
+}
+
+EvalOptions eval_options_from_json(const nlohmann::json& j) {
+  EvalOptions o;
+  o.threads = get(j, "threads", o.threads);
+  o.chunk_rows = get(j, "chunk_rows", o.chunk_rows);
+  o.qr_block_rows = get(j, "qr_block_rows", o.qr_block_rows);
+  o.rank_tol = get(j, "rank_tol", o.rank_tol);
+  GPUDM_REQUIRE(o.chunk_rows > 0 && o.qr_block_rows > 0, "gmt: params.chunk_rows and params.qr_block_rows must be > 0");
+  return o;
+}
+
+Scores score(const Node* root, const Dataset& d) {
+  Scores s;
+  s.rows = static_cast<std::int64_t>(d.rows());
+  double se = 0.0, ae = 0.0;
+  for (std::size_t r = 0; r < d.rows(); ++r) {
+    const double e = static_cast<double>(d.target(r)) - predict(root, d, r);
+    se += e * e;
+    ae += std::fabs(e);
+  }
+  const double n = std::max<double>(1.0, static_cast<double>(d.rows()));
+  s.rmse = std::sqrt(se / n);
+  s.mae = ae / n;
+  return s;
+}
+
+TrainResult train(const Dataset& data, const GmtParams& p, ModelTreeEvaluator& eval, bool progress) {
+  TrainResult r;
+  r.fitness_kind = p.fitness.kind;
+  Stopwatch sw;
+  { auto s = r.timer.scope("transfers"); eval.prepare(data); }
+  GmtEA ea(p, eval, data, r.timer);
+  std::unique_ptr<Progress> bar;
+  if (progress) bar = std::make_unique<Progress>("gmt " + data.name() + " [" + eval.backend() + "]", p.iterations, "it");
+  r.best = ea.run([&](int it, const Individual&) {
+    if (bar) bar->set(it);
+  });
+  if (bar) bar->finish();
+  r.summary = ea.summary();
+  r.seconds = sw.seconds();
+  return r;
+}
+
+nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info) {
+  nlohmann::ordered_json j;
+  j["format"] = "gpudm-gmt-model";
+  j["version"] = 1;
+  j["dataset"] = train.name();
+  auto names = nlohmann::ordered_json::array();
+  for (const auto& a : train.attributes()) names.push_back(a.name);
+  j["attributes"] = names;
+  j["leaves"] = count_leaves(root);
+  j["internal_nodes"] = count_internal(root);
+  j["attributes_in_models"] = count_model_attributes(root);
+  j["info"] = info;
+  j["tree"] = to_json(root, train);
+  return j;
+}
+
+std::unique_ptr<Node> model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path) {
+  GPUDM_REQUIRE(j.is_object() && j.value("format", "") == "gpudm-gmt-model",
+                path + ": not a gpudm GMT model (missing \"format\": \"gpudm-gmt-model\")");
+  GPUDM_REQUIRE(j.value("version", 0) == 1, path + ": unsupported model version");
+  const auto& names = j.at("attributes");
+  GPUDM_REQUIRE(names.size() == d.cols(), path + ": model has " + std::to_string(names.size()) + " attributes, dataset '" +
+                                              d.name() + "' has " + std::to_string(d.cols()));
+  for (std::size_t c = 0; c < d.cols(); ++c)
+    GPUDM_REQUIRE(names[c].get<std::string>() == d.attribute(c).name,
+                  path + ": attribute " + std::to_string(c) + " is '" + names[c].get<std::string>() + "' in the model, '" +
+                      d.attribute(c).name + "' in dataset '" + d.name() + "'");
+  return from_json(j.at("tree"), static_cast<int>(d.cols()), path);
+}
+
+void holdout_split(const Dataset& d, double test_fraction, std::uint64_t seed, Dataset* train, Dataset* test) {
+  GPUDM_REQUIRE(test_fraction > 0 && test_fraction < 1, "gmt: test_fraction must be in (0, 1)");
+  std::vector<std::size_t> idx(d.rows());
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
+  Rng rng(seed ^ 0x5EEDF00Dull);
+  for (std::size_t i = idx.size(); i > 1; --i) std::swap(idx[i - 1], idx[rng.below(i)]);
+  const auto nt = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(d.rows())));
+  std::vector<std::size_t> te(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(nt));
+  std::vector<std::size_t> tr(idx.begin() + static_cast<std::ptrdiff_t>(nt), idx.end());
+  std::sort(te.begin(), te.end());
+  std::sort(tr.begin(), tr.end());
+  *train = d.select(tr);
+  *test = d.select(te);
+  train->set_name(d.name() + "[train]");
+  test->set_name(d.name() + "[test]");
+}
+
+}  // namespace gmt
+}  // namespace gpudm

@@ -1,0 +1,51 @@
+#pragma once
+// Training and scoring helpers shared by the family driver and the learner CLI.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/core/dataset.hpp"
+#include "algorithms/core/family.hpp"
+#include "algorithms/core/phase_timer.hpp"
+#include "algorithms/core/registry.hpp"
+#include "algorithms/gmt/ea.hpp"
+#include "algorithms/gmt/tree.hpp"
+
+namespace gpudm {
+namespace gmt {
+
+// The family's parameters (config "params"), with defaults and documentation.
+std::vector<ParamSpec> param_specs();
+// Builds GmtParams from a params object (missing keys take the defaults); `rows` resolves
+// fitness "auto". Throws Error naming the key for a bad value.
+GmtParams params_from_json(const nlohmann::json& j, std::size_t rows);
+EvalOptions eval_options_from_json(const nlohmann::json& j);
+
+struct Scores {
+  std::int64_t rows = 0;
+  double rmse = 0.0, mae = 0.0;
+};
+Scores score(const Node* root, const Dataset& d);
+
+struct TrainResult {
+  Individual best;
+  RunSummary summary;
+  PhaseTimer timer;
+  double seconds = 0.0;
+  FitnessKind fitness_kind = FitnessKind::bic;
+};
+
+// Trains GMT on `train` with the given backend evaluator.
+TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
+
+// Model file: {"format": "gpudm-gmt-model", "version": 1, "attributes": [...], "tree": {...}, ...}.
+nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info);
+std::unique_ptr<Node> model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path);
+
+// Per-row split of a dataset into train/test by a seeded shuffle (test_fraction in (0, 1)).
+void holdout_split(const Dataset& d, double test_fraction, std::uint64_t seed, Dataset* train, Dataset* test);
+
+}  // namespace gmt
+}  // namespace gpudm

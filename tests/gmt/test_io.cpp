@@ -1,0 +1,112 @@
+// Model export/import, CSV, the CLI and malformed data.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "algorithms/gmt/cli.hpp"
+#include "algorithms/gmt/csv.hpp"
+#include "algorithms/gmt/train.hpp"
+#include "common.hpp"
+
+using namespace gpudm;
+using namespace gpudm::gmt;
+
+namespace {
+std::string tmp(const std::string& name) { return ::testing::TempDir() + "gmt_" + name; }
+}  // namespace
+
+TEST(GmtIo, ModelJsonRoundTripPredictsTheSame) {
+  const Dataset d = gmt_test::make_dataset(800, 3, 7, gmt_test::piecewise, 0.1);
+  auto eval = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
+  GmtParams p;
+  p.population = 10;
+  p.iterations = 30;
+  TrainResult r = train(d, p, *eval, false);
+  const auto j = model_json(r.best.root.get(), d, {{"note", "test"}});
+  auto back = model_from_json(nlohmann::json::parse(j.dump()), d, "mem");
+  EXPECT_EQ(count_leaves(back.get()), count_leaves(r.best.root.get()));
+  for (std::size_t row = 0; row < d.rows(); ++row)
+    EXPECT_DOUBLE_EQ(predict(back.get(), d, row), predict(r.best.root.get(), d, row));
+  // The text form names every leaf model.
+  const std::string text = to_text(r.best.root.get(), d);
+  EXPECT_NE(text.find("LM1: y = "), std::string::npos);
+}
+
+TEST(GmtIo, ModelFromAnotherDatasetIsRejected) {
+  const Dataset d = gmt_test::make_dataset(100, 3, 7, gmt_test::piecewise);
+  const Dataset other = gmt_test::make_dataset(100, 2, 7, gmt_test::piecewise);
+  Node leaf;
+  leaf.make_leaf({2});
+  leaf.coef = {1.0, 2.0};
+  const auto j = model_json(&leaf, d, {});
+  EXPECT_THROW(model_from_json(nlohmann::json::parse(j.dump()), other, "m.json"), Error);
+  EXPECT_THROW(model_from_json(nlohmann::json::parse(R"({"format":"x"})"), d, "m.json"), Error);
+}
+
+TEST(GmtIo, CsvRoundTripAndCliTrainPredict) {
+  const Dataset d = gmt_test::make_dataset(600, 2, 8, gmt_test::piecewise, 0.05);
+  const std::string csv = tmp("train.csv"), model = tmp("model.json"), metrics = tmp("metrics.json");
+  write_csv(d, csv);
+  const Dataset back = load_csv(csv);
+  ASSERT_EQ(back.rows(), d.rows());
+  ASSERT_EQ(back.cols(), d.cols());
+  EXPECT_EQ(back.attribute(1).name, "x2");
+  EXPECT_FLOAT_EQ(back.at(17, 1), d.at(17, 1));
+  EXPECT_FLOAT_EQ(back.target(599), d.target(599));
+  CliEnv env{&gmt_test::registry(), nullptr};
+  ASSERT_EQ(train_cli({"--dataset", csv, "--test", csv, "--backend", "sequential", "--param", "iterations=40", "--param",
+                       "population=12", "--model-out", model, "--metrics-out", metrics, "--quiet"},
+                      env),
+            0);
+  std::ifstream mi(metrics);
+  const auto m = nlohmann::json::parse(mi);
+  EXPECT_NEAR(m["train"]["rmse"].get<double>(), m["test"]["rmse"].get<double>(), 1e-9);
+  ASSERT_EQ(predict_cli({model, "--dataset", csv, "--metrics-out", metrics}, env), 0);
+  std::ifstream pi(metrics);
+  const auto pm = nlohmann::json::parse(pi);
+  EXPECT_NEAR(pm["test"]["rmse"].get<double>(), m["train"]["rmse"].get<double>(), 1e-6);
+  EXPECT_EQ(pm["leaves"], m["leaves"]);
+  // Errors are reported, not thrown out of the CLI.
+  EXPECT_NE(train_cli({"--dataset", csv, "--param", "no_such=1"}, env), 0);
+  EXPECT_NE(train_cli({"--dataset", "not_a_catalog_name"}, env), 0);
+  EXPECT_NE(predict_cli({tmp("missing.json"), "--dataset", csv}, env), 0);
+}
+
+TEST(GmtIo, MalformedData) {
+  // NaN target: a clear error naming the row.
+  Dataset d = gmt_test::make_dataset(50, 2, 1, gmt_test::piecewise);
+  d.set_target(13, std::nanf(""));
+  auto eval = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
+  PhaseTimer t;
+  GmtParams p;
+  eval->prepare(d);
+  try {
+    GmtEA ea(p, *eval, d, t);
+    FAIL() << "NaN target accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 13"), std::string::npos) << e.what();
+  }
+  // CSV with a missing target.
+  const std::string bad = tmp("bad.csv");
+  {
+    std::ofstream o(bad);
+    o << "a,b,y\n1,2,3\n4,5,?\n";
+  }
+  EXPECT_THROW(load_csv(bad), Error);
+  // Fewer rows than attributes and a constant attribute: documented fallback, the rank rule
+  // drops what the rows cannot determine; training still works.
+  Dataset tiny = gmt_test::make_dataset(6, 10, 3, gmt_test::piecewise);
+  for (std::size_t r = 0; r < tiny.rows(); ++r) tiny.at(r, 4) = 1.0f;
+  GmtParams q;
+  q.population = 6;
+  q.iterations = 10;
+  q.min_leaf_rows = 1;
+  q.init_model_attrs = 10;  // every attribute in the initial models
+  TrainResult r = train(tiny, q, *eval, false);
+  EXPECT_LE(count_model_attributes(r.best.root.get()), 6 * count_leaves(r.best.root.get()));
+  EXPECT_TRUE(std::isfinite(score(r.best.root.get(), tiny).rmse));
+  // Classification data is refused.
+  Dataset cls("c", Task::classification, 10, {Attribute{"a"}}, {"x", "y"});
+  EXPECT_THROW(eval->prepare(cls), Error);
+}

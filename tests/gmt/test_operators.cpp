@@ -1,0 +1,183 @@
+// Every operator keeps a valid tree that respects the data (no node under min_leaf_rows after
+// evaluation and repair); dipolar tests split their dipole.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "algorithms/gmt/ea.hpp"
+#include "common.hpp"
+
+using namespace gpudm;
+using namespace gpudm::gmt;
+
+namespace {
+
+void expect_valid(const Node* n, int cols, int depth, int max_depth, int min_rows, bool evaluated) {
+  ASSERT_LE(depth, max_depth);
+  if (n->is_leaf()) {
+    EXPECT_FALSE(n->left || n->right);
+    for (std::size_t k = 0; k < n->model_attrs.size(); ++k) {
+      EXPECT_GE(n->model_attrs[k], 0);
+      EXPECT_LT(n->model_attrs[k], cols);
+      if (k > 0) EXPECT_LT(n->model_attrs[k - 1], n->model_attrs[k]);
+    }
+    if (evaluated) {
+      EXPECT_EQ(n->coef.size(), n->model_attrs.size() + 1);
+      EXPECT_GE(n->stats.count, min_rows);
+    }
+    return;
+  }
+  ASSERT_TRUE(n->left && n->right);
+  EXPECT_GE(n->attr, 0);
+  EXPECT_LT(n->attr, cols);
+  if (evaluated) EXPECT_EQ(n->stats.count, n->left->stats.count + n->right->stats.count);
+  expect_valid(n->left.get(), cols, depth + 1, max_depth, min_rows, evaluated);
+  expect_valid(n->right.get(), cols, depth + 1, max_depth, min_rows, evaluated);
+}
+
+struct Fixture {
+  Dataset d = gmt_test::make_dataset(1500, 4, 21, gmt_test::piecewise, 0.1);
+  std::unique_ptr<ModelTreeEvaluator> eval = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
+  PhaseTimer timer;
+  GmtParams p;
+  std::unique_ptr<GmtEA> ea;
+  Fixture() {
+    p.population = 8;
+    p.max_depth = 8;
+    eval->prepare(d);
+    ea = std::make_unique<GmtEA>(p, *eval, d, timer);
+  }
+  Individual fresh(Rng& rng) {
+    Individual ind;
+    ind.root = ea->init_tree(rng);
+    ea->evaluate({&ind});
+    return ind;
+  }
+};
+
+}  // namespace
+
+TEST(GmtOperators, InitialTreesAreValidAndDipolar) {
+  Fixture fx;
+  Rng rng(1);
+  int internal = 0;
+  for (int i = 0; i < 20; ++i) {
+    Individual ind = fx.fresh(rng);
+    expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
+    EXPECT_LE(tree_depth(ind.root.get()), fx.p.init_max_depth);
+    internal += count_internal(ind.root.get());
+    EXPECT_TRUE(std::isfinite(ind.fitness));
+  }
+  EXPECT_GT(internal, 0);  // the piecewise target is split
+}
+
+TEST(GmtOperators, EveryMutationVariantKeepsTheTreeValid) {
+  Fixture fx;
+  Rng rng(2);
+  using Op = std::function<bool(Node*, int, Rng&)>;
+  const std::vector<std::pair<std::string, Op>> ops = {
+      {"new_test", [&](Node* n, int, Rng& r) { return fx.ea->mutate_new_test(n, r); }},
+      {"shift_threshold", [&](Node* n, int, Rng& r) { return fx.ea->mutate_shift_threshold(n, r); }},
+      {"prune", [&](Node* n, int, Rng& r) { return fx.ea->mutate_prune(n, r); }},
+      {"change_model", [&](Node* n, int, Rng& r) { return fx.ea->mutate_change_model(n, r); }},
+      {"expand", [&](Node* n, int depth, Rng& r) { return fx.ea->mutate_expand(n, depth + 1, r); }},
+  };
+  for (const auto& [name, op] : ops) {
+    int applied = 0;
+    for (int trial = 0; trial < 15; ++trial) {
+      Individual ind = fx.fresh(rng);
+      auto nodes = collect_nodes(ind.root.get());
+      const NodeRef& target = nodes[rng.below(nodes.size())];
+      if (!op(target.node, target.depth, rng)) continue;
+      ++applied;
+      expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, 0, false);
+      fx.ea->evaluate({&ind});
+      expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
+    }
+    EXPECT_GT(applied, 0) << name << " never applied";
+  }
+}
+
+TEST(GmtOperators, NewTestSplitsItsDipole) {
+  Fixture fx;
+  Rng rng(3);
+  int checked = 0;
+  for (int trial = 0; trial < 30 && checked < 10; ++trial) {
+    Individual ind = fx.fresh(rng);
+    Node* root = ind.root.get();
+    if (root->is_leaf()) {
+      if (!fx.ea->mutate_expand(root, 0, rng)) continue;
+    } else if (!fx.ea->mutate_new_test(root, rng)) {
+      continue;
+    }
+    // The dipole was (rand, farther extreme) of the node before the change.
+    const auto a = static_cast<std::size_t>(root->stats.dipole_rand);
+    const auto lo = static_cast<std::size_t>(root->stats.dipole_lo), hi = static_cast<std::size_t>(root->stats.dipole_hi);
+    const auto b = std::fabs(fx.d.target(hi) - fx.d.target(a)) >= std::fabs(fx.d.target(lo) - fx.d.target(a)) ? hi : lo;
+    const bool a_left = fx.d.at(a, static_cast<std::size_t>(root->attr)) <= root->threshold;
+    const bool b_left = fx.d.at(b, static_cast<std::size_t>(root->attr)) <= root->threshold;
+    EXPECT_NE(a_left, b_left);
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST(GmtOperators, EveryCrossoverVariantKeepsTreesValid) {
+  Fixture fx;
+  Rng rng(4);
+  for (int variant = 0; variant < 4; ++variant) {
+    GmtParams p = fx.p;
+    p.cx_subtrees = variant == 0;
+    p.cx_tests = variant == 1;
+    p.cx_branches = variant == 2;
+    p.cx_asymmetric = variant == 3;
+    GmtEA ea(p, *fx.eval, fx.d, fx.timer);
+    int changed = 0;
+    for (int trial = 0; trial < 20; ++trial) {
+      Individual a = fx.fresh(rng), b = fx.fresh(rng);
+      const int c = ea.crossover(a, b, rng);
+      if (c == 0) continue;
+      ++changed;
+      if (variant == 3) EXPECT_TRUE(c == 1 || c == 2);
+      ea.evaluate({&a, &b});
+      expect_valid(a.root.get(), 4, 1, p.max_depth, p.min_leaf_rows, true);
+      expect_valid(b.root.get(), 4, 1, p.max_depth, p.min_leaf_rows, true);
+    }
+    EXPECT_GT(changed, 0) << "crossover variant " << variant << " never applied";
+  }
+}
+
+TEST(GmtOperators, EmptyLeavesAllowedOnlyWhenAsked) {
+  Fixture fx;
+  auto make = [] {
+    auto root = std::make_unique<Node>();
+    root->attr = 0;
+    root->threshold = 1000.0f;  // right side empty
+    root->left = std::make_unique<Node>();
+    root->left->make_leaf({0});
+    root->right = std::make_unique<Node>();
+    root->right->make_leaf({});
+    return root;
+  };
+  Individual ind;
+  ind.root = make();
+  fx.ea->evaluate({&ind});
+  EXPECT_TRUE(ind.root->is_leaf());  // repaired: the split with an empty side was pruned
+  GmtParams p = fx.p;
+  p.min_leaf_rows = 0;
+  GmtEA allow(p, *fx.eval, fx.d, fx.timer);
+  Individual keep;
+  keep.root = make();
+  allow.evaluate({&keep});
+  EXPECT_FALSE(keep.root->is_leaf());
+  EXPECT_EQ(keep.root->right->stats.count, 0);
+}
+
+TEST(GmtOperators, LinearRankingFavoursTheBest) {
+  Fixture fx;
+  Rng rng(5);
+  std::vector<int> hits(10, 0);
+  for (int i = 0; i < 20000; ++i) ++hits[fx.ea->rank_select(10, rng)];
+  EXPECT_GT(hits[0], hits[9] * 5);  // pressure 2: P(best) = 2/n, P(worst) = 0
+  EXPECT_LT(hits[9], 5);
+}
