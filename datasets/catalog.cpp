@@ -113,10 +113,22 @@ std::optional<std::string> find_data_file(const std::string& rel, const std::vec
 
 // ---- Catalog -------------------------------------------------------------------------------
 
+namespace detail {
+extern const char* const kEmbeddedCatalog;
+}
+
 const Catalog& Catalog::builtin() {
-  static const Catalog c = [] {
+  // GPUDM_CATALOG, else the source tree's datasets/catalog.json, else the copy compiled in.
+  static const Catalog c = []() -> Catalog {
     const char* env = std::getenv("GPUDM_CATALOG");
-    return from_file(env && *env ? env : GPUDM_CATALOG_PATH);
+    if (env && *env) return from_file(env);
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(GPUDM_CATALOG_PATH, ec)) return from_file(GPUDM_CATALOG_PATH);
+    try {
+      return from_json(ojson::parse(detail::kEmbeddedCatalog), "built-in copy of datasets/catalog.json");
+    } catch (const nlohmann::json::parse_error& e) {
+      throw Error(std::string("built-in dataset catalog: ") + e.what());
+    }
   }();
   return c;
 }

@@ -173,6 +173,7 @@ Dataset generate(const std::string& g, const nlohmann::json& params, const std::
     s.label_noise = p.get<double>("label_noise", s.label_noise);
     s.target_noise_sd = p.get<double>("target_noise_sd", s.target_noise_sd);
     s.drift_points = p.get<std::vector<double>>("drift_points", {});
+    s.drift_span = p.get<double>("drift_span", 0.0);
     s.drift_width = p.get<double>("drift_width", 0.0);
     s.class_prior = p.get<std::vector<double>>("class_prior", {});
     p.finish();
@@ -194,7 +195,8 @@ Dataset generate(const std::string& g, const nlohmann::json& params, const std::
     s.depth = p.get<int>("depth", 8);
     s.label_noise = p.get<double>("label_noise", 0.1);
     s.drift_points = p.get<std::vector<double>>("drift_points", {1.0 / 3.0, 2.0 / 3.0});
-    s.drift_width = p.get<double>("drift_width", 0.02 * static_cast<double>(s.rows));
+    s.drift_span = p.get<double>("drift_span", 581012.0);
+    s.drift_width = p.get<double>("drift_width", 0.02 * s.drift_span);
     p.finish();
     return make_surrogate(name, s);
   }
@@ -211,7 +213,8 @@ Dataset generate(const std::string& g, const nlohmann::json& params, const std::
     s.depth = p.get<int>("depth", 6);
     s.label_noise = p.get<double>("label_noise", 0.004);
     s.drift_points = p.get<std::vector<double>>("drift_points", {0.5});
-    s.drift_width = p.get<double>("drift_width", 0.05 * static_cast<double>(s.rows));
+    s.drift_span = p.get<double>("drift_span", 5749132.0);
+    s.drift_width = p.get<double>("drift_width", 0.05 * s.drift_span);
     p.finish();
     Dataset d = make_surrogate(name, s);
     return binary ? binarise_rec(d) : d;

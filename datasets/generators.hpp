@@ -93,6 +93,8 @@ Dataset make_vfml_random_tree(std::size_t rows, std::uint64_t seed, const VfmlTr
 Dataset make_poker(std::size_t rows, std::uint64_t seed);
 int poker_hand_class(const int suit[5], const int rank[5]);
 
+// Every generator is prefix-stable: {"rows": N} gives the first N rows of the longer stream.
+//
 // Shape surrogate: `continuous` U[0,1) columns then `binary` Bernoulli(p_c) columns; labels from a
 // random tree of depth `depth` over the features (class per leaf, or a linear model per leaf for
 // regression) with label noise, so learners have signal. Concept drift: at each fraction in
@@ -106,7 +108,9 @@ struct SurrogateParams {
   int depth = 6;
   double label_noise = 0.05;    // classification: P(label replaced by a uniform random class)
   double target_noise_sd = 0.1; // regression
-  std::vector<double> drift_points;
+  std::vector<double> drift_points;  // fractions of drift_span
+  double drift_span = 0;        // rows the drift points refer to (0: rows); fixed spans keep
+                                // {"rows": N} a prefix of the full stream
   double drift_width = 0;       // rows
   std::vector<double> class_prior;
   std::uint64_t seed = 1;

@@ -148,7 +148,8 @@ Dataset make_surrogate(const std::string& name, const SurrogateParams& p) {
   for (std::size_t k = 0; k <= p.drift_points.size(); ++k)
     concepts.push_back(make_concept(p, depth, base.split(1000003 + k).next()));
   std::vector<double> centres;
-  for (double t : p.drift_points) centres.push_back(t * static_cast<double>(p.rows));
+  const double span = p.drift_span > 0 ? p.drift_span : static_cast<double>(p.rows);
+  for (double t : p.drift_points) centres.push_back(t * span);
   Rng rl = base.split(2000003);
   for (std::size_t r = 0; r < p.rows; ++r) {
     std::size_t k = 0;

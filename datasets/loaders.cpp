@@ -592,6 +592,7 @@ Dataset load_text(std::string_view text, const std::string& file_label, const Lo
   LoadInfo local;
   LoadInfo& li = info ? *info : local;
   const Context ctx{who_of(options, file_label)};
+  if (text.size() >= 3 && text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // UTF-8 byte-order mark
   const std::string& f = options.format;
   if (f == "csv" || f == "tsv" || f == "whitespace") return load_delimited(text, options, ctx, li);
   if (f == "arff") return load_arff_like(text, options, ctx, li, false);

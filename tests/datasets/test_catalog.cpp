@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 
 #include "datasets/catalog.hpp"
@@ -197,4 +198,17 @@ TEST(CatalogReport, BuiltinGeneratedEntriesMatchTheirShapes) {
     }
     EXPECT_EQ(r.at("check"), "ok") << r.dump();
   }
+}
+
+namespace gpudm::datasets::detail {
+extern const char* const kEmbeddedCatalog;
+}
+
+TEST(Catalog, EmbeddedCopyEqualsTheSourceFile) {
+  std::ifstream in(std::string(GPUDM_SOURCE_DIR) + "/datasets/catalog.json");
+  ASSERT_TRUE(in.good());
+  const auto on_disk = nlohmann::ordered_json::parse(in);
+  const auto embedded = nlohmann::ordered_json::parse(detail::kEmbeddedCatalog);
+  EXPECT_EQ(on_disk, embedded) << "rebuild: the compiled-in catalog is stale";
+  EXPECT_NO_THROW(Catalog::from_json(embedded, "embedded"));
 }

@@ -441,6 +441,21 @@ TEST(Generators, DeterministicPerSeedAndDifferentAcrossSeeds) {
   }
 }
 
+TEST(Generators, RowsOptionGivesAPrefixOfTheLongerStream) {
+  for (const std::string& g : generator_names()) {
+    const Dataset a = generate(g, {{"rows", 700}, {"seed", 5}}, g);
+    const Dataset b = generate(g, {{"rows", 1500}, {"seed", 5}}, g);
+    ASSERT_EQ(a.cols(), b.cols()) << g;
+    EXPECT_TRUE(same_data(a, b.slice(0, 700))) << g;
+  }
+  // Also across a drift point: drift positions are fixed rows, not fractions of `rows`.
+  const nlohmann::json drift = {{"seed", 5}, {"drift_span", 2000}, {"drift_width", 100}};
+  nlohmann::json small = drift, large = drift;
+  small["rows"] = 3000;
+  large["rows"] = 5000;
+  EXPECT_TRUE(same_data(generate("rec", small, "rec"), generate("rec", large, "rec").slice(0, 3000)));
+}
+
 TEST(Generators, UnknownParameterOrGeneratorIsAnError) {
   expect_error([] { generate("fried", {{"rowz", 10}}, "fried_gen"); },
                {"dataset 'fried_gen'", "unknown parameter 'rowz'", "rows"});

@@ -72,6 +72,15 @@ TEST(CsvLoader, TsvHeaderNumericLabelsSortedByValue) {
   EXPECT_EQ(d.label(2), 0);
 }
 
+TEST(CsvLoader, Utf8ByteOrderMarkIsIgnored) {
+  TempDir dir;
+  const std::string p = dir.write("bom.csv", "\xEF\xBB\xBF" "a,b,class\n1,2,x\n");
+  LoadOptions o = csv();
+  o.header = true;
+  const Dataset d = load_file(p, o);
+  EXPECT_EQ(d.attribute(0).name, "a");
+}
+
 TEST(CsvLoader, GzipDetectedByMagicBytesNotName) {
   TempDir dir;
   const std::string plain = "1,2,x\n3,4,y\n";

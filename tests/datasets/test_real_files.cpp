@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -106,9 +107,11 @@ TEST_P(StatsFile, LoadsWithTheShapeAndClassCountsOfStatsTsv) {
   EXPECT_EQ(entry->at("task").get<std::string>(), s.classes > 0 ? "classification" : "regression");
   LoadInfo info;
   const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
   const Dataset d = load_file(*shared_data_dir() + "/" + s.path, o, &info);
+  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%-45s %8zu rows in %.3f s\n", s.path.c_str(), d.rows(), secs);
+  std::printf("%-45s %8zu rows in %.3f s (cpu %.3f s)\n", s.path.c_str(), d.rows(), secs, cpu);
   EXPECT_EQ(d.sha256, s.sha256);
   EXPECT_EQ(info.file_columns, s.cols);
   EXPECT_EQ(d.rows() + info.rows_dropped, s.rows);
@@ -121,7 +124,8 @@ TEST_P(StatsFile, LoadsWithTheShapeAndClassCountsOfStatsTsv) {
     EXPECT_EQ(counts, s.class_counts);
   }
 #ifdef NDEBUG
-  EXPECT_LT(secs, 10.0) << "loading must stay fast (kddcup: 494,020 rows from 1.8 MB of gzip)";
+  // CPU time, so a busy shared CI machine does not make it flaky (kddcup: about 1 s).
+  EXPECT_LT(cpu, 5.0) << "loading must stay fast (kddcup: 494,020 rows from 1.8 MB of gzip)";
 #endif
 }
 
