@@ -66,6 +66,9 @@ struct ProbeWork {
   double amount = 0.0;  // in work_unit(probe)
   int threads = 1;      // CPU threads or GPU threads launched
   std::string method;   // how it is measured, e.g. "avx512f fma, 16 chains x 16 lanes"
+  // The vendor's theoretical rate for this probe (work units per second), 0 when unknown:
+  // GPU DRAM bandwidth from memory clock x bus width, FP32 peak from SMs x 128 lanes x clock.
+  double theoretical_per_s = 0.0;
 };
 
 // Self-check of the probe's output against a scalar reference (guards against the compiler

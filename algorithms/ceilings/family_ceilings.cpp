@@ -88,13 +88,14 @@ class CeilingsFamily final : public Family {
         {"passes", "int", 0, "copies or transfers per timed repetition (0 = automatic)"},
         {"iterations", "int", 0, "loop trips per thread for fma_rate/popcount_rate (0 = automatic)"},
         {"launches", "int", 0, "kernel launches / parallel regions per repetition for latency probes (0 = automatic)"},
-        {"threads", "int", 0, "CPU threads of the openmp backend (0 = all; the sequential backend uses 1)"},
+        {"threads", "int", 0, "CPU threads of the openmp backend (0 = all; the sequential backend uses 1)", true},
     };
   }
 
   CaseResult run_case(const CaseContext& ctx) override {
     if (!ctx.registry) throw Error("ceilings: run_case needs a backend registry");
     const ProbeSpec spec = resolve_spec(ctx);
+    // The config names a dataset because every run has one; the probes make their own buffers.
     auto backend = ctx.registry->create<ceilings::CeilingsBackend>("ceilings", ctx.backend);
     if (!backend->supports(spec.probe))
       throw Unavailable(std::string("probe '") + ceilings::to_string(spec.probe) + "' does not apply to the " +
@@ -145,6 +146,18 @@ class CeilingsFamily final : public Family {
     } else {
       m[metric] = med > 0 ? work.amount / med : 0.0;
       m[metric + "_best"] = best > 0 ? work.amount / best : 0.0;
+    }
+    // One number per probe in readable units, so one table can hold every probe.
+    const double headline = m[metric].get<double>();
+    switch (unit) {
+      case WorkUnit::bytes: m["display_value"] = headline * 1e-9; m["display_unit"] = "GB/s"; break;
+      case WorkUnit::flops: m["display_value"] = headline * 1e-9; m["display_unit"] = "GFLOP/s"; break;
+      case WorkUnit::ops: m["display_value"] = headline * 1e-9; m["display_unit"] = "Gop/s"; break;
+      case WorkUnit::launches: m["display_value"] = headline * 1e6; m["display_unit"] = "us/launch"; break;
+    }
+    if (work.theoretical_per_s > 0 && unit != WorkUnit::launches) {
+      m["theoretical_per_s"] = work.theoretical_per_s;
+      m["percent_of_theoretical"] = 100.0 * headline / work.theoretical_per_s;
     }
     // Device-clock view of the same work (CUDA events around the probe only).
     const double dev = res.breakdown.seconds("probe");

@@ -48,6 +48,7 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         w.amount = 2.0 * static_cast<double>(n_ * sizeof(float)) * static_cast<double>(spec.passes);
         w.threads = static_cast<int>(grid_ * block_);
         w.method = "float4 grid-stride device-to-device copy kernel, bytes read + written";
+        w.theoretical_per_s = props_.peak_dram_bytes_per_s();
         break;
       }
       case Probe::h2d_bandwidth:
@@ -70,6 +71,11 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         w.amount = 2.0 * static_cast<double>(spec.iterations) * k::FmaPolicy::kChains * w.threads;
         w.method = "fmaf chains, " + std::to_string(k::FmaPolicy::kChains) + " per thread, " +
                    std::to_string(grid_) + " x " + std::to_string(block_) + " threads";
+        {
+          // FP32 lanes per SM: 64 on sm_60/70/80, 128 on sm_86/89/90 and later; one FMA per lane per clock.
+          const bool wide = props_.cc_major > 8 || (props_.cc_major == 8 && props_.cc_minor > 0);
+          w.theoretical_per_s = 2.0 * props_.sm_count * (wide ? 128 : 64) * props_.sm_clock_khz * 1e3;
+        }
         break;
       }
       case Probe::popcount_rate: {

@@ -1,0 +1,39 @@
+#pragma once
+// How a family contributes benchmarks to gpudm_bench: a file experiments/bench/<family>.cpp
+// defining
+//
+//   std::vector<gpudm::bench::BenchCase> gpudm::bench::cases_<family>();
+//
+// (CMake finds the file and generates the call). Every case runs on every backend the registry
+// has for the family (unavailable ones are reported as errors with the reason, so they show
+// in the output but never in a comparison), through Family::run_case: the same code path as
+// run_experiment, one timed repetition per benchmark iteration after one warm-up.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gpudm::bench {
+
+struct BenchCase {
+  std::string name;                   // e.g. "copy_bandwidth"
+  std::string size;                   // "small" | "medium" (part of the benchmark name)
+  std::string dataset;                // catalog name
+  nlohmann::json dataset_options = nlohmann::json::object();
+  nlohmann::json params = nlohmann::json::object();  // family params (missing ones: defaults)
+  bool smoke = false;                 // CaseContext::smoke (families size their work down)
+  std::vector<std::string> backends;  // the backends this case applies to (empty: every one)
+  // Work per repetition, read from the run's metrics, reported as Google Benchmark's rate
+  // (bytes_per_second or items_per_second over the manual time). Empty: no rate.
+  std::string work_metric;
+  bool work_is_bytes = false;
+  // Extra rate counters copied from the run's metrics, e.g. {"gpops_per_s", "GPops/s", 1e-9}.
+  struct Counter {
+    std::string metric;
+    std::string label;
+    double scale = 1.0;
+  };
+  std::vector<Counter> counters;
+};
+
+}  // namespace gpudm::bench

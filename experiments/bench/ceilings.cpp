@@ -1,0 +1,39 @@
+// Benchmarks of the ceilings family: every probe, small (smoke-sized) and medium (the sizes of
+// configs/ceilings.json). Backends that lack a probe report it as skipped.
+#include "experiments/bench/bench_cases.hpp"
+
+namespace gpudm::bench {
+
+std::vector<BenchCase> cases_ceilings() {
+  struct Probe {
+    const char* name;
+    bool bytes;
+    std::vector<std::string> backends;
+  };
+  const std::vector<std::string> all;  // every backend
+  const std::vector<std::string> gpu = {"cuda"};
+  const std::vector<std::string> parallel = {"openmp", "cuda"};
+  const Probe probes[] = {{"copy_bandwidth", true, all},   {"fma_rate", false, all},
+                          {"popcount_rate", false, all},   {"h2d_bandwidth", true, gpu},
+                          {"d2h_bandwidth", true, gpu},    {"launch_latency", false, parallel},
+                          {"graph_launch_latency", false, gpu}};
+  std::vector<BenchCase> out;
+  for (const char* size : {"small", "medium"}) {
+    for (const auto& p : probes) {
+      BenchCase c;
+      c.name = p.name;
+      c.size = size;
+      c.dataset = "2dplanes_gen";  // every run names a dataset; the probes make their own buffers
+      c.dataset_options = {{"rows", 32}};
+      c.params = {{"probe", p.name}};
+      c.smoke = std::string(size) == "small";
+      c.work_metric = "work_per_repetition";  // bytes, FLOPs, popcounts or launches
+      c.work_is_bytes = p.bytes;
+      c.backends = p.backends;
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace gpudm::bench

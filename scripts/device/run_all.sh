@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Everything the GPU machine runs, in one command (the lead calls it through the device tool):
+#   scripts/device/run_all.sh [build|test|areas|all]     (default: all)
+#   OUT=$OUT scripts/device/run_all.sh                      results + logs -> $OUT/results.tar.gz
+# Stages:
+#   build  configure (-DCMAKE_CUDA_ARCHITECTURES=90, Release) and build everything into build-device
+#   test   ctest -L gpu, then ctest -L unit (-LE slow), logs in logs/
+#   areas  every scripts/device/<area>.sh (ceilings first; each under its own time limit), which
+#          write results/<gpu-tag>/... in the tree and their logs under logs/<area>/
+# The stages can be split across calls (build-device stays while the machine is warm); every
+# stage ends by packing results/ and logs/ into $OUT/results.tar.gz (the device tool returns at
+# most 8 files). Keep the whole under the 10-minute command limit: GPUDM_AREA_TIMEOUT (s, default
+# 240) bounds each area script, GPUDM_AREAS (space-separated) picks the areas.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+STAGE="${1:-all}"
+BUILD="${BUILD:-$ROOT/build-device}"
+OUT="${OUT:-$ROOT/out}"
+LOGS="$ROOT/logs"
+JOBS="${GPUDM_JOBS:-$(nproc)}"
+mkdir -p "$OUT" "$LOGS"
+if [ -z "${GPUDM_DATA_DIR:-}" ]; then
+  for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
+    [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
+  done
+fi
+T0=$(date +%s)
+status=0
+stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
+
+pack() {
+  {
+    date -u +%FT%TZ
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv 2>&1 || true
+    nproc
+  } >"$LOGS/machine.txt"
+  tar -czf "$OUT/results.tar.gz" results logs 2>/dev/null || tar -czf "$OUT/results.tar.gz" logs
+  stamp "packed $OUT/results.tar.gz ($(du -h "$OUT/results.tar.gz" | cut -f1))"
+}
+trap pack EXIT
+
+if [ "$STAGE" = build ] || [ "$STAGE" = all ]; then
+  stamp "== build ($JOBS jobs) into $BUILD"
+  GEN=()
+  command -v ninja >/dev/null && GEN=(-G Ninja)
+  if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+    cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      ${GPUDM_CMAKE_ARGS:-} >"$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
+  fi
+  # -k 0: one family's broken target must not hide every other area's results.
+  if ! cmake --build "$BUILD" -j "$JOBS" -- -k 0 >"$LOGS/build.log" 2>&1; then
+    status=1
+    grep -E "error|FAILED" "$LOGS/build.log" | head -40
+  fi
+  stamp "build done (status $status)"
+fi
+
+if [ "$STAGE" = test ] || [ "$STAGE" = all ]; then
+  stamp "== ctest -L gpu"
+  (cd "$BUILD" && timeout 420 ctest -L gpu --output-on-failure -j 4 --timeout 300) >"$LOGS/ctest_gpu.log" 2>&1 || status=1
+  tail -25 "$LOGS/ctest_gpu.log"
+  stamp "== ctest -L unit -LE slow"
+  (cd "$BUILD" && timeout 300 ctest -L unit -LE slow --output-on-failure -j "$JOBS" --timeout 240) >"$LOGS/ctest_unit.log" 2>&1 || status=1
+  tail -15 "$LOGS/ctest_unit.log"
+fi
+
+if [ "$STAGE" = areas ] || [ "$STAGE" = all ]; then
+  AREAS="${GPUDM_AREAS:-}"
+  if [ -z "$AREAS" ]; then
+    AREAS="ceilings"
+    for s in scripts/device/*.sh; do
+      a="$(basename "$s" .sh)"
+      [ "$a" = run_all ] || [ "$a" = ceilings ] || AREAS="$AREAS $a"
+    done
+  fi
+  for a in $AREAS; do
+    s="scripts/device/$a.sh"
+    [ -x "$s" ] || [ -f "$s" ] || { echo "no $s"; continue; }
+    stamp "== area $a"
+    mkdir -p "$LOGS/$a"
+    BUILD="$BUILD" OUT_DIR="$LOGS/$a" timeout "${GPUDM_AREA_TIMEOUT:-240}" bash "$s" >"$LOGS/$a/run.log" 2>&1
+    rc=$?
+    [ $rc -eq 0 ] || status=1
+    tail -20 "$LOGS/$a/run.log"
+    stamp "area $a exit $rc"
+  done
+fi
+stamp "run_all: status $status"
+exit $status

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""scripts/perf_gate.py on synthetic Google Benchmark JSON: inputs that must pass and must fail,
+through compare.py when it is installed and through the fallbacks (forced)."""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import contextlib
+import importlib.util
+import io
+import unittest
+from unittest import mock
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GATE = os.path.join(ROOT, "scripts", "perf_gate.py")
+_spec = importlib.util.spec_from_file_location("perf_gate", GATE)
+perf_gate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(perf_gate)
+
+
+def run_gate(args, env_extra):
+    """perf_gate.main in-process (fast: scipy/gbench imported once) -> (exit code, output)."""
+    buf = io.StringIO()
+    with mock.patch.dict(os.environ, env_extra), contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+        try:
+            rc = perf_gate.main(list(args))
+        except SystemExit as e:
+            rc = e.code if isinstance(e.code, int) else 2
+    return rc, buf.getvalue()
+
+
+def bench_json(path, benchmarks, reps=9, seed=0, aggregates=True):
+    """benchmarks: {name: (median_ns, relative_noise)} -> Google Benchmark JSON with repetitions."""
+    rng = random.Random(seed)
+    out = []
+    for name, (t, noise) in benchmarks.items():
+        times = [t * (1.0 + rng.uniform(-noise, noise)) for _ in range(reps)]
+        for i, v in enumerate(times):
+            out.append({"name": name, "run_name": name, "run_type": "iteration", "repetitions": reps,
+                        "repetition_index": i, "threads": 1, "iterations": 100, "real_time": v, "cpu_time": v,
+                        "time_unit": "ns"})
+        if aggregates:
+            s = sorted(times)
+            out.append({"name": name + "_median", "run_name": name, "run_type": "aggregate", "repetitions": reps,
+                        "aggregate_name": "median", "threads": 1, "iterations": reps, "real_time": s[reps // 2],
+                        "cpu_time": s[reps // 2], "time_unit": "ns"})
+    with open(path, "w") as f:
+        json.dump({"context": {"date": "2026-01-01", "num_cpus": 2}, "benchmarks": out}, f)
+
+
+class PerfGate(unittest.TestCase):
+    env_extra = {}
+
+    def gate(self, base, new, *args):
+        with tempfile.TemporaryDirectory() as d:
+            pb, pn = os.path.join(d, "base.json"), os.path.join(d, "new.json")
+            bench_json(pb, *base)
+            bench_json(pn, *new)
+            return run_gate([pb, pn, *args], self.env_extra)
+
+    def test_same_distribution_passes(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.05), "BM_b": (5e6, 0.02)}, 9, 1), ({"BM_a": (1000, 0.05), "BM_b": (5e6, 0.02)}, 9, 2))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("PASS", out)
+
+    def test_large_significant_regression_fails(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.02), "BM_b": (2000, 0.02)}, 9, 1), ({"BM_a": (1300, 0.02), "BM_b": (2000, 0.02)}, 9, 2))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("REGRESSION", out)
+        self.assertIn("BM_a", out)
+
+    def test_small_significant_slowdown_below_threshold_passes(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.01)}, 12, 1), ({"BM_a": (1080, 0.01)}, 12, 2))
+        self.assertEqual(rc, 0, out)
+
+    def test_threshold_is_configurable(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.01)}, 12, 1), ({"BM_a": (1080, 0.01)}, 12, 2), "--threshold", "0.05")
+        self.assertEqual(rc, 1, out)
+
+    def test_improvement_passes(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.02)}, 9, 1), ({"BM_a": (500, 0.02)}, 9, 2))
+        self.assertEqual(rc, 0, out)
+
+    def test_noisy_difference_is_not_significant(self):
+        # The median moves by +50 % but the samples are the same but one: p >> 0.05, no verdict.
+        with tempfile.TemporaryDirectory() as d:
+            pb, pn = os.path.join(d, "b.json"), os.path.join(d, "n.json")
+            for p, mid in ((pb, 1000), (pn, 1500)):
+                v = [100, 200, 300, 400, mid, 1600, 1700, 1800, 1900]
+                bj = [{"name": "BM_a", "run_name": "BM_a", "run_type": "iteration", "real_time": x, "cpu_time": x,
+                       "time_unit": "ns", "iterations": 1} for x in v]
+                with open(p, "w") as f:
+                    json.dump({"context": {}, "benchmarks": bj}, f)
+            rc, out = run_gate([pb, pn, "--report", os.path.join(d, "r.json")], self.env_extra)
+            self.assertEqual(rc, 0, out)
+            with open(os.path.join(d, "r.json")) as f:
+                v = json.load(f)["verdicts"][0]
+            self.assertGreater(v["change"], 0.4)
+            self.assertGreater(v["pvalue"], 0.05)
+
+    def test_too_few_repetitions_is_an_input_error(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.02)}, 3, 1), ({"BM_a": (2000, 0.02)}, 3, 2))
+        self.assertEqual(rc, 2, out)
+        self.assertIn("repetitions", out)
+
+    def test_no_common_benchmark_is_an_input_error(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.02)}, 9, 1), ({"BM_b": (1000, 0.02)}, 9, 2))
+        self.assertEqual(rc, 2, out)
+
+    def test_report_json(self):
+        with tempfile.TemporaryDirectory() as d:
+            pb, pn, rep = (os.path.join(d, x) for x in ("b.json", "n.json", "r.json"))
+            bench_json(pb, {"BM_a": (1000, 0.02)}, 9, 1)
+            bench_json(pn, {"BM_a": (1500, 0.02)}, 9, 2)
+            rc, out = run_gate([pb, pn, "--report", rep], self.env_extra)
+            self.assertEqual(rc, 1, out)
+            with open(rep) as f:
+                v = json.load(f)["verdicts"][0]
+            self.assertTrue(v["regressed"])
+            self.assertAlmostEqual(v["change"], 0.5, delta=0.05)
+            self.assertLess(v["pvalue"], 0.05)
+
+
+    def test_command_line_exit_codes(self):
+        # One real process: the exit status is what CI sees.
+        with tempfile.TemporaryDirectory() as d:
+            pb, pn = os.path.join(d, "b.json"), os.path.join(d, "n.json")
+            bench_json(pb, {"BM_a": (1000, 0.02)}, 9, 1)
+            bench_json(pn, {"BM_a": (1500, 0.02)}, 9, 2)
+            env = dict(os.environ, **self.env_extra)
+            r = subprocess.run([sys.executable, GATE, pb, pn], capture_output=True, text=True, env=env)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            r = subprocess.run([sys.executable, GATE, pb, pb], capture_output=True, text=True, env=env)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            r = subprocess.run([sys.executable, GATE, pb, os.path.join(d, "missing.json")], capture_output=True, text=True, env=env)
+            self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
+    def test_uses_compare_py_when_installed(self):
+        if self.env_extra or perf_gate.find_compare_py() is None:
+            self.skipTest("compare.py path not used by this class or not installed")
+        rc, out = self.gate(({"BM_a": (1000, 0.02)}, 9, 1), ({"BM_a": (1000, 0.02)}, 9, 2))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("compare.py U test", out)
+
+
+class PerfGateNormalFallback(PerfGate):
+    """Neither compare.py nor scipy: the built-in normal approximation."""
+    env_extra = {"GPUDM_COMPARE_PY": "/nonexistent/compare.py", "GPUDM_PERF_GATE_NO_SCIPY": "1"}
+
+
+class PerfGateScipyFallback(PerfGate):
+    """As the GPU machine runs it: no compare.py."""
+    env_extra = {"GPUDM_COMPARE_PY": "/nonexistent/compare.py"}
+
+    def test_says_which_method(self):
+        rc, out = self.gate(({"BM_a": (1000, 0.02)}, 9, 1), ({"BM_a": (1000, 0.02)}, 9, 2))
+        self.assertEqual(rc, 0, out)
+        self.assertIn("compare.py not found", out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
