@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""River as a live peer of the vfdt family (issue 5).
+
+Runs River's HoeffdingTreeClassifier (mode "tree") and ARFClassifier (mode "forest": n_models=100,
+lambda=1, sqrt features, majority vote, one ADWIN per tree, no background trees) prequentially
+(predict_one, then learn_one) on the same streams our learners see: each stream is exported by
+build/algorithms/vfdt/vfdt_export as integer codes (binary, nominal, quantile-binned numeric),
+and every attribute is declared nominal so River splits multiway on the codes as ours does.
+Hoeffding parameters match ours: delta 1e-7, tau 0.05, grace period 200, majority-class leaves.
+
+River processes one instance at a time in Python (~10^3-10^4 instances/s for a tree, ~10^2 for a
+forest of 100), so large streams are run on a prefix (--tree-rows / --forest-rows); the JSON says
+so (prefix_of_stream, instances vs total_rows) and the family compares it with our accuracy on the
+same prefix (metrics.accuracy_at_river_prefix).
+
+Output: results/cpu/river_vfdt.json (read by the vfdt family's "peer" param) and a .csv beside it.
+"""
+import argparse
+import csv
+import datetime
+import json
+import os
+import platform
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+STREAMS = [
+    ("covertype", {"binary": True}),
+    ("rec", {"binary": True}),
+    ("rt_vfml", {}),
+    ("rt_moa", {}),
+    ("kddcup", {}),
+    ("poker", {}),
+    ("shuttle", {}),
+    ("connect4", {}),
+]
+
+
+def export(tool, name, options, path):
+    subprocess.run([tool, name, json.dumps(options), path], check=True)
+
+
+def read_stream(path, limit):
+    with open(path, newline="") as f:
+        r = csv.reader(f)
+        header = next(r)
+        names = header[:-1]
+        total = 0
+        rows = []
+        for row in r:
+            total += 1
+            if limit and len(rows) >= limit:
+                continue
+            rows.append(({n: int(v) for n, v in zip(names, row[:-1])}, int(row[-1])))
+    return names, rows, total
+
+
+def make_model(mode, names, seed):
+    from river import drift, forest, tree
+
+    common = dict(grace_period=200, delta=1e-7, tau=0.05, leaf_prediction="mc", nominal_attributes=list(names))
+    if mode == "tree":
+        return tree.HoeffdingTreeClassifier(**common), "river.tree.HoeffdingTreeClassifier"
+    return (
+        forest.ARFClassifier(
+            n_models=100,
+            max_features="sqrt",
+            lambda_value=1,
+            disable_weighted_vote=True,
+            drift_detector=drift.ADWIN(delta=0.002),
+            warning_detector=None,
+            seed=seed,
+            **common,
+        ),
+        "river.forest.ARFClassifier(n_models=100, lambda=1, sqrt, no background, ADWIN 0.002)",
+    )
+
+
+def prequential(model, rows):
+    correct = 0
+    t0 = time.perf_counter()
+    for x, y in rows:
+        p = model.predict_one(x)
+        correct += p == y
+        model.learn_one(x, y)
+    seconds = time.perf_counter() - t0
+    return 100.0 * correct / max(1, len(rows)), seconds
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    ap.add_argument("--export-tool", default=os.path.join(root, "build", "algorithms", "vfdt", "vfdt_export"))
+    ap.add_argument("--out", default=os.path.join(root, "results", "cpu", "river_vfdt.json"))
+    ap.add_argument("--tree-rows", type=int, default=200000, help="prefix for the single tree (0 = all)")
+    ap.add_argument("--forest-rows", type=int, default=5000, help="prefix for the forest of 100 (0 = all)")
+    ap.add_argument("--streams", default=",".join(n for n, _ in STREAMS))
+    ap.add_argument("--modes", default="tree,forest")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    import river
+
+    wanted = set(args.streams.split(","))
+    runs = []
+    if os.path.exists(args.out):  # keep runs of streams not redone now
+        with open(args.out) as f:
+            runs = [r for r in json.load(f).get("runs", []) if not (r["dataset"] in wanted and r["mode"] in args.modes.split(","))]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, options in STREAMS:
+            if name not in wanted:
+                continue
+            path = os.path.join(tmp, name + ".csv")
+            try:
+                export(args.export_tool, name, options, path)
+            except subprocess.CalledProcessError as e:
+                print(f"river_vfdt: {name}: export failed ({e}); skipped", file=sys.stderr)
+                continue
+            for mode in args.modes.split(","):
+                limit = args.tree_rows if mode == "tree" else args.forest_rows
+                names, rows, total = read_stream(path, limit)
+                model, label = make_model(mode, names, args.seed)
+                acc, seconds = prequential(model, rows)
+                run = {
+                    "dataset": name,
+                    "options": options,
+                    "mode": mode,
+                    "model": label,
+                    "instances": len(rows),
+                    "total_rows": total,
+                    "prefix_of_stream": len(rows) < total,
+                    "accuracy": round(acc, 4),
+                    "seconds": round(seconds, 3),
+                    "instances_per_s": round(len(rows) / seconds, 1) if seconds > 0 else None,
+                    "clock": "wall (time.perf_counter), single Python thread",
+                }
+                print(f"river_vfdt: {name} {mode}: {len(rows)}/{total} instances, accuracy {acc:.2f} %, "
+                      f"{run['instances_per_s']} inst/s", file=sys.stderr)
+                runs.append(run)
+    doc = {
+        "schema": "gpudm river peer 1",
+        "river_version": river.__version__,
+        "python": platform.python_version(),
+        "host": socket.gethostname(),
+        "cpu": platform.processor() or platform.machine(),
+        "utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "argv": sys.argv,
+        "note": "Streams exported by vfdt_export (codes as the vfdt learners see them); all attributes nominal. "
+                "Prefix runs: accuracy over the first `instances` of `total_rows`.",
+        "runs": sorted(runs, key=lambda r: (r["dataset"], r["mode"])),
+    }
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    tmp_out = args.out + ".tmp"
+    with open(tmp_out, "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(tmp_out, args.out)
+    with open(os.path.splitext(args.out)[0] + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["dataset", "mode", "instances", "total_rows", "accuracy_pct", "seconds", "instances_per_s"])
+        for r in doc["runs"]:
+            w.writerow([r["dataset"], r["mode"], r["instances"], r["total_rows"], r["accuracy"], r["seconds"], r["instances_per_s"]])
+    print(f"river_vfdt: wrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
