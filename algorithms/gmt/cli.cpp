@@ -121,8 +121,10 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     Args a = parse(argv, false);
     if (a.quiet) Progress::set_quiet(true);
     if (a.backend.empty()) a.backend = default_backend(*env.registry);
-    Dataset data = resolve(a.dataset, a.rows, *&env);
+    Dataset data = resolve(a.dataset, a.rows, env);
     data.validate();
+    std::vector<double> impute;
+    if (data.has_missing()) impute = impute_missing(data, nullptr);
     auto make_eval = [&] {
       auto e = env.registry->create<ModelTreeEvaluator>("gmt", a.backend);
       e->set_options(eval_options_from_json(a.params));
@@ -149,7 +151,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         for (std::size_t i = 0; i < idx.size(); ++i) (static_cast<int>(i % static_cast<std::size_t>(a.cv)) == k ? te : tr).push_back(idx[i]);
         std::sort(tr.begin(), tr.end());
         std::sort(te.begin(), te.end());
-        Dataset dtr = data.select(tr), dte = data.select(te);
+        Dataset dtr = data.select(tr), dte = data.select(te);  // imputed with the full data's means
         dtr.set_name(data.name());
         GmtParams p = params_from_json(a.params, dtr.rows());
         p.seed = a.seed + static_cast<std::uint64_t>(k);
@@ -197,6 +199,10 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["breakdown"] = r.timer.to_json();
     if (!a.test.empty()) {
       Dataset test = resolve(a.test, -1, env);
+      if (test.has_missing()) {
+        if (impute.empty()) impute = impute_missing(data, nullptr);  // no missing in training: just its means
+        impute_missing(test, &impute);
+      }
       GPUDM_REQUIRE(test.cols() == data.cols(), "test dataset '" + a.test + "' has " + std::to_string(test.cols()) +
                                                     " attributes, training has " + std::to_string(data.cols()));
       const Scores s = score(root, test);
@@ -207,7 +213,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     const std::string model_path = a.model_out.empty() ? "gmt_" + data.name() + ".json" : a.model_out;
     nlohmann::ordered_json info = {{"backend", a.backend}, {"seed", a.seed}, {"iterations", r.summary.iterations},
                                    {"fitness", r.best.fitness}, {"train_rmse", s_train.rmse}};
-    write_json(model_path, model_json(root, data, info));
+    write_json(model_path, model_json(root, data, info, impute));
     std::printf("model written to %s\n", model_path.c_str());
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
     return 0;
@@ -226,6 +232,10 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     GPUDM_REQUIRE(!j.is_discarded(), a.model_in + ": not valid JSON");
     Dataset data = resolve(a.dataset, a.rows, env);
     auto root = model_from_json(j, data, a.model_in);
+    std::vector<double> impute = model_imputation(j);
+    // Missing values: the model's training means; a model trained without missing values has
+    // none stored, then the scored data's own column means are used.
+    if (data.has_missing()) impute_missing(data, impute.empty() ? nullptr : &impute);
     const Scores s = score(root.get(), data);
     std::printf("model %s on %s\nRMSE %.6g  MAE %.6g  rows %lld  leaves %d  attributes in models %d\n", a.model_in.c_str(),
                 data.name().c_str(), s.rmse, s.mae, static_cast<long long>(s.rows), count_leaves(root.get()),

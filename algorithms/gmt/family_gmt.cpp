@@ -35,11 +35,20 @@ class GmtFamily final : public Family {
     if (test_fraction > 0.0) {
       auto tr = std::make_shared<Dataset>(), te = std::make_shared<Dataset>();
       holdout_split(*full, test_fraction, ctx.seed, tr.get(), te.get());
+      if (tr->has_missing() || te->has_missing()) {
+        const auto v = impute_missing(*tr, nullptr);
+        impute_missing(*te, &v);
+      }
       train_ds = tr;
       test_ds = te;
       res.dataset["train_rows"] = tr->rows();
       res.dataset["test_rows"] = te->rows();
+    } else if (full->has_missing()) {
+      auto tr = std::make_shared<Dataset>(*full);
+      impute_missing(*tr, nullptr);
+      train_ds = tr;
     }
+    if (train_ds->has_missing()) res.dataset["missing_values"] = "replaced by the training mean";
     const Dataset& train = *train_ds;
     GmtParams p = params_from_json(ctx.params, train.rows());
     p.seed = ctx.seed;

@@ -149,7 +149,36 @@ TrainResult train(const Dataset& data, const GmtParams& p, ModelTreeEvaluator& e
   return r;
 }
 
-nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info) {
+std::vector<double> impute_missing(Dataset& d, const std::vector<double>* values) {
+  std::vector<double> v(d.cols(), 0.0);
+  if (values) {
+    GPUDM_REQUIRE(values->size() == d.cols(), "gmt: imputation values for " + std::to_string(values->size()) +
+                                                  " attributes, dataset '" + d.name() + "' has " + std::to_string(d.cols()));
+    v = *values;
+  }
+  for (std::size_t c = 0; c < d.cols(); ++c) {
+    float* col = d.column(c);
+    if (!values) {
+      double sum = 0.0;
+      std::size_t n = 0;
+      for (std::size_t r = 0; r < d.rows(); ++r)
+        if (std::isfinite(col[r])) sum += col[r], ++n;
+      v[c] = n ? sum / double(n) : 0.0;
+    }
+    for (std::size_t r = 0; r < d.rows(); ++r)
+      if (!std::isfinite(col[r])) col[r] = static_cast<float>(v[c]);
+  }
+  return v;
+}
+
+std::vector<double> model_imputation(const nlohmann::json& j) {
+  std::vector<double> v;
+  if (j.contains("impute_missing")) v = j["impute_missing"].get<std::vector<double>>();
+  return v;
+}
+
+nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info,
+                                  const std::vector<double>& impute) {
   nlohmann::ordered_json j;
   j["format"] = "gpudm-gmt-model";
   j["version"] = 1;
@@ -161,6 +190,7 @@ nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const 
   j["internal_nodes"] = count_internal(root);
   j["attributes_in_models"] = count_model_attributes(root);
   j["info"] = info;
+  if (!impute.empty()) j["impute_missing"] = impute;
   j["tree"] = to_json(root, train);
   return j;
 }

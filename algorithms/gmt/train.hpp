@@ -41,8 +41,16 @@ struct TrainResult {
 TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
 
 // Model file: {"format": "gpudm-gmt-model", "version": 1, "attributes": [...], "tree": {...}, ...}.
-nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info);
+nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info,
+                                  const std::vector<double>& impute = {});
+// The imputation values stored in a model file (empty when the training data had none missing).
+std::vector<double> model_imputation(const nlohmann::json& j);
 std::unique_ptr<Node> model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path);
+
+// Missing attribute values (NaN) are replaced by a per-column value before training and
+// prediction: the training mean (Weka's ReplaceMissingValues does the same for M5P/REPTree).
+// Returns the values used; pass them back for test data (nullptr = compute from d).
+std::vector<double> impute_missing(Dataset& d, const std::vector<double>* values);
 
 // Per-row split of a dataset into train/test by a seeded shuffle (test_fraction in (0, 1)).
 void holdout_split(const Dataset& d, double test_fraction, std::uint64_t seed, Dataset* train, Dataset* test);

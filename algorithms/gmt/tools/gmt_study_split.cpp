@@ -1,0 +1,51 @@
+// gmt_study_split NAME OUTDIR [--rows N] [--test-fraction F] [--seed S] [--option key=value]...
+// Writes OUTDIR/NAME_train.csv and OUTDIR/NAME_test.csv: a catalog dataset split by a seeded
+// shuffle, so Weka (scripts/peers/) and gmt_learner see exactly the same rows.
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/gmt/csv.hpp"
+#include "algorithms/gmt/train.hpp"
+#include "datasets/catalog.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 3) {
+      std::fprintf(stderr, "usage: gmt_study_split NAME OUTDIR [--rows N] [--test-fraction F] [--seed S] [--option k=v]\n");
+      return 2;
+    }
+    const std::string name = argv[1], out = argv[2];
+    nlohmann::json opt = nlohmann::json::object();
+    double frac = 1.0 / 3.0;
+    std::uint64_t seed = 1;
+    for (int i = 3; i + 1 < argc; i += 2) {
+      const std::string f = argv[i], v = argv[i + 1];
+      if (f == "--rows") opt["rows"] = std::stoll(v);
+      else if (f == "--test-fraction") frac = std::stod(v);
+      else if (f == "--seed") seed = std::stoull(v);
+      else if (f == "--option") {
+        const auto eq = v.find('=');
+        GPUDM_REQUIRE(eq != std::string::npos, "--option expects key=value");
+        auto jv = nlohmann::json::parse(v.substr(eq + 1), nullptr, false);
+        opt[v.substr(0, eq)] = jv.is_discarded() ? nlohmann::json(v.substr(eq + 1)) : jv;
+      } else {
+        throw gpudm::Error("unknown option " + f);
+      }
+    }
+    gpudm::datasets::CatalogProvider provider;
+    auto d = provider.get(name, opt);
+    GPUDM_REQUIRE(d->task() == gpudm::Task::regression, "dataset '" + name + "' is not a regression dataset");
+    gpudm::Dataset tr, te;
+    gpudm::gmt::holdout_split(*d, frac, seed, &tr, &te);
+    gpudm::gmt::write_csv(tr, out + "/" + name + "_train.csv");
+    gpudm::gmt::write_csv(te, out + "/" + name + "_test.csv");
+    std::printf("%s: %zu train + %zu test rows, %zu attributes%s\n", name.c_str(), tr.rows(), te.rows(), d->cols(),
+                d->has_missing() ? " (has missing values)" : "");
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# GMT vs Weka 3.6 M5P and REPTree on the same train/test splits (issue 4 quality study).
+#   BUILD=build-gmt OUT_DIR=results/cpu/gmt_weka_study ITERATIONS=300 scripts/peers/weka_study.sh [dataset...]
+# Needs: java + /usr/share/java/weka.jar (Debian package weka), a build with the targets
+# gmt_study_split and gmt_learner. Writes per dataset the split CSVs (in $WORK), Weka's and
+# GMT's outputs (in $OUT_DIR/raw), then $OUT_DIR/table.{csv,md} via weka_table.py.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="${BUILD:-$ROOT/build}"
+OUT_DIR="${OUT_DIR:-$ROOT/results/cpu/gmt_weka_study}"
+WORK="${WORK:-${TMPDIR:-/tmp}/gmt_weka_study}"
+ITERATIONS="${ITERATIONS:-10000}"
+POPULATION="${POPULATION:-64}"
+BACKEND="${BACKEND:-sequential}"
+SEED="${SEED:-1}"
+WEKA_JAR="${WEKA_JAR:-/usr/share/java/weka.jar}"
+JAVA_MEM="${JAVA_MEM:-4g}"
+[ -f "$WEKA_JAR" ] || { echo "weka.jar not found at $WEKA_JAR (apt-get install weka)" >&2; exit 1; }
+SPLIT="$BUILD/algorithms/gmt/gmt_study_split"
+LEARNER="$BUILD/algorithms/gmt/gmt_learner"
+[ -x "$SPLIT" ] && [ -x "$LEARNER" ] || { echo "build the targets gmt_study_split gmt_learner in $BUILD first" >&2; exit 1; }
+if [ -z "${GPUDM_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/datasets" ]; then
+  export GPUDM_DATA_DIR="$(cd "$ROOT/../shared/datasets" && pwd)"
+fi
+mkdir -p "$OUT_DIR/raw" "$WORK"
+
+# name|split options (armchair: the 10K reconstruction, as Table 4's smallest)
+DEFAULT=(armchair10k pol elevators cal_housing house16h house8l 2dplanes fried mv elnino)
+DATASETS=("${@:-${DEFAULT[@]}}")
+
+{
+  echo "machine: $(hostname), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+  echo "date_utc: $(date -u +%FT%TZ)"
+  echo "weka: $(java -cp "$WEKA_JAR" weka.core.Version 2>/dev/null | head -1)"
+  echo "java: $(java -version 2>&1 | head -1)"
+  echo "gmt: iterations=$ITERATIONS population=$POPULATION backend=$BACKEND seed=$SEED"
+  echo "load_average_at_start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "datasets: ${DATASETS[*]}"
+} >> "$OUT_DIR/raw/environment.txt"
+
+for ds in "${DATASETS[@]}"; do
+  echo "== $ds" >&2
+  "$SPLIT" "$ds" "$WORK" --seed "$SEED" >&2
+  tr="$WORK/${ds}_train.csv"; te="$WORK/${ds}_test.csv"
+  for m in M5P REPTree; do
+    case $m in
+      M5P) cls=weka.classifiers.trees.M5P; opts=(-M 4) ;;
+      REPTree) cls=weka.classifiers.trees.REPTree; opts=(-M 2 -V 0.001 -N 3 -S 1 -L -1) ;;
+    esac
+    echo "   weka $m" >&2
+    java -Xmx"$JAVA_MEM" -cp "$WEKA_JAR" "$cls" "${opts[@]}" -t "$tr" -T "$te" > "$OUT_DIR/raw/${ds}.$m.txt" 2>/dev/null
+  done
+  echo "   gmt ($ITERATIONS iterations)" >&2
+  "$LEARNER" train --dataset "$tr" --test "$te" --backend "$BACKEND" --seed "$SEED" --quiet \
+    --param iterations="$ITERATIONS" --param population="$POPULATION" \
+    --model-out "$OUT_DIR/raw/${ds}.gmt_model.json" --metrics-out "$OUT_DIR/raw/${ds}.gmt_metrics.json" \
+    > "$OUT_DIR/raw/${ds}.gmt.txt"
+done
+python3 "$ROOT/scripts/peers/weka_table.py" "$OUT_DIR"
