@@ -1,5 +1,6 @@
 // The CUDA ceilings backend: owns the stream and buffers of one probe, launches the kernels of
-// kernels.cuh, times the device part with events (breakdown phase "probe", device clock).
+// launch.cuh (which owns the kernels and their policies), times the device part with events
+// (breakdown phase "probe", device clock).
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -7,14 +8,14 @@
 #include <vector>
 
 #include "algorithms/ceilings/backends.hpp"
-#include "backends/cuda/ceilings/kernels.cuh"
+#include "backends/cuda/ceilings/launch.cuh"
 #include "backends/cuda/common/common.cuh"
 
 namespace gpudm::backend::cuda {
 
 namespace {
 
-namespace k = ceilings_kernels;
+namespace L = ceilings_launch;
 using ceilings::Probe;
 
 // Graph replay: a chain of this many empty-kernel nodes per graph launch.
@@ -33,20 +34,17 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
   ceilings::ProbeWork prepare(const ceilings::ProbeSpec& spec) override {
     spec_ = spec;
     ceilings::ProbeWork w;
-    const std::size_t sms = static_cast<std::size_t>(props_.sm_count);
     switch (spec.probe) {
       case Probe::copy_bandwidth: {
         n_ = spec.bytes / sizeof(float) / 4 * 4;  // whole float4s
         if (n_ == 0) throw Error("ceilings: copy_bandwidth needs bytes >= 16");
         src_ = DeviceBuffer<float>(n_);
         dst_ = DeviceBuffer<float>(n_);
-        k::init_kernel<<<grid_for(n_, 256, sms * 8), 256, 0, stream_>>>(src_.data(), n_);
-        GPUDM_CUDA_CHECK_LAUNCH();
+        L::init(src_.data(), n_, props_, stream_);
         dst_.memset_async(0, stream_);
-        grid_ = static_cast<unsigned>(sms * k::CopyPolicy::kBlocksPerSm);
-        block_ = k::CopyPolicy::kBlock;
+        grid_ = L::copy_grid(props_);
         w.amount = 2.0 * static_cast<double>(n_ * sizeof(float)) * static_cast<double>(spec.passes);
-        w.threads = static_cast<int>(grid_ * block_);
+        w.threads = static_cast<int>(grid_.total());
         w.method = "float4 grid-stride device-to-device copy kernel, bytes read + written";
         w.theoretical_per_s = props_.peak_dram_bytes_per_s();
         break;
@@ -64,13 +62,12 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         break;
       }
       case Probe::fma_rate: {
-        grid_ = static_cast<unsigned>(sms * k::FmaPolicy::kBlocksPerSm);
-        block_ = k::FmaPolicy::kBlock;
-        fma_out_ = DeviceBuffer<float>(static_cast<std::size_t>(grid_) * block_);
-        w.threads = static_cast<int>(grid_ * block_);
-        w.amount = 2.0 * static_cast<double>(spec.iterations) * k::FmaPolicy::kChains * w.threads;
-        w.method = "fmaf chains, " + std::to_string(k::FmaPolicy::kChains) + " per thread, " +
-                   std::to_string(grid_) + " x " + std::to_string(block_) + " threads";
+        grid_ = L::fma_grid(props_);
+        fma_out_ = DeviceBuffer<float>(grid_.total());
+        w.threads = static_cast<int>(grid_.total());
+        w.amount = 2.0 * static_cast<double>(spec.iterations) * L::fma_chains() * w.threads;
+        w.method = "fmaf chains, " + std::to_string(L::fma_chains()) + " per thread, " +
+                   std::to_string(grid_.blocks) + " x " + std::to_string(grid_.threads) + " threads";
         {
           // FP32 lanes per SM: 64 on sm_60/70/80, 128 on sm_86/89/90 and later; one FMA per lane per clock.
           const bool wide = props_.cc_major > 8 || (props_.cc_major == 8 && props_.cc_minor > 0);
@@ -79,12 +76,11 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         break;
       }
       case Probe::popcount_rate: {
-        grid_ = static_cast<unsigned>(sms * k::PopcountPolicy::kBlocksPerSm);
-        block_ = k::PopcountPolicy::kBlock;
-        pop_out_ = DeviceBuffer<unsigned long long>(static_cast<std::size_t>(grid_) * block_);
-        w.threads = static_cast<int>(grid_ * block_);
-        w.amount = static_cast<double>(spec.iterations) * k::PopcountPolicy::kChains * w.threads;
-        w.method = "__popc on 32-bit words, " + std::to_string(k::PopcountPolicy::kChains) + " per thread";
+        grid_ = L::popcount_grid(props_);
+        pop_out_ = DeviceBuffer<unsigned long long>(grid_.total());
+        w.threads = static_cast<int>(grid_.total());
+        w.amount = static_cast<double>(spec.iterations) * L::popcount_chains() * w.threads;
+        w.method = "__popc on 32-bit words, " + std::to_string(L::popcount_chains()) + " per thread";
         break;
       }
       case Probe::launch_latency:
@@ -98,8 +94,7 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
       case Probe::graph_launch_latency: {
         replays_ = std::max<std::size_t>(1, (spec.launches + kGraphNodes - 1) / kGraphNodes);
         GPUDM_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-        for (std::size_t i = 0; i < kGraphNodes; ++i) k::empty_kernel<<<1, 1, 0, stream_>>>();
-        GPUDM_CUDA_CHECK_LAUNCH();
+        for (std::size_t i = 0; i < kGraphNodes; ++i) L::empty(stream_);
         GPUDM_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph_));
         GPUDM_CUDA_CHECK(cudaGraphInstantiate(&graph_exec_, graph_, 0));
         GPUDM_CUDA_CHECK(cudaGraphUpload(graph_exec_, stream_));
@@ -118,12 +113,7 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
     if (phases) timer_.start(stream_);
     switch (spec_.probe) {
       case Probe::copy_bandwidth: {
-        auto* d = reinterpret_cast<float4*>(dst_.data());
-        const auto* s = reinterpret_cast<const float4*>(src_.data());
-        for (std::size_t p = 0; p < spec_.passes; ++p) {
-          k::copy_kernel<<<grid_, block_, 0, stream_>>>(d, s, n_ / 4);
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        for (std::size_t p = 0; p < spec_.passes; ++p) L::copy(dst_.data(), src_.data(), n_, grid_, stream_);
         break;
       }
       case Probe::h2d_bandwidth:
@@ -133,23 +123,19 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         for (std::size_t p = 0; p < spec_.passes; ++p) bytes_dev_.download_async(host_.data(), host_.size(), stream_);
         break;
       case Probe::fma_rate:
-        k::fma_kernel<<<grid_, block_, 0, stream_>>>(spec_.iterations, fma_out_.data());
-        GPUDM_CUDA_CHECK_LAUNCH();
+        L::fma(spec_.iterations, fma_out_.data(), grid_, stream_);
         break;
       case Probe::popcount_rate:
-        k::popcount_kernel<<<grid_, block_, 0, stream_>>>(spec_.iterations, pop_out_.data());
-        GPUDM_CUDA_CHECK_LAUNCH();
+        L::popcount(spec_.iterations, pop_out_.data(), grid_, stream_);
         break;
       case Probe::launch_latency:
-        for (std::size_t i = 0; i < spec_.launches; ++i) k::empty_kernel<<<1, 1, 0, stream_>>>();
-        GPUDM_CUDA_CHECK_LAUNCH();
+        for (std::size_t i = 0; i < spec_.launches; ++i) L::empty(stream_);
         break;
       case Probe::launch_sync_latency:
         for (std::size_t i = 0; i < spec_.launches; ++i) {
-          k::empty_kernel<<<1, 1, 0, stream_>>>();
+          L::empty(stream_);
           GPUDM_CUDA_CHECK(cudaStreamSynchronize(stream_));
         }
-        GPUDM_CUDA_CHECK_LAUNCH();
         break;
       case Probe::graph_launch_latency:
         for (std::size_t i = 0; i < replays_; ++i) GPUDM_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
@@ -168,8 +154,7 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
       case Probe::copy_bandwidth: {
         DeviceBuffer<unsigned long long> count(1);
         count.memset_async(0, stream_);
-        k::count_mismatches<<<grid_for(n_, 256, props_.sm_count * 8), 256, 0, stream_>>>(dst_.data(), src_.data(), n_, count.data());
-        GPUDM_CUDA_CHECK_LAUNCH();
+        L::count_mismatches(dst_.data(), src_.data(), n_, count.data(), props_, stream_);
         stream_.synchronize();
         c.what = "destination equals source (elements differing)";
         c.max_error = static_cast<double>(count.to_host()[0]);
@@ -188,7 +173,7 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         c.what = "per-thread sum of fmaf chains equals the scalar std::fma reference (abs error)";
         for (std::size_t t : {std::size_t(0), std::size_t(37), out.size() - 1}) {
           float s = 0.0f;
-          for (int ch = 0; ch < k::FmaPolicy::kChains; ++ch)
+          for (int ch = 0; ch < L::fma_chains(); ++ch)
             s += ceilings::fma_reference(ceilings::fma_start(static_cast<std::uint32_t>(ch), static_cast<std::uint32_t>(t % 64)),
                                          spec_.iterations, true);
           c.max_error = std::max(c.max_error, static_cast<double>(std::fabs(out[t] - s)));
@@ -201,9 +186,9 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         for (std::size_t t : {std::size_t(0), std::size_t(1001), out.size() - 1}) {
           unsigned long long ref = 0;
           for (std::size_t i = 0; i < spec_.iterations; ++i)
-            for (int ch = 0; ch < k::PopcountPolicy::kChains; ++ch)
+            for (int ch = 0; ch < L::popcount_chains(); ++ch)
               ref += static_cast<unsigned long long>(
-                  __builtin_popcount(ceilings::mix32(static_cast<std::uint32_t>(t * k::PopcountPolicy::kChains + ch)) ^
+                  __builtin_popcount(ceilings::mix32(static_cast<std::uint32_t>(t * L::popcount_chains() + ch)) ^
                                      static_cast<std::uint32_t>(i)));
           c.max_error = std::max(c.max_error, std::fabs(static_cast<double>(out[t]) - static_cast<double>(ref)));
         }
@@ -224,7 +209,7 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
   EventTimer timer_;
   ceilings::ProbeSpec spec_;
   std::size_t n_ = 0, replays_ = 0;
-  unsigned grid_ = 1, block_ = 1;
+  L::Grid grid_;
   DeviceBuffer<float> src_, dst_, fma_out_;
   DeviceBuffer<unsigned long long> pop_out_;
   DeviceBuffer<unsigned char> bytes_dev_;
