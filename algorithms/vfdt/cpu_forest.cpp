@@ -39,6 +39,9 @@ void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params)
   slot_depth_.assign(T * N, 0);
   slot_subset_.assign(T * N * L_.features, 0);
   counters_.assign(T * N * L_.counters_per_slot(), 0);
+  slot_node_.assign(T * N, 0);
+  slot_due_.assign(T * N, 0);
+  due_.assign(T, {});
   leaf_.assign(T * std::size_t(p_.batch), 0);
   tree_pred_.assign(T * std::size_t(p_.batch), 0);
   reset();
@@ -62,6 +65,9 @@ void CpuForest::init_tree(int t, std::uint32_t generation) {
   node_child_[node_index(t, 0)] = 0;
   node_depth_[node_index(t, 0)] = 0;
   init_slot(t, 0, root_key(p_.seed, static_cast<std::uint32_t>(t), generation), 0);
+  slot_node_[slot_index(t, 0)] = 0;
+  for (const int s : due_[t]) slot_due_[slot_index(t, s)] = 0;
+  due_[t].clear();
   adwin_init(adwin_[t]);
   drift_[t] = 0;
 }
@@ -91,11 +97,11 @@ void CpuForest::predict_tree(int t, std::size_t b0, std::size_t b1) {
 }
 
 void CpuForest::vote(std::size_t j0, std::size_t j1, std::size_t b0, std::int32_t* out) const {
-  std::vector<std::uint32_t> votes(L_.classes);
+  std::uint32_t votes[256];
   for (std::size_t j = j0; j < j1; ++j) {
-    std::fill(votes.begin(), votes.end(), 0u);
+    std::fill_n(votes, L_.classes, 0u);
     for (int t = 0; t < L_.trees; ++t) ++votes[tree_pred_[std::size_t(t) * p_.batch + j]];
-    out[b0 + j] = majority(votes.data(), L_.classes);
+    out[b0 + j] = majority(votes, L_.classes);
   }
 }
 
@@ -110,6 +116,10 @@ void CpuForest::learn_tree(int t, std::size_t b0, std::size_t b1) {
     const std::uint8_t* x = s_->codes.data() + i * d;
     slot_class_[si * C + y] += w;
     slot_seen_[si] += w;
+    if (!slot_due_[si] && slot_seen_[si] - slot_last_[si] >= static_cast<std::uint32_t>(p_.grace)) {
+      slot_due_[si] = 1;
+      due_[t].push_back(slot);
+    }
     const std::int16_t* sub = slot_subset_.data() + si * k;
     std::uint32_t* cnt = counters(t, slot);
     for (int p = 0; p < k; ++p) cnt[(std::size_t(p) * V + x[sub[p]]) * C + y] += w;
@@ -134,21 +144,25 @@ void CpuForest::split_tree(int t) {
     ++resets_[t];
     return;
   }
+  if (due_[t].empty()) return;
   const int k = L_.features, V = L_.values, C = L_.classes;
-  const int n = n_nodes_[t];
-  std::vector<std::uint32_t> branch;  // class counts of the chosen attribute's branches
-  std::vector<std::uint64_t> ck(C);
-  for (int node = 0; node < n; ++node) {
+  std::vector<std::int32_t>& due = due_[t];
+  for (auto& s : due) {
+    slot_due_[slot_index(t, s)] = 0;
+    s = slot_node_[slot_index(t, s)];  // slot -> node, then node order
+  }
+  std::sort(due.begin(), due.end());
+  std::vector<std::uint32_t> branch;  // allocated only when a leaf splits (rare)
+  std::uint64_t ck[256];
+  for (const int node : due) {
     const std::size_t ni = node_index(t, node);
-    if (node_attr_[ni] >= 0) continue;
     const int slot = node_child_[ni];
     const std::size_t si = slot_index(t, slot);
-    if (slot_seen_[si] - slot_last_[si] < static_cast<std::uint32_t>(p_.grace)) continue;
     slot_last_[si] = slot_seen_[si];
     if (node_depth_[ni] >= p_.max_depth) continue;
     const std::uint32_t* cnt = counters(t, slot);
     // class totals learned since the leaf was created (same for every subset attribute)
-    std::fill(ck.begin(), ck.end(), 0);
+    std::fill_n(ck, C, 0);
     for (int v = 0; v < V; ++v)
       for (int c = 0; c < C; ++c) ck[c] += cnt[std::size_t(v) * C + c];
     std::uint64_t total = 0;
@@ -191,10 +205,12 @@ void CpuForest::split_tree(int t) {
       node_child_[ci] = child_slot;
       node_depth_[ci] = depth;
       init_slot(t, child_slot, child_key(key, static_cast<std::uint32_t>(j)), depth);
+      slot_node_[slot_index(t, child_slot)] = first + j;
       std::copy_n(branch.begin() + std::size_t(j) * C, C, slot_class_.begin() + slot_index(t, child_slot) * C);
     }
     ++splits_[t];
   }
+  due.clear();
 }
 
 void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predictions) {

@@ -59,6 +59,12 @@ class CpuForest : public ForestBackend {
   std::vector<std::int32_t> slot_depth_;
   std::vector<std::int16_t> slot_subset_;  // x features
   std::vector<std::uint32_t> counters_;    // x features x values x classes
+  std::vector<std::int32_t> slot_node_;    // node holding the leaf slot
+  std::vector<std::uint8_t> slot_due_;     // already in due_[t]
+  // Leaves whose weight since their last check reached n_min during this batch. Every due leaf
+  // is checked at the end of the batch, so the due ones are always among the touched ones: the
+  // list replaces a scan of all nodes without changing the order (sorted by node index).
+  std::vector<std::vector<std::int32_t>> due_;
   // per batch (trees x batch)
   std::vector<std::int32_t> leaf_;
   std::vector<std::uint8_t> tree_pred_;

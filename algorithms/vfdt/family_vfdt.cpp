@@ -7,6 +7,7 @@
 
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/progress.hpp"
+#include "algorithms/core/stopwatch.hpp"
 #include "algorithms/vfdt/forest.hpp"
 #include "algorithms/vfdt/prequential.hpp"
 
@@ -41,8 +42,10 @@ class VfdtFamily final : public Family {
         {"bins", "int", 8, "quantile bins of numeric attributes"},
         {"bin_warmup", "int", 1000, "bin edges come from this many first instances"},
         {"max_values", "int", 32, "nominal attributes keep at most this many codes"},
-        {"path", "string", "default", "CUDA layout: \"default\" (compact node pool) or \"faithful\" (the paper's 2^depth array, binary attributes)"},
-        {"threads", "int", 0, "OpenMP threads (0 = all)"},
+        {"path", "string", "default", "CUDA layout: \"default\" (compact node pool) or \"faithful\" (the paper's 2^depth array, binary attributes)", true},
+        {"threads", "int", 0, "OpenMP threads (0 = all)", true},
+        {"adwin_kernel", "string", "warp", "CUDA ADWIN kernel: \"warp\" (block inserts, warp-parallel checks) or \"simple\" (one lane inserts)", true},
+        {"time_budget_s", "number", 0.0, "stop repeating once the timed repetitions took this long (0 = run them all); for slow CPU baselines", true},
         {"curve_points", "int", 100, "points of the learning curve recorded in metrics.curve"},
         {"window", "int", 1000, "sliding window of the windowed accuracy (MOA's default evaluator)"},
         {"validate", "bool", false, "also run the sequential backend with the same batch and compare predictions and trees"},
@@ -69,6 +72,7 @@ class VfdtFamily final : public Family {
     fp.max_depth = P.value("max_depth", 20);
     fp.max_nodes = P.value("max_nodes", 4096);
     fp.path = P.value("path", "default");
+    fp.adwin_kernel = P.value("adwin_kernel", "warp");
     fp.seed = ctx.seed;
     vfdt::EncodingOptions eo;
     eo.bins = P.value("bins", 8);
@@ -87,16 +91,27 @@ class VfdtFamily final : public Family {
     r.dataset = describe_dataset(*data);
     std::vector<std::int32_t> pred(stream.rows);
     Progress progress("vfdt " + ctx.dataset + " " + ctx.backend, static_cast<double>(ctx.warmup + ctx.repetitions), "run");
-    r.timing = measure(
-        ctx.warmup, ctx.repetitions,
-        [&] {
-          backend->reset();
-          backend->process(0, stream.rows, pred.data());
-        },
-        [&](int) {
-          r.breakdown.merge(backend->phases());
-          progress.advance();
-        });
+    const double budget = P.value("time_budget_s", 0.0);
+    auto once = [&] {
+      backend->reset();
+      backend->process(0, stream.rows, pred.data());
+    };
+    r.timing.warmup = ctx.warmup;
+    for (int i = 0; i < ctx.warmup; ++i) {
+      once();
+      progress.advance();
+    }
+    double spent = 0;
+    for (int i = 0; i < ctx.repetitions; ++i) {
+      Stopwatch sw;
+      once();
+      const double s = sw.seconds();
+      r.timing.samples.push_back(s);
+      r.breakdown.merge(backend->phases());
+      progress.advance();
+      spent += s;
+      if (budget > 0 && spent >= budget) break;  // recorded: timing.repetitions < requested
+    }
     progress.finish();
     const vfdt::ForestSnapshot snap = backend->snapshot();
     const vfdt::PrequentialSummary sum =
@@ -132,9 +147,12 @@ class VfdtFamily final : public Family {
     const double phase_total = r.breakdown.total();
     if (phase_total > 0) m["adwin_share"] = r.breakdown.seconds("adwin") / phase_total;
     m["curve"] = {{"instances", sum.curve_x}, {"accuracy", sum.curve_acc}, {"window_accuracy", sum.curve_window}};
-    attach_peer(ctx, mode, stream.rows, m);
+    attach_peer(ctx, mode, stream, pred, m);
 
     r.checksum = checksum_hex(pred.data(), pred.size() * sizeof(std::int32_t));
+    r.checksum_exact = true;  // predictions equal the sequential backend's for the same params
+    m["checksum_definition"] = "FNV-1a of the forest's prequential predictions (int32 per instance)";
+    m["repetitions_requested"] = ctx.repetitions;
     m["tree_checksum"] = snap.checksum();
 
     if (P.value("validate", false) && ctx.backend != "sequential") {
@@ -160,7 +178,9 @@ class VfdtFamily final : public Family {
  private:
   // River's numbers for the same stream (scripts/peers/river_vfdt.py writes them), shown
   // beside ours. Matching: dataset name, rows, mode.
-  static void attach_peer(const CaseContext& ctx, const std::string& mode, std::size_t rows, ojson& m) {
+  static void attach_peer(const CaseContext& ctx, const std::string& mode, const vfdt::EncodedStream& stream,
+                          const std::vector<std::int32_t>& pred, ojson& m) {
+    const std::size_t rows = stream.rows;
     const std::string rel = ctx.params.value("peer", std::string("results/cpu/river_vfdt.json"));
     if (rel.empty()) return;
     std::filesystem::path path(rel);
@@ -177,8 +197,13 @@ class VfdtFamily final : public Family {
     }
     for (const auto& run : j.value("runs", nlohmann::json::array())) {
       if (run.value("dataset", "") != ctx.dataset || run.value("mode", "") != mode) continue;
+      const nlohmann::json mine = ctx.dataset_options.is_object() ? ctx.dataset_options : nlohmann::json::object();
+      if (run.value("options", nlohmann::json::object()) != mine) continue;  // e.g. covertype binary vs not
       const auto n = run.value("instances", std::size_t(0));
-      if (n != rows && !run.value("prefix_of_stream", false)) continue;
+      if (run.value("total_rows", std::size_t(0)) != rows || n == 0 || n > rows) continue;  // another length
+      std::size_t ok = 0;
+      for (std::size_t i = 0; i < n; ++i) ok += pred[i] == stream.labels[i];
+      m["accuracy_at_river_prefix"] = 100.0 * static_cast<double>(ok) / static_cast<double>(n);
       m["river_model"] = run.value("model", "");
       m["river_accuracy"] = run.value("accuracy", 0.0);
       m["river_instances"] = n;

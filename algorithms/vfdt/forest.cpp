@@ -29,6 +29,7 @@ void ForestParams::validate(int d) const {
   if (max_depth < 1 || max_depth > 30) bad("max_depth", "must be in [1, 30]");
   if (max_nodes < 3) bad("max_nodes", "must be >= 3");
   if (path != "default" && path != "faithful") bad("path", "must be \"default\" or \"faithful\", got \"" + path + "\"");
+  if (adwin_kernel != "warp" && adwin_kernel != "simple") bad("adwin_kernel", "must be \"warp\" or \"simple\"");
   if (d < 1) throw Error("vfdt: the stream has no attributes");
   if (d > 255) throw Error("vfdt: the stream has " + std::to_string(d) + " attributes; at most 255 are supported");
 }
@@ -37,7 +38,7 @@ void ForestParams::validate(const EncodedStream& s) const {
   validate(s.attributes);
   if (path == "faithful") {
     if (!s.all_binary())
-      throw Error("vfdt params: path \"faithful\" (the paper's layout) needs binary attributes; stream '" + s.name +
+      throw Unavailable("vfdt params: path \"faithful\" (the paper's layout) needs binary attributes; stream '" + s.name +
                   "' has non-binary ones — use path \"default\"");
     if (max_depth > 20)
       throw Error("vfdt params: path \"faithful\" allocates 2^(max_depth+1)-1 nodes per tree; 'max_depth' must be <= 20");

@@ -41,6 +41,7 @@ struct ForestParams {
   int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)
   std::uint64_t seed = 1;
   std::string path = "default";  // CUDA: "default" (compact pool) or "faithful" (paper layout)
+  std::string adwin_kernel = "warp";  // CUDA: "warp" (block inserts, warp checks) or "simple"
 
   int features_for(int d) const;
   void validate(int d) const;  // throws gpudm::Error naming the parameter

@@ -251,40 +251,137 @@ GPUDM_HD void adwin_insert(Adwin& a, std::uint32_t x) {
   }
 }
 
+// Block insertion of k inputs, equal to k calls of adwin_insert. Each row is a FIFO of buckets
+// (oldest first); appends go to its end, and whenever it holds M+1 buckets its two oldest merge
+// into one bucket appended to the next row. So after the block, row r's queue (its buckets, then
+// the k_r arriving ones) has lost its first 2*m_r entries, merged pairwise in order into the
+// m_r buckets arriving at row r+1, with m_r = adwin_block_merges(count_r, k_r).
+GPUDM_HD int adwin_block_merges(int have, int incoming) {
+  const int q = have + incoming;
+  return q >= Adwin::kM + 1 ? (q - (Adwin::kM + 1)) / 2 + 1 : 0;
+}
+// xs: k <= 64 inputs in stream order. Scalar reference of the warp version in the CUDA kernel.
+GPUDM_HD void adwin_insert_block(Adwin& a, const std::uint32_t* xs, int k) {
+  std::uint32_t inc[64], out[32];
+  for (int i = 0; i < k; ++i) {
+    inc[i] = xs[i];
+    a.ones += xs[i];
+  }
+  a.width += static_cast<std::uint64_t>(k);
+  if (k > 0 && a.rows == 0) a.rows = 1;
+  int kin = k;
+  for (int r = 0; r < Adwin::kRows && kin > 0; ++r) {
+    const int have = a.count[r], q = have + kin;
+    const int m = adwin_block_merges(have, kin);
+    auto queue = [&](int i) { return i < have ? a.total[r][i] : inc[i - have]; };
+    for (int i = 0; i < m; ++i) out[i] = queue(2 * i) + queue(2 * i + 1);
+    std::uint32_t keep[Adwin::kM + 1];
+    const int left = q - 2 * m;
+    for (int i = 0; i < left; ++i) keep[i] = queue(2 * m + i);
+    for (int i = 0; i < left; ++i) a.total[r][i] = keep[i];
+    a.count[r] = static_cast<std::uint8_t>(left);
+    for (int i = 0; i < m; ++i) inc[i] = out[i];
+    kin = m;
+    if (m > 0 && r + 1 >= a.rows) a.rows = r + 2;
+  }
+}
+
 GPUDM_HD int adwin_buckets(const Adwin& a) {
   int nb = 0;
   for (int r = 0; r < a.rows; ++r) nb += a.count[r];
   return nb;
 }
 
-// Does the boundary after bucket p (p = 0 is the oldest bucket) cut the window?
-// The boundary after the newest bucket is never tested (MOA exits before it).
-GPUDM_HD bool adwin_boundary_cuts(const Adwin& a, int p, double delta) {
+// Constants of one check (they depend on the window only, not on the boundary).
+struct AdwinCheck {
+  double v;   // window variance of the 0/1 inputs, p(1-p)
+  double dd;  // ln(2 ln W / delta)
+  // Division-free necessary conditions of a cut (see adwin_cut_test), with a 1e-9 margin.
+  double t1, t2;
+};
+GPUDM_HD AdwinCheck adwin_check_constants(const Adwin& a, double delta) {
+  const double w = static_cast<double>(a.width);
+  const double pm = ddiv(static_cast<double>(a.ones), w);
+  AdwinCheck k;
+  k.v = dmul(pm, dsub(1.0, pm));
+  k.dd = det_ln(ddiv(dmul(2.0, det_ln(w)), delta));
+  constexpr double kSlack = 1.0 - 1e-9;
+  k.t1 = dmul(dmul(dmul(2.0 / 3.0, k.dd), w), kSlack);
+  k.t2 = dmul(dmul(dmul(dmul(2.0, k.v), k.dd), w), kSlack);
+  return k;
+}
+
+// The cut test at a boundary with the older sub-window holding n0 inputs of which u0 ones.
+// Pre-filter: with D = |u0 n1 - u1 n0| (exact integers), mu0 - mu1 = D / (n0 n1), and since
+// m = 1/(n0-4) + 1/(n1-4) > W / (n0 n1) by a factor >= 1 + 4/W, a cut needs
+// D > 2/3 dd W and D^2 > 2 v dd W n0 n1. Rejecting on these (with a 1e-9 margin, far above the
+// 1e-15 rounding of the full test) never rejects a cut the full test would accept, so results
+// are unchanged; most boundaries then cost two multiplications. Valid for windows < 2^31.
+GPUDM_HD bool adwin_cut_test(const Adwin& a, const AdwinCheck& k, std::uint64_t n0, std::uint64_t u0) {
+  const std::uint64_t n1 = a.width - n0, u1 = a.ones - u0;
+  if (!(n0 > Adwin::kMinSub + 1 && n1 > Adwin::kMinSub + 1)) return false;
+  const std::uint64_t p = u0 * n1, q = u1 * n0;
+  const double dD = static_cast<double>(p > q ? p - q : q - p);
+  if (dD <= k.t1) return false;
+  if (dmul(dD, dD) <= dmul(dmul(k.t2, static_cast<double>(n0)), static_cast<double>(n1))) return false;
+  const double m = dadd(ddiv(1.0, static_cast<double>(n0 - Adwin::kMinSub + 1)),
+                        ddiv(1.0, static_cast<double>(n1 - Adwin::kMinSub + 1)));
+  const double eps = dadd(dsqrt(dmul(dmul(dmul(2.0, m), k.v), k.dd)), dmul(dmul(2.0 / 3.0, k.dd), m));
+  const double diff = dsub(ddiv(static_cast<double>(u0), static_cast<double>(n0)),
+                           ddiv(static_cast<double>(u1), static_cast<double>(n1)));
+  return dabs(diff) > eps;
+}
+
+// Necessary condition of a cut with a lower bound dd_lo <= dd (e.g. dd of a smaller window):
+// the thresholds only shrink, so a boundary the exact test cuts always passes. Lets a check skip
+// the two logarithms when no boundary can cut (the usual case).
+GPUDM_HD bool adwin_may_cut(const Adwin& a, double v, double dd_lo, std::uint64_t n0, std::uint64_t u0) {
+  const std::uint64_t n1 = a.width - n0, u1 = a.ones - u0;
+  if (!(n0 > Adwin::kMinSub + 1 && n1 > Adwin::kMinSub + 1)) return false;
+  constexpr double kSlack = 1.0 - 1e-9;
+  const double w = static_cast<double>(a.width);
+  const double t1 = dmul(dmul(dmul(2.0 / 3.0, dd_lo), w), kSlack);
+  const double t2 = dmul(dmul(dmul(dmul(2.0, v), dd_lo), w), kSlack);
+  const std::uint64_t p = u0 * n1, q = u1 * n0;
+  const double dD = static_cast<double>(p > q ? p - q : q - p);
+  return dD > t1 && dmul(dD, dD) > dmul(dmul(t2, static_cast<double>(n0)), static_cast<double>(n1));
+}
+GPUDM_HD double adwin_variance(const Adwin& a) {
+  const double pm = ddiv(static_cast<double>(a.ones), static_cast<double>(a.width));
+  return dmul(pm, dsub(1.0, pm));
+}
+
+// Does the boundary after bucket p (p = 0 is the oldest bucket) cut the window? The boundary
+// after the newest bucket is never tested (MOA exits before it). O(buckets): used by the
+// warp-parallel check, where each lane owns a few boundaries.
+GPUDM_HD bool adwin_boundary_cuts(const Adwin& a, const AdwinCheck& k, int p) {
   std::uint64_t n0 = 0, u0 = 0;
   int q = 0;
   bool reached = false;
   for (int r = a.rows - 1; r >= 0 && !reached; --r) {
-    for (int k = 0; k < a.count[r] && !reached; ++k, ++q) {
+    for (int i = 0; i < a.count[r] && !reached; ++i, ++q) {
       n0 += std::uint64_t(1) << r;
-      u0 += a.total[r][k];
+      u0 += a.total[r][i];
       reached = q == p;
     }
   }
-  if (!reached || n0 >= a.width) return false;  // past the newest bucket: no boundary
-  {
-    const std::uint64_t n1 = a.width - n0, u1 = a.ones - u0;
-    if (!(n0 > Adwin::kMinSub + 1 && n1 > Adwin::kMinSub + 1)) return false;
-    const double w = static_cast<double>(a.width);
-    const double pm = ddiv(static_cast<double>(a.ones), w);
-    const double v = dmul(pm, dsub(1.0, pm));
-    const double dd = det_ln(ddiv(dmul(2.0, det_ln(w)), delta));
-    const double m = dadd(ddiv(1.0, static_cast<double>(n0 - Adwin::kMinSub + 1)),
-                          ddiv(1.0, static_cast<double>(n1 - Adwin::kMinSub + 1)));
-    const double eps = dadd(dsqrt(dmul(dmul(dmul(2.0, m), v), dd)), dmul(dmul(2.0 / 3.0, dd), m));
-    const double diff = dsub(ddiv(static_cast<double>(u0), static_cast<double>(n0)),
-                             ddiv(static_cast<double>(u1), static_cast<double>(n1)));
-    return dabs(diff) > eps;
+  if (!reached || n0 >= a.width) return false;
+  return adwin_cut_test(a, k, n0, u0);
+}
+
+// Sequential scan over all boundaries, oldest first, with running sums (same tests, same bits).
+GPUDM_HD bool adwin_any_cut(const Adwin& a, double delta) {
+  const AdwinCheck k = adwin_check_constants(a, delta);
+  std::uint64_t n0 = 0, u0 = 0;
+  for (int r = a.rows - 1; r >= 0; --r) {
+    for (int i = 0; i < a.count[r]; ++i) {
+      n0 += std::uint64_t(1) << r;
+      u0 += a.total[r][i];
+      if (n0 >= a.width) return false;
+      if (adwin_cut_test(a, k, n0, u0)) return true;
+    }
   }
+  return false;
 }
 
 GPUDM_HD void adwin_delete_oldest(Adwin& a) {
@@ -309,10 +406,7 @@ GPUDM_HD bool adwin_update(Adwin& a, std::uint32_t x, double delta) {
   bool cut = false;
   if (adwin_check_due(a)) {
     for (;;) {
-      const int nb = adwin_buckets(a);
-      bool any = false;
-      for (int p = 0; p < nb - 1 && !any; ++p) any = adwin_boundary_cuts(a, p, delta);
-      if (!any) break;
+      if (!adwin_any_cut(a, delta)) break;
       cut = true;
       if (a.width == 0) break;
       adwin_delete_oldest(a);

@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # GPU run of the vfdt family (streaming Hoeffding trees / forests, Marron et al. 2014).
-#   BUILD     built tree (default: build)        OUT_DIR  output folder (default: results-device/vfdt)
-#   VFDT_MODE tests | smoke | gpu | cpu | all (default: all)
-#     tests: GPU equivalence (CUDA default + faithful paths vs sequential, bit-identical trees)
-#     gpu:   GPU-heavy configs (Table 4, Table 3, Table 1, Fig. 11) — about 2-3 minutes on an H100
-#     cpu:   configs dominated by the exact sequential B=1 forest (Table 2, Figs 8-10) — several
-#            minutes on 16 cores; run as a separate command if the 10-minute limit is tight
-# Results go to OUT_DIR/results (tables .md/.csv + JSON); the runner's own results/<gpu-tag>/ too.
+#   BUILD      built tree (default: build)      OUT_DIR  output folder (default: results-device/vfdt)
+#   VFDT_STAGES comma-separated stages (default: tests,speed — fits run_all.sh's 240 s per area):
+#     tests     GPU equivalence: CUDA default + faithful paths and both ADWIN kernels vs sequential
+#               (bit-identical trees and predictions), plus the unit tests       ~30-60 s
+#     speed     Table 4 (forest of 100) and Table 3 (single tree): seconds, instances/s,
+#               tree-instance updates/s, ADWIN share                             ~2-3 min
+#     accuracy  Table 1 and Table 2 (exact sequential B=1 forest: the slow part) and the learning
+#               curves of Figs 8-10                                              ~6-9 min
+#     scaling   Fig. 11 (forest time vs REC instances, OpenMP(16) vs GPU)       ~1-2 min
+#     smoke     every config with --smoke (seconds)
+# Results (tables .md/.csv + JSON) go to OUT_DIR/results; copy them to results/<gpu-tag>/.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${BUILD:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 OUT_DIR="${OUT_DIR:-$ROOT/results-device/vfdt}"
-MODE="${VFDT_MODE:-all}"
+STAGES=",${VFDT_STAGES:-tests,speed},"
 mkdir -p "$OUT_DIR"
 if [ -z "${GPUDM_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/datasets" ]; then
   export GPUDM_DATA_DIR="$(cd "$ROOT/../shared/datasets" && pwd)"
@@ -22,39 +26,49 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 
 status=0
 RUN="$BUILD/experiments/run_experiment"
-run_cfg() {  # run_cfg <config> <timeout-seconds>
+has() { case "$STAGES" in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+run_cfg() {  # run_cfg <config> <timeout-seconds> [extra args]
   local cfg="$1" limit="$2" name
+  shift 2
   name="$(basename "$cfg" .json)"
-  echo "== $name (limit ${limit}s)"
-  if ! timeout "$limit" "$RUN" "$ROOT/configs/$cfg" -o "$OUT_DIR/results" 2>&1 | tee "$OUT_DIR/$name.log" | tail -40; then
+  echo "== $name (limit ${limit}s) $(date -u +%H:%M:%S)"
+  if ! timeout "$limit" "$RUN" "$ROOT/configs/$cfg" -o "$OUT_DIR/results" "$@" > "$OUT_DIR/$name.log" 2>&1; then
     echo "!! $name failed or timed out" | tee -a "$OUT_DIR/status.txt"
     status=1
   fi
+  tail -25 "$OUT_DIR/$name.log"
 }
 
-if [ "$MODE" = tests ] || [ "$MODE" = all ]; then
+if has tests; then
   for t in test_vfdt_gpu test_vfdt_equivalence test_vfdt_math test_vfdt_tree; do
     echo "== $t"
-    if ! "$BUILD/tests/vfdt/$t" --gtest_output="xml:$OUT_DIR/$t.xml" 2>&1 | tee "$OUT_DIR/$t.log" | tail -15; then
+    if ! timeout 240 "$BUILD/tests/vfdt/$t" --gtest_output="xml:$OUT_DIR/$t.xml" > "$OUT_DIR/$t.log" 2>&1; then
       status=1
     fi
+    tail -8 "$OUT_DIR/$t.log"
   done
 fi
-if [ "$MODE" = smoke ]; then
+if has smoke; then
   for c in vfdt_table1 vfdt_table2 vfdt_table3 vfdt_table4 vfdt_fig8 vfdt_fig9 vfdt_fig10 vfdt_fig11; do
-    "$RUN" "$ROOT/configs/$c.json" --smoke -o "$OUT_DIR/smoke" 2>&1 | tee "$OUT_DIR/smoke_$c.log" | tail -20 || status=1
+    "$RUN" "$ROOT/configs/$c.json" --smoke -o "$OUT_DIR/smoke" > "$OUT_DIR/smoke_$c.log" 2>&1 || status=1
+    tail -12 "$OUT_DIR/smoke_$c.log"
   done
 fi
-if [ "$MODE" = gpu ] || [ "$MODE" = all ]; then
-  run_cfg vfdt_table4.json 300
-  run_cfg vfdt_table3.json 240
-  run_cfg vfdt_table1.json 240
-  run_cfg vfdt_fig11.json 240
+if has speed; then
+  run_cfg vfdt_table4.json 200
+  run_cfg vfdt_table3.json 150
 fi
-if [ "$MODE" = cpu ] || [ "$MODE" = all ]; then
-  run_cfg vfdt_table2.json 540
+if has accuracy; then
+  run_cfg vfdt_table1.json 200
+  run_cfg vfdt_table2.json 560
   run_cfg vfdt_fig10.json 200
   run_cfg vfdt_fig8.json 200
   run_cfg vfdt_fig9.json 400
+fi
+if has scaling; then
+  run_cfg vfdt_fig11.json 200
+fi
+if [ -x "$(command -v python3)" ] && [ -f "$ROOT/plots/vfdt_figures.py" ] && [ -d "$OUT_DIR/results" ]; then
+  python3 "$ROOT/plots/vfdt_figures.py" "$OUT_DIR/results" -o "$OUT_DIR/plots" > "$OUT_DIR/plots.log" 2>&1 || true
 fi
 exit $status

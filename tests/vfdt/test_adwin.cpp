@@ -92,5 +92,73 @@ TEST(Adwin, AFallInErrorShrinksTheWindowButIsNotReported) {
   EXPECT_LT(a->width, 25000u);  // the old high-error part was dropped
 }
 
+// The CUDA kernel tests each boundary independently (one lane per boundary) and asks whether
+// any cuts; the sequential scan runs over the boundaries with running sums. Same answer, always.
+TEST(Adwin, PerBoundaryTestsAgreeWithTheSequentialScan) {
+  auto a = std::make_unique<Adwin>();
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    adwin_init(*a);
+    Rng rng(seed);
+    int cuts = 0;
+    for (int i = 0; i < 30000; ++i) {
+      const double p = (i / 3000) % 2 ? 0.7 : 0.1;  // alternating regimes: many cuts
+      a->time += 1;
+      adwin_insert(*a, rng.bernoulli(p) ? 1 : 0);
+      if (!adwin_check_due(*a)) continue;
+      for (;;) {
+        const AdwinCheck k = adwin_check_constants(*a, 0.002);
+        bool any = false;
+        for (int b = 0; b < adwin_buckets(*a) - 1; ++b) any = any || adwin_boundary_cuts(*a, k, b);
+        ASSERT_EQ(any, adwin_any_cut(*a, 0.002)) << "seed " << seed << " input " << i;
+        // the CUDA kernel's pre-filter with dd of a smaller window never rejects a cut
+        Adwin smaller = *a;
+        smaller.width = std::max<std::uint64_t>(11, a->width / 3);
+        const double dd_lo = adwin_check_constants(smaller, 0.002).dd;
+        ASSERT_LE(dd_lo, k.dd);
+        std::uint64_t n0 = 0, u0 = 0;
+        for (int r = a->rows - 1; r >= 0; --r)
+          for (int q = 0; q < a->count[r]; ++q) {
+            n0 += std::uint64_t(1) << r;
+            u0 += a->total[r][q];
+            if (n0 < a->width && adwin_cut_test(*a, k, n0, u0)) {
+              ASSERT_TRUE(adwin_may_cut(*a, adwin_variance(*a), dd_lo, n0, u0)) << "input " << i;
+            }
+          }
+        if (!any) break;
+        ++cuts;
+        adwin_delete_oldest(*a);
+      }
+    }
+    EXPECT_GT(cuts, 10);
+  }
+}
+
+// The block insertion the CUDA kernel uses (k inputs between two clock ticks at once) leaves
+// exactly the state of k single insertions.
+TEST(Adwin, BlockInsertionEqualsSingleInsertions) {
+  auto a = std::make_unique<Adwin>(), b = std::make_unique<Adwin>();
+  adwin_init(*a);
+  adwin_init(*b);
+  Rng rng(17);
+  for (int step = 0; step < 20000; ++step) {
+    const int k = 1 + rng.below_int(32);
+    std::uint32_t xs[32];
+    for (int i = 0; i < k; ++i) xs[i] = rng.bernoulli(0.3) ? 1 : 0;
+    for (int i = 0; i < k; ++i) adwin_insert(*a, xs[i]);
+    adwin_insert_block(*b, xs, k);
+    ASSERT_EQ(a->width, b->width);
+    ASSERT_EQ(a->ones, b->ones);
+    ASSERT_EQ(a->rows, b->rows) << "step " << step;
+    for (int r = 0; r < a->rows; ++r) {
+      ASSERT_EQ(a->count[r], b->count[r]) << "step " << step << " row " << r;
+      for (int i = 0; i < a->count[r]; ++i) ASSERT_EQ(a->total[r][i], b->total[r][i]) << "step " << step << " row " << r;
+    }
+    if (step % 500 == 499) {  // a cut now and then, as a check would do
+      adwin_delete_oldest(*a);
+      adwin_delete_oldest(*b);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpudm::vfdt

@@ -68,6 +68,10 @@ std::vector<Case> cases() {
   faithful.path = "faithful";
   faithful.max_depth = 6;
   v.push_back({"binary_forest_faithful_b512", faithful, known});
+  ForestParams simple = forest;  // the CUDA backend's one-lane ADWIN kernel (CPU backends ignore it)
+  simple.batch = 100;
+  simple.adwin_kernel = "simple";
+  v.push_back({"mixed_forest_b100_simple_adwin", simple, mixed});
   ForestParams small = forest;  // a pool that fills up: refused splits must agree too
   small.max_nodes = 9;
   small.batch = 64;

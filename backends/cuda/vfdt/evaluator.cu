@@ -58,10 +58,11 @@ class CudaForest final : public vfdt::ForestBackend {
       leaf_ = DeviceBuffer<std::int32_t>(T * B);
       tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
     }
-    codes_.resize(0);
-    labels_.resize(0);
-    out_.resize(0);
-    reset();
+    // whole-stream device buffers now, so no allocation falls inside a timed process()
+    codes_ = DeviceBuffer<std::uint8_t>(s.rows * s.attributes);
+    labels_ = DeviceBuffer<std::uint8_t>(s.rows);
+    out_ = DeviceBuffer<std::int32_t>(s.rows);
+    reset();  // also loads the module and warms the context before any timed call
   }
 
   void reset() override {
@@ -81,18 +82,22 @@ class CudaForest final : public vfdt::ForestBackend {
     GPUDM_REQUIRE(begin <= end && end <= s_->rows, "vfdt: process range past the end of the stream");
     const std::size_t n = end - begin, d = static_cast<std::size_t>(s_->attributes);
     if (n == 0) return;
-    DevicePhases dp(stream_);
+    // Phase events on every kPhaseSample-th batch only (scaled up at the end): events on every
+    // batch would cost more host time than a single tree's kernels take.
+    DevicePhases& dp = dp_;
+    DevicePhases off(stream_, false);
+    std::size_t sampled = 0, batches = 0;
     {
       auto ph = dp.scope("transfers");
-      codes_.resize(n * d);
-      labels_.resize(n);
-      out_.resize(n);
       codes_.upload_async(s_->codes.data() + begin * d, n * d, stream_);
       labels_.upload_async(s_->labels.data() + begin, n, stream_);
     }
     const std::size_t B = static_cast<std::size_t>(p_.batch);
     for (std::size_t b0 = 0; b0 < n; b0 += B) {
       const int nb = static_cast<int>(std::min(B, n - b0));
+      const bool sample = batches++ % kPhaseSample == 0;
+      sampled += sample;
+      DevicePhases& dp = sample ? dp_ : off;
       const std::uint8_t* codes = codes_.data() + b0 * d;
       const std::uint8_t* labels = labels_.data() + b0;
       if (faithful_) {
@@ -119,7 +124,8 @@ class CudaForest final : public vfdt::ForestBackend {
       }
       if (p_.adwin) {
         auto ph = dp.scope("adwin");
-        vfdt_kernels::k_adwin<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
+        if (p_.adwin_kernel == "warp") vfdt_kernels::k_adwin_warp<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
+        else vfdt_kernels::k_adwin<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
         GPUDM_CUDA_CHECK_LAUNCH();
       }
       {
@@ -129,11 +135,18 @@ class CudaForest final : public vfdt::ForestBackend {
       }
     }
     {
-      auto ph = dp.scope("transfers");
+      auto ph = dp.scope("transfers_out");
       out_.download_async(predictions, n, stream_);
     }
     stream_.synchronize();
-    dp.flush(phases_);
+    PhaseTimer raw;
+    dp.flush(raw);
+    const double scale = sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0;
+    for (const auto& ph : raw.phases()) {
+      const bool per_batch = ph.name != "transfers" && ph.name != "transfers_out";
+      phases_.add(ph.name == "transfers_out" ? "transfers" : ph.name, per_batch ? ph.seconds * scale : ph.seconds,
+                  PhaseClock::device);
+    }
   }
 
   vfdt::ForestSnapshot snapshot() override {
@@ -197,7 +210,9 @@ class CudaForest final : public vfdt::ForestBackend {
     return f;
   }
 
+  static constexpr std::size_t kPhaseSample = 8;
   Stream stream_;  // declared before the buffers: their frees are ordered on it
+  DevicePhases dp_{stream_};
   const vfdt::EncodedStream* s_ = nullptr;
   vfdt::ForestParams p_;
   vfdt::ForestLayout L_;

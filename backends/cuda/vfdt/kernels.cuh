@@ -166,8 +166,9 @@ __global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
       bool cut = false;
       for (;;) {
         const int buckets = gpudm::vfdt::adwin_buckets(a);
+        const gpudm::vfdt::AdwinCheck k = gpudm::vfdt::adwin_check_constants(a, f.adwin_delta);
         bool any = false;
-        for (int p = lane; p < buckets - 1; p += 32) any = any || gpudm::vfdt::adwin_boundary_cuts(a, p, f.adwin_delta);
+        for (int p = lane; p < buckets - 1; p += 32) any = any || gpudm::vfdt::adwin_boundary_cuts(a, k, p);
         any = __any_sync(0xffffffffu, any);
         if (!any) break;
         cut = true;
@@ -185,6 +186,157 @@ __global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
     }
     __syncwarp();
     if (stop) break;
+  }
+  __syncwarp();
+  {
+    const auto* src = reinterpret_cast<const std::uint32_t*>(&a);
+    auto* dst = reinterpret_cast<std::uint32_t*>(f.adwins + t);
+    for (int i = lane; i < int(sizeof(Adwin) / 4); i += 32) dst[i] = src[i];
+  }
+}
+
+// 4'. ADWIN, fast kernel: one warp per tree. The inputs between two clock ticks (at most 32) are
+// inserted as one block, the warp merging each row's FIFO in parallel (adwin_insert_block is the
+// scalar reference, tested equal to single insertions). A check flattens the buckets (oldest
+// first), the lanes take contiguous chunks and a warp scan gives each boundary its (n0, u0);
+// a pre-filter with dd of an earlier, smaller window (a lower bound of dd) skips the two
+// logarithms whenever no boundary can cut, and otherwise the exact test decides as in
+// adwin_update. Same decisions as the sequential ADWIN, bit for bit.
+__global__ void k_adwin_warp(ForestView f, const std::uint8_t* labels, int nb) {
+  constexpr unsigned kAll = 0xffffffffu;
+  constexpr int kFlat = Adwin::kRows * (Adwin::kM + 1);
+  const int t = blockIdx.x;
+  const int lane = threadIdx.x;
+  __shared__ Adwin a;
+  __shared__ std::uint32_t inc[32];
+  __shared__ std::uint8_t flat_r[kFlat];
+  __shared__ std::uint32_t flat_u[kFlat];
+  __shared__ int flat_n;
+  {
+    const auto* src = reinterpret_cast<const std::uint32_t*>(f.adwins + t);
+    auto* dst = reinterpret_cast<std::uint32_t*>(&a);
+    for (int i = lane; i < int(sizeof(Adwin) / 4); i += 32) dst[i] = src[i];
+  }
+  __syncwarp();
+  std::uint64_t w_cached = 0;  // window width at which dd_cached was computed (0: none)
+  double dd_cached = 0;
+  int j = 0;
+  while (j < nb) {
+    const int k = min(Adwin::kClock - static_cast<int>(a.time % Adwin::kClock), nb - j);
+    std::uint32_t x = 0;
+    if (lane < k) x = f.tree_pred[std::size_t(t) * f.batch + j + lane] != labels[j + lane];
+    const unsigned bal = __ballot_sync(kAll, x != 0);
+    const std::uint32_t x_last = __shfl_sync(kAll, x, k - 1);
+    const std::uint64_t w_before = a.width + k - 1;
+    const std::uint64_t ones_before = a.ones + __popc(bal) - x_last;
+    __syncwarp();
+    // ---- block insertion
+    if (lane < k) inc[lane] = x;
+    if (lane == 0) {
+      a.ones += __popc(bal);
+      a.width += k;
+      a.time += k;
+      if (a.rows == 0) a.rows = 1;
+    }
+    __syncwarp();
+    int kin = k;
+    for (int r = 0; r < Adwin::kRows && kin > 0; ++r) {
+      const int have = a.count[r];
+      const int q = have + kin;
+      const int m = gpudm::vfdt::adwin_block_merges(have, kin);
+      const int left = q - 2 * m;
+      std::uint32_t out = 0, keep = 0;
+      if (lane < m) {
+        const int i0 = 2 * lane, i1 = 2 * lane + 1;
+        out = (i0 < have ? a.total[r][i0] : inc[i0 - have]) + (i1 < have ? a.total[r][i1] : inc[i1 - have]);
+      }
+      if (lane < left) {
+        const int i = 2 * m + lane;
+        keep = i < have ? a.total[r][i] : inc[i - have];
+      }
+      __syncwarp();
+      if (lane < left) a.total[r][lane] = keep;
+      if (lane < m) inc[lane] = out;
+      if (lane == 0) {
+        a.count[r] = static_cast<std::uint8_t>(left);
+        if (m > 0 && r + 1 >= a.rows) a.rows = r + 2;
+      }
+      __syncwarp();
+      kin = m;
+    }
+    j += k;
+    // ---- check at the clock tick
+    if (!gpudm::vfdt::adwin_check_due(a)) continue;
+    bool cut = false;
+    for (;;) {
+      if (lane == 0) {  // buckets oldest first: row index and total
+        int n = 0;
+        for (int r = a.rows - 1; r >= 0; --r)
+          for (int i = 0; i < a.count[r]; ++i, ++n) {
+            flat_r[n] = static_cast<std::uint8_t>(r);
+            flat_u[n] = a.total[r][i];
+          }
+        flat_n = n;
+      }
+      __syncwarp();
+      const int n = flat_n;
+      const int per = (n + 31) / 32;
+      const int b0 = min(n, lane * per), b1 = min(n, b0 + per);
+      unsigned long long cn = 0, cu = 0;
+      for (int b = b0; b < b1; ++b) {
+        cn += 1ull << flat_r[b];
+        cu += flat_u[b];
+      }
+      unsigned long long sn = cn, su = cu;  // inclusive warp scan
+      for (int o = 1; o < 32; o <<= 1) {
+        const unsigned long long yn = __shfl_up_sync(kAll, sn, o), yu = __shfl_up_sync(kAll, su, o);
+        if (lane >= o) {
+          sn += yn;
+          su += yu;
+        }
+      }
+      const std::uint64_t n_start = sn - cn, u_start = su - cu;
+      // pre-filter with a lower bound of dd
+      if (w_cached == 0 || w_cached > a.width) {
+        w_cached = a.width;
+        dd_cached = gpudm::vfdt::adwin_check_constants(a, f.adwin_delta).dd;
+      }
+      const double v = gpudm::vfdt::adwin_variance(a);
+      bool maybe = false;
+      {
+        std::uint64_t n0 = n_start, u0 = u_start;
+        for (int b = b0; b < b1 && !maybe; ++b) {
+          n0 += 1ull << flat_r[b];
+          u0 += flat_u[b];
+          if (n0 < a.width) maybe = gpudm::vfdt::adwin_may_cut(a, v, dd_cached, n0, u0);
+        }
+      }
+      if (!__any_sync(kAll, maybe)) break;
+      const gpudm::vfdt::AdwinCheck kc = gpudm::vfdt::adwin_check_constants(a, f.adwin_delta);
+      w_cached = a.width;
+      dd_cached = kc.dd;
+      bool any = false;
+      {
+        std::uint64_t n0 = n_start, u0 = u_start;
+        for (int b = b0; b < b1 && !any; ++b) {
+          n0 += 1ull << flat_r[b];
+          u0 += flat_u[b];
+          if (n0 < a.width) any = gpudm::vfdt::adwin_cut_test(a, kc, n0, u0);
+        }
+      }
+      if (!__any_sync(kAll, any)) break;
+      cut = true;
+      __syncwarp();
+      if (lane == 0) gpudm::vfdt::adwin_delete_oldest(a);
+      __syncwarp();
+    }
+    if (cut) {
+      const bool rise = w_before == 0 ? a.ones > 0 : a.ones * w_before > ones_before * a.width;
+      if (rise) {
+        if (lane == 0) f.drift[t] = 1;
+        break;  // uniform across the warp
+      }
+    }
   }
   __syncwarp();
   {

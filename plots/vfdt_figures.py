@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Figures 8-11 of Marron et al. 2014 from vfdt results JSON (results/<gpu>/vfdt_fig*.json).
+
+Figs 8-10: prequential learning curves (metrics.curve: instances, cumulative and windowed
+accuracy) of the exact streaming forest (sequential, B=1) and the GPU's mini-batches.
+Fig 11: forest running time vs number of REC instances (OpenMP(16) vs GPU).
+Writes <out>/vfdt_fig<N>.{png,svg} with matplotlib when it is installed, and always
+<out>/vfdt_fig<N>.csv with the plotted series.
+
+  python3 plots/vfdt_figures.py results/h100 -o plots/h100
+"""
+import argparse
+import csv
+import json
+import os
+
+
+def load(folder, name):
+    path = os.path.join(folder, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def ok_runs(doc):
+    return [r for r in doc.get("runs", []) if r.get("status") == "ok"]
+
+
+def label(run):
+    b = run.get("params", {}).get("batch")
+    return f"{run['backend']} B={b}" + (" (exact streaming)" if b == 1 else "")
+
+
+def curves(doc):
+    out = []
+    for r in ok_runs(doc):
+        c = r.get("metrics", {}).get("curve")
+        if c:
+            out.append((label(r), c["instances"], c["accuracy"], c["window_accuracy"]))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results", help="folder with vfdt_fig*.json")
+    ap.add_argument("-o", "--out", default="plots/out")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        plt = None
+        print("vfdt_figures: matplotlib not installed; writing CSV series only")
+    titles = {8: "Covertypes (surrogate)", 9: "REC (surrogate)", 10: "RT"}
+    for n, title in titles.items():
+        doc = load(a.results, f"vfdt_fig{n}")
+        if not doc:
+            continue
+        series = curves(doc)
+        with open(os.path.join(a.out, f"vfdt_fig{n}.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["series", "instances", "cumulative_accuracy_pct", "window_accuracy_pct"])
+            for name, xs, acc, win in series:
+                for x, y, z in zip(xs, acc, win):
+                    w.writerow([name, x, y, z])
+        if plt:
+            fig, ax = plt.subplots(figsize=(7, 4))
+            for name, xs, acc, win in series:
+                ax.plot(xs, win, label=name + " (window)")
+            ax.set_xlabel("instances")
+            ax.set_ylabel("accuracy % (sliding window)")
+            ax.set_title(f"Fig. {n}: random forest learning curve, {title}")
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3)
+            for ext in ("png", "svg"):
+                fig.savefig(os.path.join(a.out, f"vfdt_fig{n}.{ext}"), dpi=120, bbox_inches="tight")
+            plt.close(fig)
+    doc = load(a.results, "vfdt_fig11")
+    if doc:
+        pts = {}
+        for r in ok_runs(doc):
+            pts.setdefault(r["backend"], []).append((r["dataset"]["rows"], r["timing"]["median"]))
+        with open(os.path.join(a.out, "vfdt_fig11.csv"), "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["backend", "instances", "seconds_median"])
+            for b, p in pts.items():
+                for x, y in sorted(p):
+                    w.writerow([b, x, y])
+        if plt:
+            fig, ax = plt.subplots(figsize=(6, 4))
+            for b, p in pts.items():
+                p.sort()
+                ax.plot([x for x, _ in p], [y for _, y in p], marker="o", label=b)
+            ax.set_xlabel("REC instances")
+            ax.set_ylabel("seconds (median)")
+            ax.set_yscale("log")
+            ax.set_title("Fig. 11: forest of 100, time vs instances")
+            ax.legend()
+            ax.grid(alpha=0.3)
+            for ext in ("png", "svg"):
+                fig.savefig(os.path.join(a.out, f"vfdt_fig11.{ext}"), dpi=120, bbox_inches="tight")
+            plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
