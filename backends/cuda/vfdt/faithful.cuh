@@ -278,7 +278,15 @@ __global__ void k_apply(View v) {
   __syncthreads();
   const int n = s_n;
   const int rl = 2 * v.attributes;
-  for (int l = 0; l < n; ++l) {
+  // the splitting leaf ids, in order (compacted; a full walk if there are too many)
+  __shared__ int s_list[vfdt_kernels::Policy::kSplitList];
+  const std::uint32_t* decs = v.decision + v.leaf_index(t, 0);
+  const int deciding = vfdt_kernels::block_compact(
+      n, [&](int i) { return (decs[i] & Policy::kLeaf) != 0; }, s_list, vfdt_kernels::Policy::kSplitList);
+  const bool listed = deciding <= vfdt_kernels::Policy::kSplitList;
+  const int steps = deciding == 0 ? 0 : (listed ? deciding : n);
+  for (int s_i = 0; s_i < steps; ++s_i) {
+    const int l = listed ? s_list[s_i] : s_i;
     const std::uint32_t dec = v.decision[v.leaf_index(t, l)];
     if (!(dec & Policy::kLeaf)) continue;
     const int a = static_cast<int>(dec & ~Policy::kLeaf);

@@ -16,6 +16,7 @@ struct Policy {
   static constexpr int kInstanceBlock = 256;  // threads per block over (instance, tree)
   static constexpr int kSplitBlock = 256;     // threads per tree in the split kernel
   static constexpr int kMaxClasses = 64;      // vote histogram in registers/local memory
+  static constexpr int kSplitList = 1024;     // splitting leaves per tree and batch kept in shared memory
 };
 
 // Device view of the forest (flat arrays, [tree][node|slot][...]).
@@ -49,6 +50,38 @@ struct ForestView {
   __device__ std::size_t slot_index(int t, int s) const { return std::size_t(t) * nodes + s; }
   __device__ std::size_t counters_per_slot() const { return std::size_t(features) * values * classes; }
 };
+
+// Block-wide, order-preserving compaction: writes the indices i in [0, n) with pred(i) true, in
+// ascending order, to list[0, min(count, cap)) and returns count (all threads). Each thread owns a
+// contiguous chunk; a Hillis-Steele scan of the per-thread counts gives the offsets.
+// Requires blockDim.x <= Policy::kSplitBlock; every thread of the block must call it.
+template <class Pred>
+__device__ int block_compact(int n, Pred pred, int* list, int cap) {
+  __shared__ int s_scan[2][Policy::kSplitBlock];
+  const int tid = threadIdx.x, nt = blockDim.x;
+  const int per = (n + nt - 1) / nt;
+  const int i0 = min(n, tid * per), i1 = min(n, i0 + per);
+  int c = 0;
+  for (int i = i0; i < i1; ++i) c += pred(i) ? 1 : 0;
+  int buf = 0;
+  s_scan[buf][tid] = c;
+  __syncthreads();
+  for (int o = 1; o < nt; o <<= 1) {
+    const int v = s_scan[buf][tid] + (tid >= o ? s_scan[buf][tid - o] : 0);
+    s_scan[buf ^ 1][tid] = v;
+    buf ^= 1;
+    __syncthreads();
+  }
+  int at = s_scan[buf][tid] - c;  // exclusive offset
+  const int total = s_scan[buf][nt - 1];
+  for (int i = i0; i < i1; ++i)
+    if (pred(i)) {
+      if (at < cap) list[at] = i;
+      ++at;
+    }
+  __syncthreads();
+  return total;
+}
 
 // ---- leaf initialisation (shared by reset and split)
 __device__ inline void init_slot(const ForestView& f, int t, int slot, std::uint64_t key, int lane, int lanes) {
@@ -407,9 +440,17 @@ __global__ void k_split(ForestView f) {
   }
   __syncthreads();
   // Phase 2 (thread 0): structure; class counts of the children come from the parent's counters
-  // for the chosen attribute, copied before the parent's slot is reused by child 0.
-  if (threadIdx.x == 0) {
-    for (int node = 0; node < n; ++node) {
+  // for the chosen attribute, copied before the parent's slot is reused by child 0. Only the
+  // deciding nodes are visited, in node order (compacted first; a full scan if there are more
+  // than kSplitList of them).
+  __shared__ int s_list[Policy::kSplitList];
+  const std::int32_t* dec = f.decision + nbase;
+  const int deciding = block_compact(n, [&](int i) { return dec[i] >= 0; }, s_list, Policy::kSplitList);
+  if (threadIdx.x == 0 && deciding > 0) {
+    const bool listed = deciding <= Policy::kSplitList;
+    const int steps = listed ? deciding : n;
+    for (int s_i = 0; s_i < steps; ++s_i) {
+      const int node = listed ? s_list[s_i] : s_i;
       const int p = f.decision[nbase + node];
       if (p < 0) continue;
       const int slot = f.node_child[nbase + node];
