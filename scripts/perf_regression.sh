@@ -7,6 +7,7 @@
 # Environment:
 #   GPUDM_BENCH_FILTER   benchmarks to run (default '/small/': the small size of every case)
 #   GPUDM_BENCH_REPS     repetitions (default 9: the U test needs at least 9)
+#   GPUDM_BENCH_MIN_TIME measured seconds per repetition (default 0.1)
 #   GPUDM_PERF_THRESHOLD relative slowdown that fails (default 0.15)
 #   GPUDM_PERF_DIR       where builds and JSON go (default build-perf/ in the working tree)
 #   GPUDM_JOBS           build jobs (default: number of cores)
@@ -49,6 +50,7 @@ build "$ROOT" "$DIR/build-new"
 
 run() {  # $1 build dir, $2 output json
   "$1/experiments/bench/gpudm_bench" --benchmark_filter="$FILTER" --benchmark_repetitions="$REPS" \
+    --benchmark_min_time="${GPUDM_BENCH_MIN_TIME:-0.1}" \
     --benchmark_display_aggregates_only=true --benchmark_out="$2" --benchmark_out_format=json
 }
 echo "== benchmarks ($FILTER, $REPS repetitions): base"

@@ -2,6 +2,8 @@
 # Everything the GPU machine runs, in one command (the lead calls it through the device tool):
 #   scripts/device/run_all.sh [build|test|areas|all]     (default: all)
 #   OUT=$OUT scripts/device/run_all.sh                      results + logs -> $OUT/results.tar.gz
+# Dependencies: the GPU image has nvcc, CMake and ninja but no Debian -dev packages; run
+# scripts/device/stage_deps.sh here first and name ".deps" in the device call's carry list.
 # Stages:
 #   build  configure (-DCMAKE_CUDA_ARCHITECTURES=90, Release) and build everything into build-device
 #   test   ctest -L gpu, then ctest -L unit (-LE slow), logs in logs/
@@ -25,6 +27,15 @@ if [ -z "${GPUDM_DATA_DIR:-}" ]; then
     [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
   done
 fi
+# Build dependencies staged by scripts/device/stage_deps.sh (carried as .deps): the GPU image has
+# nvcc, CMake and ninja but not the Debian -dev packages.
+DEPS_ARGS=()
+if [ -d "$ROOT/.deps/usr" ]; then
+  D="$ROOT/.deps/usr"
+  export CMAKE_PREFIX_PATH="$D:$D/lib/x86_64-linux-gnu/cmake:$D/share/cmake:$D/share/eigen3/cmake${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  export LD_LIBRARY_PATH="$D/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  DEPS_ARGS=(-DCMAKE_BUILD_RPATH="$D/lib/x86_64-linux-gnu" -DZLIB_ROOT="$D")
+fi
 T0=$(date +%s)
 status=0
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
@@ -45,8 +56,13 @@ if [ "$STAGE" = build ] || [ "$STAGE" = all ]; then
   GEN=()
   command -v ninja >/dev/null && GEN=(-G Ninja)
   if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-    cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-      ${GPUDM_CMAKE_ARGS:-} >"$LOGS/configure.log" 2>&1 || { tail -30 "$LOGS/configure.log"; exit 1; }
+    if ! cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      "${DEPS_ARGS[@]}" ${GPUDM_CMAKE_ARGS:-} >"$LOGS/configure.log" 2>&1; then
+      tail -30 "$LOGS/configure.log"
+      [ -d "$ROOT/.deps" ] || echo "run_all: missing packages? run scripts/device/stage_deps.sh here and carry .deps"
+      rm -f "$BUILD/CMakeCache.txt"
+      exit 1
+    fi
   fi
   # -k 0: one family's broken target must not hide every other area's results.
   if ! cmake --build "$BUILD" -j "$JOBS" -- -k 0 >"$LOGS/build.log" 2>&1; then

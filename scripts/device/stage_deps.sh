@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Stages the build dependencies the GPU machine's image lacks (it has nvcc, CMake and ninja but
+# no Debian -dev packages, and nothing can be fetched there) into .deps/ at the repository root,
+# copied from this machine's installed packages (scripts/install-deps.sh installs them):
+#   nlohmann-json3-dev libcli11-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
+#   libbenchmark1debian zlib1g-dev            (~14 MB; .deps/ is added to .git/info/exclude)
+# Then pass ".deps" in the device tool's `carry` list; scripts/device/run_all.sh finds it and adds
+# it to CMAKE_PREFIX_PATH / LD_LIBRARY_PATH. Run here, before the device call:
+#   scripts/device/stage_deps.sh      (also adds /.deps/ to .git/info/exclude so git ignores it)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DEST="$ROOT/.deps"
+PKGS="nlohmann-json3-dev libcli11-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian zlib1g-dev zlib1g"
+rm -rf "$DEST"
+mkdir -p "$DEST"
+for p in $PKGS; do
+  if ! dpkg -s "$p" >/dev/null 2>&1; then
+    echo "stage_deps: $p is not installed here (run scripts/install-deps.sh)" >&2
+    exit 1
+  fi
+  dpkg -L "$p" | while read -r f; do
+    case "$f" in /usr/share/doc/*|/usr/share/man/*|/usr/share/lintian/*) continue ;; esac
+    if [ -f "$f" ] || [ -L "$f" ]; then
+      mkdir -p "$DEST$(dirname "$f")"
+      cp -a "$f" "$DEST$f"
+    fi
+  done
+done
+# Absolute symlinks (e.g. libz.so -> /lib/...) would point outside the carried prefix: replace
+# them with a copy of their target.
+find "$DEST" -type l | while read -r l; do
+  case "$(readlink "$l")" in /*) cp -L --remove-destination "$(readlink -f "$l")" "$l" ;; esac
+done
+EXCLUDE="$(git -C "$ROOT" rev-parse --git-path info/exclude)"
+case "$EXCLUDE" in /*) ;; *) EXCLUDE="$ROOT/$EXCLUDE" ;; esac
+mkdir -p "$(dirname "$EXCLUDE")"
+grep -qx '/.deps/' "$EXCLUDE" 2>/dev/null || echo '/.deps/' >>"$EXCLUDE"
+echo "stage_deps: $(du -sh "$DEST" | cut -f1) in $DEST (carry \".deps\" in the device call)"
