@@ -65,7 +65,9 @@ if [ "$STAGE" = build ] || [ "$STAGE" = all ]; then
     fi
   fi
   # -k 0: one family's broken target must not hide every other area's results.
-  if ! cmake --build "$BUILD" -j "$JOBS" -- -k 0 >"$LOGS/build.log" 2>&1; then
+  KEEP_GOING=()
+  grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja' "$BUILD/CMakeCache.txt" && KEEP_GOING=(-- -k 0)
+  if ! cmake --build "$BUILD" -j "$JOBS" "${KEEP_GOING[@]}" >"$LOGS/build.log" 2>&1; then
     status=1
     grep -E "error|FAILED" "$LOGS/build.log" | head -40
   fi
