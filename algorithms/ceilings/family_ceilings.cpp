@@ -95,7 +95,7 @@ class CeilingsFamily final : public Family {
   CaseResult run_case(const CaseContext& ctx) override {
     if (!ctx.registry) throw Error("ceilings: run_case needs a backend registry");
     const ProbeSpec spec = resolve_spec(ctx);
-    // The config names a dataset because every run has one; the probes make their own buffers.
+    // No dataset: configs omit "datasets" (the runner passes "none"); probes make their own buffers.
     auto backend = ctx.registry->create<ceilings::CeilingsBackend>("ceilings", ctx.backend);
     if (!backend->supports(spec.probe))
       throw Unavailable(std::string("probe '") + ceilings::to_string(spec.probe) + "' does not apply to the " +
