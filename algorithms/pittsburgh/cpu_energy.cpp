@@ -16,6 +16,36 @@ double now_s() {
 }
 }  // namespace
 
+CpuTdp cpu_tdp_from_model() {
+  CpuTdp t;
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) t.model = line.substr(c + 2);
+      break;
+    }
+  // Vendor TDPs (per package) of server CPUs found on H100/H200 hosts.
+  struct Known {
+    const char* key;
+    double watts;
+    int cores;
+  };
+  static const Known known[] = {{"8480", 350, 56},  {"8470", 350, 52},  {"8468", 350, 48}, {"8462Y", 300, 32},
+                                {"8460Y", 300, 40}, {"8458P", 350, 44}, {"6448Y", 225, 32}, {"9654", 360, 96},
+                                {"9554", 360, 64},  {"9474F", 360, 48}, {"9454", 290, 48}, {"9334", 210, 32},
+                                {"7763", 280, 64},  {"7713", 225, 64},  {"7543", 225, 32}, {"8592", 350, 64},
+                                {"8580", 350, 60},  {"6548Y", 250, 32}, {"E5645", 80, 6}};
+  for (const auto& k : known)
+    if (t.model.find(k.key) != std::string::npos) {
+      t.watts = k.watts;
+      t.cores = k.cores;
+      break;
+    }
+  return t;
+}
+
 CpuEnergyMeter::CpuEnergyMeter() {
   namespace fs = std::filesystem;
   const fs::path root = "/sys/class/powercap";

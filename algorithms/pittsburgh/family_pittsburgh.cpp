@@ -62,18 +62,18 @@ class PittsburghFamily final : public Family {
         {"p_or", "number", 0.25, "probability a condition is joined by OR instead of AND"},
         {"p_not", "number", 0.1, "probability a condition is negated"},
         {"p_interval", "number", 0.1, "probability a numeric condition is an IN/OUT interval"},
-        {"path", "string", "fast", "CUDA: faithful (the paper's 4 kernels) | fast (fused)"},
-        {"threads", "int", 0, "OpenMP threads (0 = all)"},
-        {"devices", "int", 1, "CUDA devices the population is split over"},
+        {"path", "string", "fast", "CUDA: faithful (the paper's 4 kernels) | fast (fused)", true},
+        {"threads", "int", 0, "OpenMP threads (0 = all)", true},
+        {"devices", "int", 1, "CUDA devices the population is split over", true},
         {"cpu_gpops_budget", "number", 4e9,
          "CPU backends: evaluate at most this many GPops per repetition (first k individuals) and "
          "extrapolate linearly, flagged metrics.estimated"},
         {"validate_gpops_budget", "number", 5e8,
-         "check against the sequential oracle on the first individuals within this many GPops (0 = off)"},
-        {"measure_power", "bool", false, "NVML (GPU) / RAPL (CPU) energy over the timed repetitions"},
+         "check against the sequential oracle on the first individuals within this many GPops (0 = off)", true},
+        {"measure_power", "bool", false, "NVML (GPU) / RAPL (CPU) energy over the timed repetitions", true},
         {"cpu_tdp_watts", "number", 0.0,
-         "CPU TDP for the paper's power method when RAPL is unreadable (0 = report unavailable)"},
-        {"cpu_cores", "int", 0, "physical cores of the CPU for the TDP share (0 = hardware_concurrency / 2)"},
+         "CPU TDP (one package) for the paper's power method when RAPL is unreadable (0 = built-in table by model name)", true},
+        {"cpu_cores", "int", 0, "physical cores per package for the TDP share (0 = table, else hardware_concurrency / 2)", true},
         {"generations", "int", 50, "learn: GA generations"},
         {"test_fraction", "number", 0.3, "learn: held-out fraction"},
         {"length_penalty", "number", 0.002, "learn: fitness penalty per 20 primitives"},
@@ -219,6 +219,7 @@ class PittsburghFamily final : public Family {
       }
     }
     out.checksum = res.checksum();
+    out.checksum_exact = scale == 1.0;  // an extrapolated CPU run checksums its measured subset only
     out.validation = validate_against_oracle(ctx, *data, measured, res);
     return out;
   }
@@ -334,16 +335,24 @@ class PittsburghFamily final : public Family {
     ojson stop(const CaseContext& ctx) {
       const double secs = sw_.seconds();
       if (meter_.available()) return meter_.stop();
-      const double tdp = param<double>(ctx, "cpu_tdp_watts", 0.0);
-      if (tdp <= 0)
-        return {{"available", false}, {"reason", meter_.reason() + "; no cpu_tdp_watts given for the paper's method"}};
+      double tdp = param<double>(ctx, "cpu_tdp_watts", 0.0);
       int cores = param<int>(ctx, "cpu_cores", 0);
+      std::string source = "cpu_tdp_watts param";
+      if (tdp <= 0) {
+        const pittsburgh::CpuTdp known = pittsburgh::cpu_tdp_from_model();
+        tdp = known.watts;
+        if (cores <= 0) cores = known.cores;
+        source = "built-in TDP table for '" + known.model + "'";
+      }
+      if (tdp <= 0)
+        return {{"available", false},
+                {"reason", meter_.reason() + "; CPU model not in the TDP table and no cpu_tdp_watts given"}};
       if (cores <= 0) cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency() / 2));
       int threads = ctx.backend == "sequential" ? 1 : param<int>(ctx, "threads", 0);
       if (threads <= 0) threads = cores;
       const double w = tdp * std::min(1.0, static_cast<double>(threads) / cores);
       return {{"available", true}, {"method", "tdp_share (the paper's method: TDP x threads / cores, full load)"},
-              {"tdp_watts", tdp}, {"cores", cores}, {"threads", threads}, {"seconds", secs},
+              {"tdp_watts", tdp}, {"tdp_source", source}, {"cores", cores}, {"threads", threads}, {"seconds", secs},
               {"mean_watts", w}, {"joules", w * secs}, {"rapl_unavailable", meter_.reason()}};
     }
 

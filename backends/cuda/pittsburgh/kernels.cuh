@@ -146,7 +146,7 @@ __global__ void ruleset_fitness_kernel(const std::uint8_t* classified, std::size
 //    counts go to shared-memory counters, flushed with one global atomic per block at the end.
 // ---------------------------------------------------------------------------------------
 struct FastPolicy {
-  static constexpr int kWordsBudget = 4096;         // words of one group staged in shared memory
+  static constexpr int kWordsBudget = 2048;         // words of one group staged in shared memory
   static constexpr int kMaxStackBits = 32;          // rules deeper than this use the faithful path
   static constexpr std::size_t kTileBytesTarget = 48 * 1024;
   static constexpr int kBlocksPerSmCap = 8;
@@ -238,7 +238,7 @@ __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const f
 }
 
 template <int BLOCK, int R>
-__global__ void __launch_bounds__(BLOCK) fused_kernel(FastArgs args) {
+__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs args) {  // <= 64 registers: no spills (ptxas spilled R = 1, 2 at 32 registers without the minimum)
   constexpr int T = BLOCK * R;
   constexpr unsigned kFull = 0xFFFFFFFFu;
   extern __shared__ __align__(16) unsigned char smem_raw[];

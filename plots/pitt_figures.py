@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Pittsburgh figures from results JSON (Cano, Zafra, Ventura 2014, Figures 5 and 6).
+
+  plots/pitt_figures.py results/h100/pitt_fig5.json [--out plots/out]   -> pitt_fig5.png/.svg
+  plots/pitt_figures.py results/h200x2/pitt_fig6.json [--out plots/out] -> pitt_fig6.png/.svg
+  --data: print the extracted series as JSON and draw nothing (no matplotlib needed).
+
+Figure 5: GPops/s (log) against GPops interpreted per case (log), one series per backend
+configuration (OpenMP threads, CUDA path x devices). Figure 6: 2-GPU speedup over 1 GPU per
+dataset and population, from the medians of the same run.
+"""
+import argparse
+import json
+import os
+import sys
+from collections import defaultdict
+
+
+def series_name(run):
+    p = run.get("params", {})
+    if run["backend"] == "cuda":
+        return f"{p.get('devices', 1)} GPU {p.get('path', 'fast')}"
+    if run["backend"] == "openmp":
+        return f"{p.get('threads', 0)} CPU threads"
+    return run["backend"]
+
+
+def ok_runs(doc):
+    return [r for r in doc.get("runs", []) if r.get("status") == "ok" and r.get("params", {}).get("mode", "evaluate") == "evaluate"]
+
+
+def fig5_data(doc):
+    s = defaultdict(list)
+    for r in ok_runs(doc):
+        m = r.get("metrics", {})
+        if "gpops" in m and m.get("gpops_per_s"):
+            s[series_name(r)].append((m["gpops"], m["gpops_per_s"], r["dataset"]["name"], r["params"].get("population")))
+    return {k: sorted(v) for k, v in s.items()}
+
+
+def fig6_data(doc):
+    med = {}
+    for r in ok_runs(doc):
+        if r["backend"] != "cuda":
+            continue
+        p = r["params"]
+        med[(r["dataset"]["name"], p.get("population"), p.get("path"), p.get("devices"))] = r["timing"]["median"]
+    out = defaultdict(list)
+    for (ds, pop, path, dev), t1 in sorted(med.items()):
+        if dev != 1:
+            continue
+        t2 = med.get((ds, pop, path, 2))
+        if t2:
+            out[path].append((ds, pop, t1 / t2))
+    return dict(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("results")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--data", action="store_true")
+    a = ap.parse_args()
+    with open(a.results) as f:
+        doc = json.load(f)
+    exp = doc["experiment"]["id"]
+    kind = "fig6" if exp.startswith("pitt_fig6") else "fig5"
+    data = fig6_data(doc) if kind == "fig6" else fig5_data(doc)
+    if a.data:
+        json.dump({"figure": kind, "series": data}, sys.stdout, indent=2)
+        print()
+        return 0
+    if not data:
+        print(f"{a.results}: no ok runs to plot", file=sys.stderr)
+        return 1
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is missing (scripts/install-deps.sh installs python3-matplotlib)", file=sys.stderr)
+        return 1
+    out = a.out or os.path.dirname(os.path.abspath(a.results))
+    os.makedirs(out, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    if kind == "fig5":
+        for name, pts in sorted(data.items()):
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3, label=name)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("GPops interpreted per evaluation")
+        ax.set_ylabel("GPops/s")
+        ax.set_title("Pittsburgh rule interpreter (cf. Cano et al. 2014, Fig. 5)")
+    else:
+        labels = sorted({(d, p) for pts in data.values() for d, p, _ in pts})
+        width = 0.8 / max(1, len(data))
+        for i, (path, pts) in enumerate(sorted(data.items())):
+            val = {(d, p): s for d, p, s in pts}
+            ax.bar([j + i * width for j in range(len(labels))], [val.get(l, 0) for l in labels], width, label=path)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(labels))])
+        ax.set_xticklabels([f"{d}\n{p}" for d, p in labels], fontsize=6)
+        ax.axhline(2.0, color="gray", lw=0.5, ls="--")
+        ax.set_ylabel("speedup of 2 GPUs over 1")
+        ax.set_title("Pittsburgh evaluation, 2 GPUs (cf. Cano et al. 2014, Fig. 6)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(out, f"{exp}.{ext}"), dpi=150)
+    print(os.path.join(out, f"{exp}.png"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
