@@ -612,6 +612,27 @@ Dataset load_file(const std::string& path, const LoadOptions& options, LoadInfo*
   return d;
 }
 
+Dataset load_csv(const std::string& path, LoadOptions o, LoadInfo* info) {
+  o.format = "csv";
+  return load_file(path, o, info);
+}
+Dataset load_tsv(const std::string& path, LoadOptions o, LoadInfo* info) {
+  o.format = "tsv";
+  return load_file(path, o, info);
+}
+Dataset load_whitespace(const std::string& path, LoadOptions o, LoadInfo* info) {
+  o.format = "whitespace";
+  return load_file(path, o, info);
+}
+Dataset load_arff(const std::string& path, LoadOptions o, LoadInfo* info) {
+  o.format = "arff";
+  return load_file(path, o, info);
+}
+Dataset load_keel(const std::string& path, LoadOptions o, LoadInfo* info) {
+  o.format = "keel";
+  return load_file(path, o, info);
+}
+
 LoadOptions load_options_from_json(const nlohmann::json& j, const std::string& where) {
   LoadOptions o;
   if (!j.is_object()) throw Error(where + ": \"loader\" must be an object");

@@ -64,6 +64,13 @@ struct LoadInfo {
 // and sets Dataset::source = "file", path, sha256. The dataset is named options.dataset.
 Dataset load_file(const std::string& path, const LoadOptions& options, LoadInfo* info = nullptr);
 
+// The same with the format fixed (options.format is overridden).
+Dataset load_csv(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);         // also UCI .data
+Dataset load_tsv(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);
+Dataset load_whitespace(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);  // space separated
+Dataset load_arff(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);
+Dataset load_keel(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);
+
 // Parses already-read text; `file_label` names the file in messages.
 Dataset load_text(std::string_view text, const std::string& file_label, const LoadOptions& options,
                   LoadInfo* info = nullptr);

@@ -11,8 +11,10 @@ BUILD="${BUILD:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 OUT_DIR="${OUT_DIR:-$ROOT/results-device/datasets}"
 mkdir -p "$OUT_DIR"
-if [ -z "${GPUDM_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/datasets" ]; then
-  export GPUDM_DATA_DIR="$(cd "$ROOT/../shared/datasets" && pwd)"
+if [ -z "${GPUDM_DATA_DIR:-}" ]; then
+  for d in "$ROOT/../shared/datasets" "$ROOT/shared/datasets"; do
+    if [ -f "$d/STATS.tsv" ]; then export GPUDM_DATA_DIR="$(cd "$d" && pwd)"; break; fi
+  done
 fi
 echo "GPUDM_DATA_DIR=${GPUDM_DATA_DIR:-<unset>}" | tee "$OUT_DIR/env.txt"
 

@@ -32,9 +32,14 @@ TEST(Catalog, HoldsEveryFixedName) {
 
 TEST(Catalog, SurrogatesAreLabelledAndPaperTablesCovered) {
   const Catalog& c = Catalog::builtin();
-  for (const char* n : {"covertype", "rec", "susy", "higgs", "kdd_full", "year_prediction_msd", "poker_full", "layout"})
+  for (const char* n : {"covertype", "rec", "susy", "higgs", "kdd_full", "year_prediction_msd", "poker_full", "layout",
+                        "armchair", "armchair1m"})
     EXPECT_TRUE(c.entry(n).at("surrogate").get<bool>()) << n;
-  for (const char* n : {"iris", "kddcup", "rt_moa", "armchair"}) EXPECT_FALSE(c.entry(n).at("surrogate").get<bool>()) << n;
+  for (const char* n : {"iris", "kddcup", "rt_moa", "fried_gen"}) EXPECT_FALSE(c.entry(n).at("surrogate").get<bool>()) << n;
+  // The flag reaches the Dataset (and so the results' dataset description).
+  CatalogProvider p(c, {});
+  EXPECT_TRUE(p.get("armchair10k", {{"rows", 100}})->surrogate);
+  EXPECT_FALSE(p.get("fried_gen", {{"rows", 100}})->surrogate);
   // The subtree grid: the 10 GP/Pittsburgh sets + 5 large surrogates.
   std::size_t subtree = 0;
   for (const auto& e : c.json().at("datasets"))

@@ -260,9 +260,8 @@ TEST(ArffLoader, RegressionTargetLast) {
   TempDir dir;
   const std::string p = dir.write("r.arff", "@relation r\n@attribute x real\n@attribute class real\n@data\n1,2.5\n2,3.5\n");
   LoadOptions o;
-  o.format = "arff";
   o.task = Task::regression;
-  const Dataset d = load_file(p, o);
+  const Dataset d = load_arff(p, o);
   EXPECT_EQ(d.task(), Task::regression);
   EXPECT_FLOAT_EQ(d.target(1), 3.5f);
 }
@@ -300,9 +299,7 @@ TEST(KeelLoader, HeaderWithInputsOutputs) {
                                   "@data\r\n"
                                   "0.49, pp, 0.29\r\n"
                                   "0.07, cp, <null>\r\n");
-  LoadOptions o;
-  o.format = "keel";
-  const Dataset d = load_file(p, o);
+  const Dataset d = load_keel(p, LoadOptions{});
   ASSERT_EQ(d.cols(), 2u);
   EXPECT_EQ(d.attribute(1).name, "Gvh");
   EXPECT_EQ(d.class_names(), (std::vector<std::string>{"cp", "im", "pp"}));

@@ -114,6 +114,7 @@ TEST_P(StatsFile, LoadsWithTheShapeAndClassCountsOfStatsTsv) {
   std::printf("%-45s %8zu rows in %.3f s (cpu %.3f s)\n", s.path.c_str(), d.rows(), secs, cpu);
   EXPECT_EQ(d.sha256, s.sha256);
   EXPECT_EQ(info.file_columns, s.cols);
+  EXPECT_EQ(info.gzip, file->at("gzip").get<bool>());
   EXPECT_EQ(d.rows() + info.rows_dropped, s.rows);
   EXPECT_EQ(d.cols(), s.cols - 1 - o.drop_columns.size());
   EXPECT_NO_THROW(d.validate());
