@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <map>
 #include <numeric>
@@ -468,11 +469,13 @@ TEST(Generators, OneMillionRowsIsFast) {
   // Generators run in experiment setup; keep them well under a second per million rows (Release).
   for (const char* g : {"fried", "armchair", "poker", "vfml_random_tree"}) {
     const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
     const Dataset d = generate(g, {{"rows", 1000000}}, g);
+    const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-18s 1M rows in %.3f s\n", g, s);
+    std::printf("%-18s 1M rows in %.3f s (cpu %.3f s)\n", g, s, cpu);
 #ifdef NDEBUG
-    EXPECT_LT(s, 3.0) << g;  // generous for a loaded 2-core CI machine
+    EXPECT_LT(cpu, 2.0) << g;  // CPU time: robust on a busy shared machine
 #endif
     EXPECT_EQ(d.rows(), 1000000u);
   }
