@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "algorithms/core/progress.hpp"
 #include "experiments/config.hpp"
 #include "experiments/runner.hpp"
 #include "experiments/text.hpp"
@@ -71,11 +72,20 @@ int run_config(const CliArgs& a, CliServices& s) {
     failed += o.failed;
     mismatches += o.validation_failures;
   }
-  // Print the top-level document: a composite's already holds its parts.
-  if (!outcomes.empty()) std::cout << outcomes.back().markdown << std::flush;
+  // A composite's document already holds its parts; otherwise print every experiment's.
+  if (plan.family.empty()) {
+    if (!outcomes.empty()) std::cout << outcomes.back().markdown;
+  } else {
+    for (const auto& o : outcomes) std::cout << o.markdown;
+  }
+  std::cout << std::flush;
   if (!a.quiet) {
     for (const auto& o : outcomes) {
       if (o.json_path.empty() && o.md_path.empty()) continue;
+      if (o.json_path.empty()) {  // a composite: its parts were summarised above
+        std::fprintf(stderr, "run_experiment: %s: tables gathered -> %s\n", o.id.c_str(), o.md_path.c_str());
+        continue;
+      }
       std::fprintf(stderr, "run_experiment: %s: %d ok, %d skipped, %d failed%s%s -> %s\n", o.id.c_str(), o.ok, o.skipped,
                    o.failed, o.reused ? (", " + std::to_string(o.reused) + " kept from the previous file").c_str() : "",
                    o.validation_failures ? (", " + std::to_string(o.validation_failures) + " CHECKSUM MISMATCH(ES)").c_str() : "",
@@ -125,7 +135,8 @@ std::vector<CliMode> builtin_modes() {
       [](const CliArgs&, CliServices& s) {
         std::cout << list_families(s.families(), s.registry()) << std::flush;
         return kExitOk;
-      }});
+      },
+      {}, {}, {}});
   auto ds_flag = std::make_shared<bool>(false);
   modes.push_back(CliMode{
       "datasets",
@@ -137,18 +148,35 @@ std::vector<CliMode> builtin_modes() {
         if (!s.datasets_report) return fail(kExitRuntime, "this build has no dataset catalog");
         std::cout << s.datasets_report() << std::flush;
         return kExitOk;
-      }});
+      },
+      {}, {}, {}});
   return modes;
 }
 
 int run_cli(int argc, const char* const* argv, CliServices& services, const std::vector<CliMode>& modes) {
   CliArgs a;
   for (int i = 0; i < argc; ++i) a.argv.emplace_back(argv[i]);
+  // Raw modes take everything after their trigger; only what precedes it is parsed here.
+  const CliMode* raw = nullptr;
+  std::vector<std::string> raw_rest;
+  for (int i = 1; i < argc && !raw; ++i) {
+    for (const auto& m : modes) {
+      if (!m.raw_trigger.empty() && m.raw_trigger == argv[i]) {
+        raw = &m;
+        raw_rest.assign(argv + i + 1, argv + argc);
+        argc = i;
+        break;
+      }
+    }
+  }
   CLI::App app{
       "run_experiment: runs an experiment config (sweeps of family x backend x dataset x params x seeds),\n"
       "writes results/<gpu-tag>/<experiment>.{json,md,csv} and prints the tables.",
       "run_experiment"};
-  app.footer(kFooter);
+  std::string footer;
+  for (const auto& m : modes)
+    if (!m.raw_trigger.empty()) footer += (footer.empty() ? "\nFamily modes (they parse their own options):\n" : "") + std::string("  ") + m.raw_help + "\n";
+  app.footer(footer + kFooter);
   app.add_option("config", a.config, "Experiment config (configs/*.json); see docs/config-format.md");
   app.add_option("-b,--backend", a.backends, "Run only this backend (repeatable): sequential, openmp, cuda, ...")
       ->allow_extra_args(false);  // one name per -b, so "-b cuda configs/x.json" keeps the config
@@ -161,7 +189,7 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
   app.add_flag("-q,--quiet", a.quiet, "No progress bar or summary on stderr (tables still go to stdout)");
 
   std::vector<CLI::Option*> triggers;
-  for (const auto& m : modes) triggers.push_back(m.add(app, a));
+  for (const auto& m : modes) triggers.push_back(m.add ? m.add(app, a) : nullptr);
 
   try {
     app.parse(argc, argv);
@@ -173,6 +201,11 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
     return fail(kExitConfig, std::string(e.what()) + " (see run_experiment --help)");
   }
   try {
+    if (raw) {
+      if (!a.config.empty()) return fail(kExitConfig, raw->raw_trigger + " takes no CONFIG (got " + a.config + ")");
+      Progress::set_quiet(a.quiet);
+      return raw->run_raw(raw_rest, services);
+    }
     const CliMode* chosen = nullptr;
     for (std::size_t i = 0; i < modes.size(); ++i) {
       if (triggers[i] && triggers[i]->count() > 0) {

@@ -56,6 +56,13 @@ struct CliMode {
   // returns the trigger; the mode runs when the trigger was given on the command line.
   std::function<CLI::Option*(CLI::App&, CliArgs&)> add;
   std::function<int(const CliArgs&, CliServices&)> run;
+
+  // A raw mode parses its own options: when `raw_trigger` (e.g. "--train") is on the command
+  // line, everything after it goes to `run_raw` untouched, and CLI11 parses only what precedes
+  // it. `raw_help` is the line --help shows for it. Leave `add`/`run` empty for a raw mode.
+  std::string raw_trigger;
+  std::string raw_help;
+  std::function<int(const std::vector<std::string>& rest, CliServices&)> run_raw;
 };
 
 // --list and --datasets.

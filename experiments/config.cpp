@@ -562,11 +562,11 @@ void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& p
     }
   }
 
-  // Datasets.
-  if (!cfg.contains("datasets")) c.fail("", "missing key 'datasets'");
-  c.array(cfg["datasets"], "datasets");
+  // Datasets. A family that needs no data (ceilings) omits them: its runs use kNoDataset.
   std::vector<DatasetRef> datasets;
-  for (std::size_t i = 0; i < cfg["datasets"].size(); ++i) {
+  if (!cfg.contains("datasets")) datasets.push_back(DatasetRef{kNoDataset, ojson::object()});
+  else c.array(cfg["datasets"], "datasets");
+  for (std::size_t i = 0; cfg.contains("datasets") && i < cfg["datasets"].size(); ++i) {
     const ojson& d = cfg["datasets"][i];
     const std::string p = index_path("datasets", i);
     DatasetRef ref;
@@ -585,7 +585,7 @@ void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& p
     } else {
       c.fail(p, "expected a dataset name or {\"name\": ..., \"options\": {...}}, got " + type_name(d));
     }
-    if (ctx.check_dataset) {
+    if (ctx.check_dataset && ref.name != kNoDataset) {
       const std::string why = ctx.check_dataset(ref.name);
       if (!why.empty()) c.fail(d.is_object() ? join_path(p, "name") : p, why);
     }

@@ -24,6 +24,9 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+// The dataset name of runs of a config without "datasets" (families that need no data).
+inline constexpr const char* kNoDataset = "none";
+
 struct DatasetRef {
   std::string name;
   ojson options = ojson::object();

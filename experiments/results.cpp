@@ -90,7 +90,13 @@ ojson git_state(const std::string& source_dir) {
   ojson j;
   std::string out;
   const std::string git = "git -C " + shell_quote(source_dir) + " ";
-  if (capture(git + "rev-parse HEAD 2>/dev/null", out) && !trim(out).empty()) {
+  // Retried: a concurrent git command (a commit updating HEAD) can make one call fail.
+  bool have_sha = false;
+  for (int attempt = 0; attempt < 3 && !have_sha; ++attempt) {
+    if (attempt) ::usleep(200000);
+    have_sha = capture(git + "rev-parse HEAD 2>/dev/null", out) && !trim(out).empty();
+  }
+  if (have_sha) {
     j["git_sha"] = trim(out);
     // Untracked files count (CMake globs pick them up); the results folder itself does not.
     std::string status;

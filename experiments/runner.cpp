@@ -193,7 +193,7 @@ void Runner::run_plan(const ExperimentPlan& plan, std::vector<ExperimentOutcome>
     md += sub;
   }
   comp.markdown = md;
-  comp.md_path = (fs::path(out_dir_) / (plan.id + ".md")).string();
+  comp.md_path = (fs::path(out_dir_) / (plan.id + (plan.smoke ? "-smoke" : "") + ".md")).string();
   write_file_atomic(comp.md_path, md);
   out.push_back(std::move(comp));
 }
@@ -202,7 +202,9 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   ExperimentOutcome oc;
   oc.id = plan.id;
   const fs::path dir(out_dir_);
-  oc.json_path = (dir / (plan.id + ".json")).string();
+  // A --smoke run never overwrites the full experiment's results.
+  const std::string stem = plan.smoke ? plan.id + "-smoke" : plan.id;
+  oc.json_path = (dir / (stem + ".json")).string();
   Family* family = families_.find(plan.family);
   if (!family) throw Error("unknown family '" + plan.family + "'");
   const auto bo_of = [this](const std::string& f) {
@@ -267,11 +269,13 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     if (!execute[i]) continue;
     const RunSpec& r = plan.runs[i];
     if (!registry_.has(r.family, r.backend) || !registry_.info(r.family, r.backend).available) continue;
+    if (r.dataset.name == kNoDataset) continue;
     data.load(r.dataset.name, r.dataset.options);
     last_use[dataset_key(r.dataset.name, r.dataset.options)] = i;
   }
 
   // ---- the sweep ----
+  std::map<std::string, ojson> described;  // dataset key -> description from a run that loaded it
   const std::size_t n = plan.runs.size();
   for (std::size_t i = 0; i < n; ++i) {
     const RunSpec& spec = plan.runs[i];
@@ -341,9 +345,13 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     }
 
     // Dataset description: the family's, else the runner's from the loaded data.
+    const std::string dkey = dataset_key(spec.dataset.name, spec.dataset.options);
     ojson desc = res.dataset.is_object() && !res.dataset.empty() ? res.dataset : ojson::object();
     if (desc.empty())
       if (auto d = data.find(spec.dataset.name, spec.dataset.options)) desc = describe_dataset(*d);
+    // A skipped run never loaded its data: describe it as an earlier run of the same data did.
+    if (desc.empty() && described.count(dkey)) desc = described[dkey];
+    if (!desc.empty() && !described.count(dkey)) described[dkey] = desc;
     for (auto it = desc.begin(); it != desc.end(); ++it) {
       if (it.key() == "name") {
         if (it.value() != ds["name"]) ds["display_name"] = it.value();
@@ -382,8 +390,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     apply_validation(doc["runs"], bo_of);
     write_file_atomic(oc.json_path, dump_results(doc));
 
-    const std::string key = dataset_key(spec.dataset.name, spec.dataset.options);
-    auto lu = last_use.find(key);
+    auto lu = last_use.find(dkey);
     if (lu != last_use.end() && lu->second == i) data.release(spec.dataset.name, spec.dataset.options);
     progress.advance();
   }
@@ -399,8 +406,8 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
 
   const RenderedTables tables = render_tables(doc, plan.tables, opt_.paper_tables_dir);
   oc.markdown = render_experiment_markdown(doc, tables);
-  oc.md_path = (dir / (plan.id + ".md")).string();
-  oc.csv_path = (dir / (plan.id + ".csv")).string();
+  oc.md_path = (dir / (stem + ".md")).string();
+  oc.csv_path = (dir / (stem + ".csv")).string();
   write_file_atomic(oc.md_path, oc.markdown);
   write_file_atomic(oc.csv_path, tables.csv);
   return oc;

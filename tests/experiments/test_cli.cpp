@@ -77,7 +77,7 @@ TEST_F(CliTest, MalformedConfigIsOneLineExit2AndTouchesNothing) {
   const auto r = run(kHarness, "'" + (tmp_ / "x.json") + "' " + out_arg(), tmp_);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(lines(r.err), 1) << r.err;
-  EXPECT_TRUE(std::regex_search(r.err, std::regex("x\\.json:4:[0-9]+: ")) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("x\\.json:4:[0-9]+: "))) << r.err;
   expect_untouched();
   // An unknown key: exit 2, suggestion, nothing touched.
   write_file(tmp_ / "x.json", R"({"experiment": "x", "family": "toy", "datasets": ["tiny"], "repetitons": 1})");
@@ -126,10 +126,19 @@ TEST_F(CliTest, UsageErrorsAndModes) {
   EXPECT_NE(r.out.find("| tiny | openmp |"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, RawModesGetTheRestOfTheCommandLine) {
+  auto r = run(kHarness, "--quiet --echo-rest gmt --dataset iris --cv 10", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "gmt|--dataset|iris|--cv|10\n");
+  r = run(kHarness, "--help", tmp_);
+  EXPECT_NE(r.out.find("--echo-rest ARGS"), std::string::npos) << r.out;
+}
+
 TEST_F(CliTest, ProductBinaryHelpListAndMalformedConfig) {
   auto r = run(kProduct, "--help", tmp_);
   EXPECT_EQ(r.code, 0);
-  for (const char* opt : {"--backend", "--smoke", "--out", "--resume", "--repetitions", "--list", "--datasets", "--quiet"})
+  for (const char* opt : {"--backend", "--smoke", "--out", "--resume", "--repetitions", "--list", "--datasets", "--quiet",
+                          "--evaluate", "--train", "--predict"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
   r = run(kProduct, "--list", tmp_);
   EXPECT_EQ(r.code, 0) << r.err;
