@@ -4,6 +4,9 @@
 # Needs: java + /usr/share/java/weka.jar (Debian package weka), a build with the targets
 # gmt_study_split and gmt_learner. Writes per dataset the split CSVs (in $WORK), Weka's and
 # GMT's outputs (in $OUT_DIR/raw), then $OUT_DIR/table.{csv,md} via weka_table.py.
+# Every process is wrapped in /usr/bin/time (wall, user, sys seconds in raw/*.time): on a shared
+# machine the CPU seconds are the comparable figure (whole process: JVM start and test scoring for
+# Weka, CSV loading and test scoring for GMT), beside each tool's own induction time.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${BUILD:-$ROOT/build}"
@@ -48,10 +51,12 @@ for ds in "${DATASETS[@]}"; do
       REPTree) cls=weka.classifiers.trees.REPTree; opts=(-M 2 -V 0.001 -N 3 -S 1 -L -1) ;;
     esac
     echo "   weka $m" >&2
-    java -Xmx"$JAVA_MEM" -cp "$WEKA_JAR" "$cls" "${opts[@]}" -t "$tr" -T "$te" > "$OUT_DIR/raw/${ds}.$m.txt" 2>/dev/null
+    /usr/bin/time -f "%e %U %S" -o "$OUT_DIR/raw/${ds}.$m.time" \
+      java -Xmx"$JAVA_MEM" -cp "$WEKA_JAR" "$cls" "${opts[@]}" -t "$tr" -T "$te" > "$OUT_DIR/raw/${ds}.$m.txt" 2>/dev/null
   done
   echo "   gmt ($ITERATIONS iterations)" >&2
-  "$LEARNER" train --dataset "$tr" --test "$te" --backend "$BACKEND" --seed "$SEED" --quiet \
+  /usr/bin/time -f "%e %U %S" -o "$OUT_DIR/raw/${ds}.gmt.time" \
+    "$LEARNER" train --dataset "$tr" --test "$te" --backend "$BACKEND" --seed "$SEED" --quiet \
     --param iterations="$ITERATIONS" --param population="$POPULATION" \
     --model-out "$OUT_DIR/raw/${ds}.gmt_model.json" --metrics-out "$OUT_DIR/raw/${ds}.gmt_metrics.json" \
     > "$OUT_DIR/raw/${ds}.gmt.txt"

@@ -1,0 +1,72 @@
+// The "gmt" family as the runner calls it: one case per backend, breakdown with the six
+// procedures, metrics, validation and equal checksums on the CPU backends.
+#include <gtest/gtest.h>
+
+#include "algorithms/core/family.hpp"
+#include "common.hpp"
+
+namespace gpudm {
+std::unique_ptr<Family> make_gmt_family();
+}
+
+using namespace gpudm;
+
+namespace {
+class FakeProvider : public DatasetProvider {
+ public:
+  std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json&) override {
+    if (name == "classes") return std::make_shared<Dataset>("classes", Task::classification, 10, std::vector<Attribute>{Attribute{"a", AttributeKind::numeric, {}}}, std::vector<std::string>{"x", "y"});
+    auto d = std::make_shared<Dataset>(gmt_test::make_dataset(3000, 3, 9, gmt_test::piecewise, 0.1));
+    d->set_name(name);
+    return d;
+  }
+};
+}  // namespace
+
+TEST(GmtFamily, RunsACaseOnEveryCpuBackendWithTheSameTree) {
+  auto fam = make_gmt_family();
+  EXPECT_EQ(fam->name(), "gmt");
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& p : fam->params()) params[p.name] = p.default_value;
+  params["iterations"] = 8;
+  params["population"] = 10;
+  params["test_fraction"] = 0.25;
+  params["extrapolate_iterations"] = 80;
+  FakeProvider provider;
+  std::vector<std::string> sums;
+  for (const auto& backend : gmt_test::cpu_backends()) {
+    CaseContext ctx;
+    ctx.family = "gmt";
+    ctx.backend = backend;
+    ctx.dataset = "piecewise";
+    ctx.params = params;
+    ctx.seed = 4;
+    ctx.warmup = 1;
+    ctx.repetitions = 2;
+    ctx.registry = &gmt_test::registry();
+    ctx.datasets = &provider;
+    CaseResult r = fam->run_case(ctx);
+    EXPECT_EQ(r.status, "ok");
+    EXPECT_EQ(r.timing.samples.size(), 2u);
+    EXPECT_TRUE(r.metrics["estimated"].get<bool>());
+    EXPECT_GT(r.metrics["test_rmse"].get<double>(), 0.0);
+    EXPECT_GE(r.metrics["leaves"].get<int>(), 1);
+    EXPECT_TRUE(r.validation["passed"].get<bool>());
+    for (const char* ph : {"redistribute", "separate", "reorganize", "calc_models", "estimate_errors", "reduction",
+                           "flattening", "transfers", "cpu_ea"})
+      EXPECT_GT(r.breakdown.seconds(ph), 0.0) << backend << " " << ph;
+    sums.push_back(r.checksum);
+  }
+  for (const auto& s : sums) EXPECT_EQ(s, sums[0]);
+  // Classification data and a missing backend are clear errors.
+  CaseContext bad;
+  bad.backend = "sequential";
+  bad.dataset = "classes";
+  bad.params = params;
+  bad.registry = &gmt_test::registry();
+  bad.datasets = &provider;
+  EXPECT_THROW(fam->run_case(bad), Error);
+  bad.dataset = "piecewise";
+  bad.backend = "cuda";
+  EXPECT_THROW(fam->run_case(bad), Unavailable);
+}
