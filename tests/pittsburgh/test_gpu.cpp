@@ -81,3 +81,22 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
 
 INSTANTIATE_TEST_SUITE_P(Pittsburgh, CudaPaths,
                          ::testing::Combine(::testing::Values("faithful", "fast"), ::testing::Values(1, 2)));
+
+#include "shared_data.hpp"
+
+TEST(PittsburghSharedDataGpu, BothPathsAreEquivalentToSequential) {
+  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (const std::string why = pitt_test::ensure_data_dir(); !why.empty()) GTEST_SKIP() << why;
+  datasets::CatalogProvider provider;
+  for (const auto& c : pitt_test::shared_cases()) {
+    const auto d = pitt_test::load_shared(provider, c);
+    const Population p = random_population(*d, 25, RandomRuleSpec{}, 3);
+    const EvaluationResult want = run("sequential", *d, p);
+    for (const char* path : {"faithful", "fast"}) {
+      EvaluatorOptions o;
+      o.path = path;
+      const EvaluationResult got = run("cuda", *d, p, o);
+      EXPECT_EQ(pitt_test::first_difference(want, got), "") << c.name << " " << path;
+    }
+  }
+}
