@@ -12,14 +12,25 @@ namespace {
 constexpr std::size_t kWords = kCpuBatchRows / 64;
 using Mask = std::uint64_t[kWords];
 
+// Eight 0/1 bytes (little-endian) to eight bits: the multiply gathers byte i's low bit into
+// bit 56 + i.
+inline std::uint64_t pack8(const std::uint8_t* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return (v * 0x0102040810204080ull) >> 56;
+}
+
 // Comparison of one column slice against constants into a bit mask; the opcode is a template
-// argument so rules::compare folds to one comparison per element.
+// argument so rules::compare folds to one or two comparisons per element. Comparing into bytes
+// first lets the compiler vectorise the loop; the bytes are then packed 8 at a time.
 template <std::uint32_t Op>
 void compare_rows(const float* x, std::size_t n, float a, float b, std::uint64_t* out) {
+  alignas(64) std::uint8_t t[kCpuBatchRows];
+  for (std::size_t j = 0; j < n; ++j) t[j] = static_cast<std::uint8_t>(rules::compare(Op, x[j], a, b));
+  for (std::size_t j = n; j < kCpuBatchRows; ++j) t[j] = 0;
   for (std::size_t w = 0; w < kWords; ++w) {
     std::uint64_t m = 0;
-    const std::size_t lo = w * 64, hi = std::min(n, lo + 64);
-    for (std::size_t j = lo; j < hi; ++j) m |= static_cast<std::uint64_t>(rules::compare(Op, x[j], a, b)) << (j - lo);
+    for (std::size_t k = 0; k < 8; ++k) m |= pack8(t + w * 64 + k * 8) << (8 * k);
     out[w] = m;
   }
 }

@@ -25,11 +25,14 @@ struct Coverage {
   std::size_t words_per_tree = 0;
   std::vector<std::uint32_t> bits;
 
+  // Shapes the coverage; new words are 0, words kept from an earlier evaluation of the same
+  // shape are not cleared (every interpreter writes every word, and clearing hundreds of MB per
+  // evaluation would be timed as interpretation).
   void reset(int n_trees, std::size_t n_rows) {
     trees = n_trees;
     rows = n_rows;
     words_per_tree = (n_rows + 31) / 32;
-    bits.assign(static_cast<std::size_t>(n_trees) * words_per_tree, 0u);
+    bits.resize(static_cast<std::size_t>(n_trees) * words_per_tree, 0u);
   }
   const std::uint32_t* tree(int t) const { return bits.data() + static_cast<std::size_t>(t) * words_per_tree; }
   std::uint32_t* tree(int t) { return bits.data() + static_cast<std::size_t>(t) * words_per_tree; }

@@ -43,10 +43,11 @@ class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
     const long long tasks = batches * pop.trees;
     const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
     const Dataset& data = *data_;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
     for (long long task = 0; task < tasks; ++task) {
-      const int tree = static_cast<int>(task / batches);
-      const std::size_t b = static_cast<std::size_t>(task % batches) * subtree::kCpuBatchRows;
+      // Batch-major task order: consecutive tasks of a thread share the batch's feature slices.
+      const int tree = static_cast<int>(task % pop.trees);
+      const std::size_t b = static_cast<std::size_t>(task / pop.trees) * subtree::kCpuBatchRows;
       subtree::cpu_evaluate_batch(plan, data, tree, b, std::min(rows, b + subtree::kCpuBatchRows), out.tree(tree));
     }
   }

@@ -33,8 +33,9 @@ class SequentialTreeInterpreter final : public subtree::TreeInterpreter {
     auto s = t.scope("interpret");
     out.reset(pop.trees, data_->rows());
     const std::size_t rows = data_->rows();
-    for (int tree = 0; tree < pop.trees; ++tree)
-      for (std::size_t b = 0; b < rows; b += subtree::kCpuBatchRows)
+    // Batch-major: a batch's feature slices stay in L1 while every tree runs on them.
+    for (std::size_t b = 0; b < rows; b += subtree::kCpuBatchRows)
+      for (int tree = 0; tree < pop.trees; ++tree)
         subtree::cpu_evaluate_batch(plan, *data_, tree, b, std::min(rows, b + subtree::kCpuBatchRows), out.tree(tree));
   }
 

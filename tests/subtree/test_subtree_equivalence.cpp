@@ -4,6 +4,8 @@
 // CUDA runs here too when a device is present (the gpu-labelled test covers larger shapes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "algorithms/core/rng.hpp"
 #include "tests/subtree/helpers.hpp"
 
@@ -27,10 +29,11 @@ void expect_all_equivalent(const std::string& backend, int threads, const std::v
     validate_population(pop, d);
     const Coverage ref = reference_coverage(pop, d);
     interp->prepare(d);
+    Coverage c;  // reused: words left from the previous interpreter are poisoned, every word must be rewritten
     for (Strategy s : {Strategy::postfix, Strategy::mixed, Strategy::subtree, Strategy::best}) {
       if (s == Strategy::best && sh.depth > kMaxBitDepth) continue;
       interp->configure({s, threads});
-      Coverage c;
+      std::fill(c.bits.begin(), c.bits.end(), 0xA5A5A5A5u);
       interp->evaluate(pop, c, nullptr);
       ASSERT_EQ(c.rows, d.rows());
       ASSERT_EQ(c.bits.size(), ref.bits.size());
