@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -40,6 +42,36 @@ const char* kFooter =
     "2 usage or config error (nothing under results/ is touched).\n"
     "Config format: docs/config-format.md. Results format: docs/results-schema.md.";
 
+// --dry-run: what would run, per experiment, without running or writing anything.
+void describe_plan_into(const ExperimentPlan& p, const Registry& registry, int depth, std::ostringstream& o) {
+  const std::string ind(static_cast<std::size_t>(depth) * 2, ' ');
+  for (const auto& inc : p.included) describe_plan_into(inc, registry, depth + 1, o);
+  if (p.family.empty()) {
+    o << ind << p.id << ": composite of " << p.included.size() << " experiment(s), " << p.total_runs() << " run(s)\n";
+    return;
+  }
+  std::map<std::string, int> per_backend;
+  std::set<std::string> datasets;
+  for (const auto& r : p.runs) {
+    ++per_backend[r.backend];
+    datasets.insert(r.dataset.name);
+  }
+  o << ind << p.id << " (" << p.config_path << "): family " << p.family << ", " << p.runs.size() << " run(s) on "
+    << datasets.size() << " dataset(s);";
+  for (const auto& [b, n] : per_backend) {
+    const bool avail = registry.has(p.family, b) && registry.info(p.family, b).available;
+    o << " " << b << " " << n << (avail ? "" : " (skipped: unavailable)");
+  }
+  o << "; " << p.tables.size() << " table(s)\n";
+}
+
+std::string describe_plan(const ExperimentPlan& p, const Registry& registry) {
+  std::ostringstream o;
+  describe_plan_into(p, registry, 0, o);
+  o << "config ok: " << p.total_runs() << " run(s)" << (p.smoke ? " (smoke)" : "") << "\n";
+  return o.str();
+}
+
 int run_config(const CliArgs& a, CliServices& s) {
   FamilySet& families = s.families();
   Registry& registry = s.registry();
@@ -53,6 +85,10 @@ int run_config(const CliArgs& a, CliServices& s) {
   po.backends = a.backends;
   po.repetitions = a.repetitions;
   const ExperimentPlan plan = load_plan(a.config, vc, po);
+  if (a.dry_run) {
+    std::cout << describe_plan(plan, registry);
+    return kExitOk;
+  }
 
   RunnerOptions ro;
   ro.out_dir = a.out;
@@ -187,6 +223,7 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
       ->check(CLI::PositiveNumber);
   app.add_option("--dataset", a.dataset, "Dataset for modes that take one (--evaluate, --train, --predict)");
   app.add_flag("-q,--quiet", a.quiet, "No progress bar or summary on stderr (tables still go to stdout)");
+  app.add_flag("-n,--dry-run", a.dry_run, "Validate CONFIG and print what would run; run and write nothing");
 
   std::vector<CLI::Option*> triggers;
   for (const auto& m : modes) triggers.push_back(m.add ? m.add(app, a) : nullptr);

@@ -46,6 +46,7 @@ struct CliArgs {
   bool smoke = false;
   bool resume = false;
   bool quiet = false;
+  bool dry_run = false;
   int repetitions = -1;
   std::vector<std::string> argv;
 };

@@ -126,6 +126,19 @@ TEST_F(CliTest, UsageErrorsAndModes) {
   EXPECT_NE(r.out.find("| tiny | openmp |"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, DryRunValidatesAndWritesNothing) {
+  write_file(tmp_ / "d.json", R"({"experiment": "d", "family": "toy", "datasets": ["tiny", "broken"], "sweep": {"population": [1, 2]}})");
+  auto r = run(kHarness, "'" + (tmp_ / "d.json") + "' --dry-run " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("family toy, 12 run(s) on 2 dataset(s); cuda 4 (skipped: unavailable) openmp 4 sequential 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("config ok: 12 run(s)"), std::string::npos) << r.out;
+  expect_untouched();
+  write_file(tmp_ / "d.json", R"({"experiment": "d", "family": "toy", "datasets": ["tiny"], "swep": {}})");
+  r = run(kHarness, "'" + (tmp_ / "d.json") + "' --dry-run " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("did you mean 'sweep'"), std::string::npos) << r.err;
+}
+
 TEST_F(CliTest, RawModesGetTheRestOfTheCommandLine) {
   auto r = run(kHarness, "--quiet --echo-rest gmt --dataset iris --cv 10", tmp_);
   EXPECT_EQ(r.code, 0) << r.err;

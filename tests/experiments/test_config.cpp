@@ -206,6 +206,11 @@ TEST_F(ConfigTest, TablesAreValidated) {
                   {"label": "omp", "select": {"backend": "openmp"}, "value": "timing.median", "hidden": true},
                   {"label": "speedup", "ratio": ["seq", "omp"], "format": ".2f", "paper": "speedup"}]}]})"),
             "");
+  // A row's "paper" is ignored without a paper_csv; a column's "paper" is not.
+  EXPECT_EQ(error_of(head + R"({"rows": [{"run": "dataset.name", "paper": "dataset"}], "columns": [{"label": "a", "value": "x"}]}]})"), "");
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x", "paper": "p"}]}]})")
+                .find("'paper' needs the table's 'paper_csv'"),
+            std::string::npos);
   EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "valeu": "x"}]}]})")
                 .find("did you mean 'value'"),
             std::string::npos);
