@@ -115,7 +115,20 @@ nlohmann::ordered_json scores_json(const Scores& s) {
 
 }  // namespace
 
+namespace {
+bool wants_help(const std::vector<std::string>& argv) {
+  for (const auto& a : argv)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+}  // namespace
+
 int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
+  if (wants_help(argv)) {
+    std::printf("%s\nGMT parameters (--param key=value):\n", cli_usage().c_str());
+    for (const auto& p : param_specs()) std::printf("  %-22s %-7s default %-10s %s\n", p.name.c_str(), p.type.c_str(), p.default_value.dump().c_str(), p.doc.c_str());
+    return 0;
+  }
   try {
     GPUDM_REQUIRE(env.registry != nullptr, "gmt CLI: no backend registry");
     Args a = parse(argv, false);
@@ -224,6 +237,10 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
 }
 
 int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
+  if (wants_help(argv)) {
+    std::printf("%s", cli_usage().c_str());
+    return 0;
+  }
   try {
     Args a = parse(argv, true);
     std::ifstream in(a.model_in);
