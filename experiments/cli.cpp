@@ -98,9 +98,6 @@ int run_config(const CliArgs& a, CliServices& s) {
   ro.quiet = a.quiet;
   ro.argv = a.argv;
   Runner runner(families, registry, s.datasets(), ro);
-  if (!a.quiet)
-    std::fprintf(stderr, "run_experiment: %s: %zu run(s)%s -> %s\n", a.config.c_str(), plan.total_runs(),
-                 a.smoke ? " (smoke)" : "", runner.output_dir().c_str());
   const auto outcomes = runner.run(plan);
 
   int failed = 0, mismatches = 0;

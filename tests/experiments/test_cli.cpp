@@ -95,6 +95,11 @@ TEST_F(CliTest, MalformedDatasetIsOneLineExit1AndTouchesNothing) {
   EXPECT_EQ(lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("broken.csv:3"), std::string::npos) << r.err;
   expect_untouched();
+  // Without --quiet too: the error is the only line.
+  const auto r2 = run(kHarness, "'" + (tmp_ / "x.json") + "' --out '" + (tmp_ / "results") + "'", tmp_);
+  EXPECT_EQ(r2.code, 1);
+  EXPECT_EQ(lines(r2.err), 1) << r2.err;
+  expect_untouched();
 }
 
 TEST_F(CliTest, FailedRunExitsNonZeroAfterWritingResults) {
