@@ -34,7 +34,7 @@ if [ -x "$RUN" ]; then
     { status=1; tail -20 "$LOG/ceilings.err"; }
   cat "$LOG/ceilings.md"
   # The runner's last stderr line ends with "-> <results json>".
-  J="$(grep -o -- '-> .*ceilings\.json' "$LOG/ceilings.err" | tail -1 | cut -c4-)"
+  J="$(grep -o -- '-> .*\.json' "$LOG/ceilings.err" | tail -1 | cut -c4-)"
   case "$J" in /*) ;; ?*) J="$ROOT/$J" ;; esac
   if [ -n "$J" ]; then
     cp "$J" "$LOG/ceilings.json"
