@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -92,6 +93,15 @@ ojson git_state(const std::string& source_dir) {
   const std::string git = "git -C " + shell_quote(source_dir) + " ";
   // Retried: a concurrent git command (a commit updating HEAD) can make one call fail.
   bool have_sha = false;
+  // A copy of the tree without .git (the GPU machine gets one) names its commit through the
+  // environment: GPUDM_GIT_SHA and GPUDM_GIT_DIRTY (0/1), set by whoever made the copy.
+  if (const char* env_sha = std::getenv("GPUDM_GIT_SHA"); env_sha && *env_sha) {
+    j["git_sha"] = env_sha;
+    const char* dirty = std::getenv("GPUDM_GIT_DIRTY");
+    j["git_dirty"] = dirty ? nlohmann::json(std::string(dirty) == "1") : nlohmann::json(nullptr);
+    j["git_source"] = "environment";
+    return j;
+  }
   for (int attempt = 0; attempt < 3 && !have_sha; ++attempt) {
     if (attempt) ::usleep(200000);
     have_sha = capture(git + "rev-parse HEAD 2>/dev/null", out) && !trim(out).empty();
