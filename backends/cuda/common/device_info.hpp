@@ -1,7 +1,7 @@
 #pragma once
 // CUDA-free view of the machine's GPUs, for the results' environment block and for
 // deciding whether a CUDA backend can run. Implemented in device_info.cu (CUDA builds)
-// or device_info_stub.cpp (builds without CUDA).
+// or device_info_nocuda.cpp (builds without CUDA: no devices, with the reason).
 #include <string>
 
 #include <nlohmann/json.hpp>
