@@ -44,7 +44,8 @@ class VfdtFamily final : public Family {
         {"max_values", "int", 32, "nominal attributes keep at most this many codes"},
         {"path", "string", "default", "CUDA layout: \"default\" (compact node pool) or \"faithful\" (the paper's 2^depth array, binary attributes)", true},
         {"threads", "int", 0, "OpenMP threads (0 = all)", true},
-        {"adwin_kernel", "string", "warp", "CUDA ADWIN kernel: \"warp\" (block inserts, warp-parallel checks) or \"simple\" (one lane inserts)", true},
+        {"engine", "string", "persistent", "CUDA default path: \"persistent\" (one block per tree walks the whole stream, one launch) or \"batched\" (five kernels per mini-batch)", true},
+        {"adwin_kernel", "string", "prefix", "CUDA ADWIN: \"prefix\" (running error counts, all clock ticks of a batch tested at once; the persistent engine's) or, with engine \"batched\", \"warp\" (block inserts, warp-parallel checks) or \"simple\" (one lane inserts)", true},
         {"time_budget_s", "number", 0.0, "stop repeating once the timed repetitions took this long (0 = run them all) and skip the warm-up on CPU backends; for slow CPU baselines", true},
         {"curve_points", "int", 100, "points of the learning curve recorded in metrics.curve"},
         {"window", "int", 1000, "sliding window of the windowed accuracy (MOA's default evaluator)"},
@@ -72,7 +73,8 @@ class VfdtFamily final : public Family {
     fp.max_depth = P.value("max_depth", 20);
     fp.max_nodes = P.value("max_nodes", 4096);
     fp.path = P.value("path", "default");
-    fp.adwin_kernel = P.value("adwin_kernel", "warp");
+    fp.engine = P.value("engine", "persistent");
+    fp.adwin_kernel = P.value("adwin_kernel", "prefix");
     fp.seed = ctx.seed;
     vfdt::EncodingOptions eo;
     eo.bins = P.value("bins", 8);
@@ -136,6 +138,10 @@ class VfdtFamily final : public Family {
     m["features_per_leaf"] = fp.features_for(stream.attributes);
     m["encoded_attributes"] = stream.attributes;
     m["binary_attributes"] = stream.all_binary();
+    if (ctx.backend == "cuda")
+      m["cuda_engine"] = fp.path == "faithful" ? std::string("faithful (per-batch kernels, ADWIN ") +
+                                                     (fp.adwin_kernel == "simple" ? "simple" : "warp") + ")"
+                                               : fp.engine + " (ADWIN " + fp.adwin_kernel + ")";
     double nodes = 0, leaves = 0;
     int depth = 0;
     for (int i = 0; i < fp.trees; ++i) {

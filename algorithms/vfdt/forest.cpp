@@ -29,7 +29,12 @@ void ForestParams::validate(int d) const {
   if (max_depth < 1 || max_depth > 30) bad("max_depth", "must be in [1, 30]");
   if (max_nodes < 3) bad("max_nodes", "must be >= 3");
   if (path != "default" && path != "faithful") bad("path", "must be \"default\" or \"faithful\", got \"" + path + "\"");
-  if (adwin_kernel != "warp" && adwin_kernel != "simple") bad("adwin_kernel", "must be \"warp\" or \"simple\"");
+  if (engine != "persistent" && engine != "batched")
+    bad("engine", "must be \"persistent\" or \"batched\", got \"" + engine + "\"");
+  if (adwin_kernel != "prefix" && adwin_kernel != "warp" && adwin_kernel != "simple")
+    bad("adwin_kernel", "must be \"prefix\", \"warp\" or \"simple\", got \"" + adwin_kernel + "\"");
+  if (engine == "persistent" && adwin_kernel != "prefix" && path == "default")
+    bad("adwin_kernel", "\"" + adwin_kernel + "\" runs only with engine \"batched\" (the persistent engine runs \"prefix\")");
   if (d < 1) throw Error("vfdt: the stream has no attributes");
   if (d > 255) throw Error("vfdt: the stream has " + std::to_string(d) + " attributes; at most 255 are supported");
 }

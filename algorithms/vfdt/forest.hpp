@@ -41,7 +41,13 @@ struct ForestParams {
   int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)
   std::uint64_t seed = 1;
   std::string path = "default";  // CUDA: "default" (compact pool) or "faithful" (paper layout)
-  std::string adwin_kernel = "warp";  // CUDA: "warp" (block inserts, warp checks) or "simple"
+  // CUDA default path: "persistent" (one block per tree walks the whole stream; one launch) or
+  // "batched" (five kernels per batch, every tree in each).
+  std::string engine = "persistent";
+  // CUDA ADWIN: "prefix" (running error counts, every tick of a batch tested at once; the only one
+  // the persistent engine runs), "warp" (block inserts, warp checks) or "simple" (one lane inserts).
+  // The faithful path runs "warp" (or "simple").
+  std::string adwin_kernel = "prefix";
 
   int features_for(int d) const;
   void validate(int d) const;  // throws gpudm::Error naming the parameter

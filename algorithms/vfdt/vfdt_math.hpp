@@ -299,9 +299,9 @@ struct AdwinCheck {
   // Division-free necessary conditions of a cut (see adwin_cut_test), with a 1e-9 margin.
   double t1, t2;
 };
-GPUDM_HD AdwinCheck adwin_check_constants(const Adwin& a, double delta) {
-  const double w = static_cast<double>(a.width);
-  const double pm = ddiv(static_cast<double>(a.ones), w);
+GPUDM_HD AdwinCheck adwin_check_constants(std::uint64_t width, std::uint64_t ones, double delta) {
+  const double w = static_cast<double>(width);
+  const double pm = ddiv(static_cast<double>(ones), w);
   AdwinCheck k;
   k.v = dmul(pm, dsub(1.0, pm));
   k.dd = det_ln(ddiv(dmul(2.0, det_ln(w)), delta));
@@ -310,6 +310,9 @@ GPUDM_HD AdwinCheck adwin_check_constants(const Adwin& a, double delta) {
   k.t2 = dmul(dmul(dmul(dmul(2.0, k.v), k.dd), w), kSlack);
   return k;
 }
+GPUDM_HD AdwinCheck adwin_check_constants(const Adwin& a, double delta) {
+  return adwin_check_constants(a.width, a.ones, delta);
+}
 
 // The cut test at a boundary with the older sub-window holding n0 inputs of which u0 ones.
 // Pre-filter: with D = |u0 n1 - u1 n0| (exact integers), mu0 - mu1 = D / (n0 n1), and since
@@ -317,8 +320,9 @@ GPUDM_HD AdwinCheck adwin_check_constants(const Adwin& a, double delta) {
 // D > 2/3 dd W and D^2 > 2 v dd W n0 n1. Rejecting on these (with a 1e-9 margin, far above the
 // 1e-15 rounding of the full test) never rejects a cut the full test would accept, so results
 // are unchanged; most boundaries then cost two multiplications. Valid for windows < 2^31.
-GPUDM_HD bool adwin_cut_test(const Adwin& a, const AdwinCheck& k, std::uint64_t n0, std::uint64_t u0) {
-  const std::uint64_t n1 = a.width - n0, u1 = a.ones - u0;
+GPUDM_HD bool adwin_cut_test(std::uint64_t width, std::uint64_t ones, const AdwinCheck& k, std::uint64_t n0,
+                             std::uint64_t u0) {
+  const std::uint64_t n1 = width - n0, u1 = ones - u0;
   if (!(n0 > Adwin::kMinSub + 1 && n1 > Adwin::kMinSub + 1)) return false;
   const std::uint64_t p = u0 * n1, q = u1 * n0;
   const double dD = static_cast<double>(p > q ? p - q : q - p);
@@ -331,25 +335,33 @@ GPUDM_HD bool adwin_cut_test(const Adwin& a, const AdwinCheck& k, std::uint64_t 
                            ddiv(static_cast<double>(u1), static_cast<double>(n1)));
   return dabs(diff) > eps;
 }
+GPUDM_HD bool adwin_cut_test(const Adwin& a, const AdwinCheck& k, std::uint64_t n0, std::uint64_t u0) {
+  return adwin_cut_test(a.width, a.ones, k, n0, u0);
+}
 
 // Necessary condition of a cut with a lower bound dd_lo <= dd (e.g. dd of a smaller window):
 // the thresholds only shrink, so a boundary the exact test cuts always passes. Lets a check skip
 // the two logarithms when no boundary can cut (the usual case).
-GPUDM_HD bool adwin_may_cut(const Adwin& a, double v, double dd_lo, std::uint64_t n0, std::uint64_t u0) {
-  const std::uint64_t n1 = a.width - n0, u1 = a.ones - u0;
+GPUDM_HD bool adwin_may_cut(std::uint64_t width, std::uint64_t ones, double v, double dd_lo, std::uint64_t n0,
+                            std::uint64_t u0) {
+  const std::uint64_t n1 = width - n0, u1 = ones - u0;
   if (!(n0 > Adwin::kMinSub + 1 && n1 > Adwin::kMinSub + 1)) return false;
   constexpr double kSlack = 1.0 - 1e-9;
-  const double w = static_cast<double>(a.width);
+  const double w = static_cast<double>(width);
   const double t1 = dmul(dmul(dmul(2.0 / 3.0, dd_lo), w), kSlack);
   const double t2 = dmul(dmul(dmul(dmul(2.0, v), dd_lo), w), kSlack);
   const std::uint64_t p = u0 * n1, q = u1 * n0;
   const double dD = static_cast<double>(p > q ? p - q : q - p);
   return dD > t1 && dmul(dD, dD) > dmul(dmul(t2, static_cast<double>(n0)), static_cast<double>(n1));
 }
-GPUDM_HD double adwin_variance(const Adwin& a) {
-  const double pm = ddiv(static_cast<double>(a.ones), static_cast<double>(a.width));
+GPUDM_HD bool adwin_may_cut(const Adwin& a, double v, double dd_lo, std::uint64_t n0, std::uint64_t u0) {
+  return adwin_may_cut(a.width, a.ones, v, dd_lo, n0, u0);
+}
+GPUDM_HD double adwin_variance(std::uint64_t width, std::uint64_t ones) {
+  const double pm = ddiv(static_cast<double>(ones), static_cast<double>(width));
   return dmul(pm, dsub(1.0, pm));
 }
+GPUDM_HD double adwin_variance(const Adwin& a) { return adwin_variance(a.width, a.ones); }
 
 // Does the boundary after bucket p (p = 0 is the oldest bucket) cut the window? The boundary
 // after the newest bucket is never tested (MOA exits before it). O(buckets): used by the
@@ -416,6 +428,102 @@ GPUDM_HD bool adwin_update(Adwin& a, std::uint32_t x, double delta) {
   // estimate after > estimate before, exactly: ones/width > ones_before/w_before
   if (w_before == 0) return a.ones > 0;
   return a.ones * w_before > ones_before * a.width;
+}
+
+
+// ---- ADWIN over a prefix-sum history (the CUDA "prefix" kernel's state; same decisions) ----
+// Every bucket of ADWIN's exponential histogram covers a contiguous run of inputs (2^r of them in
+// row r), oldest buckets in the highest row, so the bucket totals are differences of the running
+// count of ones P over the inputs: a bucket [a, b) holds P[b] - P[a] ones. With P kept for the
+// whole stream (P[i] = ones among the tree's inputs at stream positions < i), the state reduces
+// to the bucket counts per row and the window's first position; and the counts after k more
+// inputs depend on k only (adwin_block_merges, row by row). So every clock tick of a mini-batch
+// can be tested independently of the others as long as none of the earlier ones cut: the CUDA
+// kernel tests all ticks of a batch at once and replays from the first one that cuts. The
+// decisions are those of adwin_update input by input (tests/vfdt/test_adwin.cpp checks it).
+struct AdwinPrefix {
+  static constexpr int kRows = 32;  // windows < 2^32 inputs (positions are 32-bit)
+  std::uint8_t count[kRows];        // buckets per row
+  std::int32_t rows;
+  std::uint32_t start;  // stream position of the window's oldest input (valid when width > 0)
+  std::uint32_t width;
+  std::uint32_t time;   // inputs since creation (a check is due when time % 32 == 0)
+};
+
+GPUDM_HD void adwinp_init(AdwinPrefix& a) {
+  for (int r = 0; r < AdwinPrefix::kRows; ++r) a.count[r] = 0;
+  a.rows = 0;
+  a.start = 0;
+  a.width = 0;
+  a.time = 0;
+}
+
+// k more inputs, the first at stream position pos (counts only: the totals live in P).
+GPUDM_HD void adwinp_insert(AdwinPrefix& a, std::uint32_t pos, std::uint32_t k) {
+  if (k == 0) return;
+  if (a.width == 0) a.start = pos;
+  a.width += k;
+  a.time += k;
+  if (a.rows == 0) a.rows = 1;
+  std::uint32_t kin = k;
+  for (int r = 0; r < AdwinPrefix::kRows && kin > 0; ++r) {
+    const int have = a.count[r];
+    const std::uint32_t q = static_cast<std::uint32_t>(have) + kin;
+    const std::uint32_t m = q >= Adwin::kM + 1 ? (q - (Adwin::kM + 1)) / 2 + 1 : 0;
+    a.count[r] = static_cast<std::uint8_t>(q - 2 * m);
+    if (m > 0 && r + 1 >= a.rows) a.rows = r + 2;
+    kin = m;
+  }
+}
+
+GPUDM_HD bool adwinp_check_due(const AdwinPrefix& a) {
+  return a.time % Adwin::kClock == 0 && a.width > static_cast<std::uint32_t>(Adwin::kMinWindow);
+}
+
+GPUDM_HD std::uint64_t adwinp_ones(const AdwinPrefix& a, const std::uint32_t* P) {
+  return a.width == 0 ? 0 : static_cast<std::uint64_t>(P[a.start + a.width] - P[a.start]);
+}
+
+// Sequential scan of every boundary, oldest first (reference of the warp version).
+GPUDM_HD bool adwinp_any_cut(const AdwinPrefix& a, const std::uint32_t* P, double delta) {
+  if (a.width == 0) return false;
+  const std::uint64_t ones = adwinp_ones(a, P);
+  const AdwinCheck k = adwin_check_constants(a.width, ones, delta);
+  std::uint64_t n0 = 0;
+  for (int r = a.rows - 1; r >= 0; --r) {
+    for (int i = 0; i < a.count[r]; ++i) {
+      n0 += std::uint64_t(1) << r;
+      if (n0 >= a.width) return false;
+      const std::uint64_t u0 = P[a.start + n0] - P[a.start];
+      if (adwin_cut_test(a.width, ones, k, n0, u0)) return true;
+    }
+  }
+  return false;
+}
+
+GPUDM_HD void adwinp_delete_oldest(AdwinPrefix& a) {
+  const int r = a.rows - 1;
+  a.start += std::uint32_t(1) << r;
+  a.width -= std::uint32_t(1) << r;
+  a.count[r] -= 1;
+  if (a.count[r] == 0) a.rows -= 1;
+}
+
+// adwin_update for the input at stream position pos (P[pos + 1] already includes it).
+GPUDM_HD bool adwinp_update(AdwinPrefix& a, std::uint32_t pos, const std::uint32_t* P, double delta) {
+  const std::uint64_t w_before = a.width, ones_before = adwinp_ones(a, P);
+  adwinp_insert(a, pos, 1);
+  bool cut = false;
+  if (adwinp_check_due(a)) {
+    while (a.width > 0 && adwinp_any_cut(a, P, delta)) {
+      cut = true;
+      adwinp_delete_oldest(a);
+    }
+  }
+  if (!cut) return false;
+  const std::uint64_t ones = adwinp_ones(a, P);
+  if (w_before == 0) return ones > 0;
+  return ones * w_before > ones_before * a.width;
 }
 
 }  // namespace gpudm::vfdt

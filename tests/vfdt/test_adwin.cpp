@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 #include "algorithms/core/rng.hpp"
 #include "algorithms/vfdt/vfdt_math.hpp"
@@ -39,6 +40,66 @@ long long first_detection(double p0, double p1, std::size_t change_at, std::size
     }
   }
   return -1;
+}
+
+// The prefix-sum form (AdwinPrefix over a running count P, as the CUDA "prefix" kernel keeps it)
+// makes the same decision as the bucket ADWIN at every input, and holds the same window, on
+// streams that rise, fall and drift slowly, with delta large enough that windows shrink often.
+TEST(Adwin, PrefixFormDecidesAsTheBucketForm) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    for (double delta : {0.002, 0.3}) {
+      auto a = std::make_unique<Adwin>();
+      AdwinPrefix b;
+      adwin_init(*a);
+      adwinp_init(b);
+      const std::size_t n = 60000;
+      std::vector<std::uint32_t> P(n + 1, 0);
+      Rng rng(seed);
+      long long changes = 0, shrinks = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double p = i < 20000 ? 0.1 : i < 35000 ? 0.6 : 0.6 - 0.5 * double(i - 35000) / double(n - 35000);
+        const std::uint32_t x = rng.bernoulli(p) ? 1 : 0;
+        P[i + 1] = P[i] + x;
+        const std::uint64_t w0 = a->width;
+        const bool ca = adwin_update(*a, x, delta);
+        const bool cb = adwinp_update(b, static_cast<std::uint32_t>(i), P.data(), delta);
+        ASSERT_EQ(ca, cb) << "seed " << seed << " delta " << delta << " input " << i;
+        ASSERT_EQ(a->width, b.width) << "input " << i;
+        ASSERT_EQ(a->ones, adwinp_ones(b, P.data())) << "input " << i;
+        ASSERT_EQ(a->rows, b.rows) << "input " << i;
+        for (int r = 0; r < a->rows; ++r) ASSERT_EQ(a->count[r], b.count[r]) << "input " << i << " row " << r;
+        changes += ca;
+        shrinks += a->width < w0 + 1;
+        if (ca) {  // the forest resets the tree and its detector
+          adwin_init(*a);
+          adwinp_init(b);
+        }
+      }
+      EXPECT_GT(shrinks, 0) << "the case must cut windows";
+      if (delta > 0.1) {
+        EXPECT_GT(changes, 0);
+      }
+    }
+  }
+}
+
+// k inputs at once give the counts of k single inputs (what each speculative tick computes).
+TEST(Adwin, PrefixBlockInsertEqualsSingleInserts) {
+  for (std::uint32_t k : {1u, 5u, 31u, 32u, 33u, 1000u, 4096u, 100000u}) {
+    AdwinPrefix one, many;
+    adwinp_init(one);
+    adwinp_init(many);
+    adwinp_insert(one, 7, 77);
+    adwinp_insert(many, 7, 77);
+    for (std::uint32_t i = 0; i < k; ++i) adwinp_insert(one, 84 + i, 1);
+    adwinp_insert(many, 84, k);
+    ASSERT_EQ(one.width, many.width);
+    ASSERT_EQ(one.time, many.time);
+    ASSERT_EQ(one.rows, many.rows) << "k " << k;
+    ASSERT_EQ(one.start, 7u);
+    ASSERT_EQ(many.start, 7u);
+    for (int r = 0; r < one.rows; ++r) ASSERT_EQ(one.count[r], many.count[r]) << "k " << k << " row " << r;
+  }
 }
 
 TEST(Adwin, HistogramInvariantsHold) {

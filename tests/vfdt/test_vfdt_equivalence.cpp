@@ -68,10 +68,28 @@ std::vector<Case> cases() {
   faithful.path = "faithful";
   faithful.max_depth = 6;
   v.push_back({"binary_forest_faithful_b512", faithful, known});
-  ForestParams simple = forest;  // the CUDA backend's one-lane ADWIN kernel (CPU backends ignore it)
+  // The CUDA engines and ADWIN kernels (the CPU backends ignore these parameters): the default
+  // cases above run the persistent engine with the prefix ADWIN; these run the per-batch kernels.
+  ForestParams simple = forest;
   simple.batch = 100;
+  simple.engine = "batched";
   simple.adwin_kernel = "simple";
-  v.push_back({"mixed_forest_b100_simple_adwin", simple, mixed});
+  v.push_back({"mixed_forest_b100_batched_simple_adwin", simple, mixed});
+  ForestParams warp = simple;
+  warp.batch = 1024;
+  warp.adwin_kernel = "warp";
+  v.push_back({"mixed_forest_b1024_batched_warp_adwin", warp, mixed});
+  ForestParams prefix = warp;
+  prefix.batch = 333;  // ticks not aligned with batch ends
+  prefix.adwin_kernel = "prefix";
+  v.push_back({"mixed_forest_b333_batched_prefix_adwin", prefix, mixed});
+  ForestParams big = forest;  // many ticks per batch (128), more warps than ticks per round
+  big.batch = 4096;
+  v.push_back({"mixed_forest_b4096", big, mixed});
+  ForestParams sensitive = forest;  // a detector that cuts often (windows shrink without resets too)
+  sensitive.batch = 777;
+  sensitive.adwin_delta = 0.3;
+  v.push_back({"mixed_forest_b777_adwin_delta_0.3", sensitive, mixed});
   ForestParams small = forest;  // a pool that fills up: refused splits must agree too
   small.max_nodes = 9;
   small.batch = 64;

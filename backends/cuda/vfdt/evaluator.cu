@@ -9,6 +9,7 @@
 #include "backends/cuda/vfdt/faithful.cuh"
 #include "backends/cuda/vfdt/forest_cuda.hpp"
 #include "backends/cuda/vfdt/kernels.cuh"
+#include "backends/cuda/vfdt/persistent.cuh"
 
 namespace gpudm::backend::cuda {
 
@@ -57,6 +58,18 @@ class CudaForest final : public vfdt::ForestBackend {
       adwins_ = DeviceBuffer<vfdt::Adwin>(T);
       leaf_ = DeviceBuffer<std::int32_t>(T * B);
       tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
+      persistent_ = p.engine == "persistent";
+      if (p.adwin_kernel == "prefix") {
+        // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
+        // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).
+        GPUDM_REQUIRE(s.rows < 0xffffffffull, "vfdt/cuda: the prefix ADWIN supports streams of < 2^32 instances");
+        adwinp_ = DeviceBuffer<vfdt::AdwinPrefix>(T);
+        hist_ = DeviceBuffer<std::uint32_t>(T * (s.rows + 1));
+      }
+      if (persistent_) {
+        pred_all_ = DeviceBuffer<std::uint8_t>(T * s.rows);
+        cycles_ = DeviceBuffer<unsigned long long>(T * vfdt_kernels::kPhCount);
+      }
     }
     // whole-stream device buffers now, so no allocation falls inside a timed process()
     codes_ = DeviceBuffer<std::uint8_t>(s.rows * s.attributes);
@@ -92,6 +105,10 @@ class CudaForest final : public vfdt::ForestBackend {
       codes_.upload_async(s_->codes.data() + begin * d, n * d, stream_);
       labels_.upload_async(s_->labels.data() + begin, n, stream_);
     }
+    if (!faithful_ && persistent_) {
+      process_persistent(begin, n);
+      return finish(predictions, n, 1.0);
+    }
     const std::size_t B = static_cast<std::size_t>(p_.batch);
     for (std::size_t b0 = 0; b0 < n; b0 += B) {
       const int nb = static_cast<int>(std::min(B, n - b0));
@@ -124,8 +141,13 @@ class CudaForest final : public vfdt::ForestBackend {
       }
       if (p_.adwin) {
         auto ph = dp.scope("adwin");
-        if (p_.adwin_kernel == "warp") vfdt_kernels::k_adwin_warp<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
-        else vfdt_kernels::k_adwin<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
+        if (p_.adwin_kernel == "prefix")
+          vfdt_kernels::k_adwin_prefix<Policy::kAdwinBlock><<<L_.trees, Policy::kAdwinBlock, 0, stream_>>>(
+              f, labels, nb, static_cast<std::uint32_t>(begin + b0));
+        else if (p_.adwin_kernel == "warp")
+          vfdt_kernels::k_adwin_warp<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
+        else
+          vfdt_kernels::k_adwin<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
         GPUDM_CUDA_CHECK_LAUNCH();
       }
       {
@@ -134,15 +156,51 @@ class CudaForest final : public vfdt::ForestBackend {
         GPUDM_CUDA_CHECK_LAUNCH();
       }
     }
+    finish(predictions, n, sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0);
+  }
+
+  // Engine "persistent": one block per tree over the whole range, then one vote over it. The
+  // kernel's time is split into the per-batch phases by the trees' SM cycle counts (mean shares).
+  void process_persistent(std::size_t begin, std::size_t n) {
+    const ForestView f = view();
     {
-      auto ph = dp.scope("transfers_out");
+      auto ph = dp_.scope("persistent");
+      vfdt_kernels::k_forest_persistent<Policy::kPersistentBlock><<<L_.trees, Policy::kPersistentBlock, 0, stream_>>>(
+          f, codes_.data(), labels_.data(), n, static_cast<std::uint32_t>(begin), cycles_.data());
+      GPUDM_CUDA_CHECK_LAUNCH();
+    }
+    {
+      auto ph = dp_.scope("vote");
+      vfdt_kernels::k_vote_stream<<<grid_for(n, Policy::kInstanceBlock), Policy::kInstanceBlock, 0, stream_>>>(
+          f, n, static_cast<std::uint32_t>(begin), out_.data());
+      GPUDM_CUDA_CHECK_LAUNCH();
+    }
+  }
+
+  // Download the predictions, wait, and turn the recorded events into phases (per-batch phases
+  // were timed on every kPhaseSample-th batch: scaled by `scale`).
+  void finish(std::int32_t* predictions, std::size_t n, double scale) {
+    {
+      auto ph = dp_.scope("transfers_out");
       out_.download_async(predictions, n, stream_);
     }
     stream_.synchronize();
     PhaseTimer raw;
-    dp.flush(raw);
-    const double scale = sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0;
+    dp_.flush(raw);
+    static const char* kNames[vfdt_kernels::kPhCount] = {"traversal", "counters", "adwin", "split"};
     for (const auto& ph : raw.phases()) {
+      if (ph.name == "persistent") {
+        const auto cyc = cycles_.to_host();
+        double share[vfdt_kernels::kPhCount] = {0, 0, 0, 0};
+        for (int t = 0; t < L_.trees; ++t) {
+          double tot = 0;
+          for (int k = 0; k < vfdt_kernels::kPhCount; ++k) tot += static_cast<double>(cyc[t * vfdt_kernels::kPhCount + k]);
+          for (int k = 0; k < vfdt_kernels::kPhCount; ++k)
+            share[k] += tot > 0 ? static_cast<double>(cyc[t * vfdt_kernels::kPhCount + k]) / tot / L_.trees : 0.0;
+        }
+        for (int k = 0; k < vfdt_kernels::kPhCount; ++k) phases_.add(kNames[k], ph.seconds * share[k], PhaseClock::device);
+        continue;
+      }
       const bool per_batch = ph.name != "transfers" && ph.name != "transfers_out";
       phases_.add(ph.name == "transfers_out" ? "transfers" : ph.name, per_batch ? ph.seconds * scale : ph.seconds,
                   PhaseClock::device);
@@ -204,6 +262,11 @@ class CudaForest final : public vfdt::ForestBackend {
     f.slot_subset = slot_subset_.data();
     f.counters = counters_.data();
     f.adwins = adwins_.data();
+    f.adwinp = adwinp_.size() ? adwinp_.data() : nullptr;
+    f.hist = hist_.size() ? hist_.data() : nullptr;
+    f.hist_stride = s_->rows + 1;
+    f.pred_all = pred_all_.size() ? pred_all_.data() : nullptr;
+    f.pred_stride = s_->rows;
     f.leaf = leaf_.data();
     f.tree_pred = tree_pred_.data();
     f.decision = decision_.data();
@@ -217,6 +280,7 @@ class CudaForest final : public vfdt::ForestBackend {
   vfdt::ForestParams p_;
   vfdt::ForestLayout L_;
   bool faithful_ = false;
+  bool persistent_ = false;
   vfdt_faithful::FaithfulForest faithful_state_;
   DeviceBuffer<std::int32_t> attr_values_, n_nodes_, n_slots_, drift_, node_attr_, node_child_, node_depth_, decision_, leaf_;
   DeviceBuffer<std::uint32_t> generation_, slot_class_, slot_seen_, slot_last_, counters_;
@@ -224,6 +288,10 @@ class CudaForest final : public vfdt::ForestBackend {
   DeviceBuffer<std::uint64_t> slot_key_;
   DeviceBuffer<std::int16_t> slot_subset_;
   DeviceBuffer<vfdt::Adwin> adwins_;
+  DeviceBuffer<vfdt::AdwinPrefix> adwinp_;
+  DeviceBuffer<std::uint32_t> hist_;
+  DeviceBuffer<std::uint8_t> pred_all_;
+  DeviceBuffer<unsigned long long> cycles_;
   DeviceBuffer<std::uint8_t> tree_pred_, codes_, labels_;
   DeviceBuffer<std::int32_t> out_;
   PhaseTimer phases_;

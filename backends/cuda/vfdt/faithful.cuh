@@ -391,7 +391,7 @@ class FaithfulForest {
     }
     if (p_.adwin) {
       auto ph = dp.scope("adwin");
-      if (p_.adwin_kernel == "warp") vfdt_kernels::k_adwin_warp<<<L_.trees, 32, 0, stream>>>(fv, labels, nb);
+      if (p_.adwin_kernel != "simple") vfdt_kernels::k_adwin_warp<<<L_.trees, 32, 0, stream>>>(fv, labels, nb);
       else vfdt_kernels::k_adwin<<<L_.trees, 32, 0, stream>>>(fv, labels, nb);
       GPUDM_CUDA_CHECK_LAUNCH();
     }

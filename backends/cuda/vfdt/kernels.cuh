@@ -3,13 +3,17 @@
 // CPU engine in algorithms/vfdt/cpu_forest.cpp). Trees are on blockIdx.y (or one block per tree);
 // all decisions use the shared host/device arithmetic of algorithms/vfdt/vfdt_math.hpp, so the
 // trees are bit-identical to the sequential backend for the same seed and batch size.
+#include <climits>
 #include <cstdint>
+
+#include <cub/block/block_scan.cuh>
 
 #include "algorithms/vfdt/vfdt_math.hpp"
 
 namespace gpudm::backend::cuda::vfdt_kernels {
 
 using gpudm::vfdt::Adwin;
+using gpudm::vfdt::AdwinPrefix;
 
 // Tuning constants (policy struct beside the kernels that use them).
 struct Policy {
@@ -17,6 +21,9 @@ struct Policy {
   static constexpr int kSplitBlock = 256;     // threads per tree in the split kernel
   static constexpr int kMaxClasses = 64;      // vote histogram in registers/local memory
   static constexpr int kSplitList = 1024;     // splitting leaves per tree and batch kept in shared memory
+  static constexpr int kScanMax = 1024;       // largest block block_compact supports
+  static constexpr int kPersistentBlock = 512;  // threads per tree in the persistent kernel
+  static constexpr int kAdwinBlock = 256;     // threads per tree in the per-batch prefix ADWIN kernel
 };
 
 // Device view of the forest (flat arrays, [tree][node|slot][...]).
@@ -42,7 +49,12 @@ struct ForestView {
   std::uint64_t* slot_key;
   std::int16_t* slot_subset;  // [trees x nodes x features]
   std::uint32_t* counters;    // [trees x nodes x features x values x classes]
-  Adwin* adwins;              // [trees]
+  Adwin* adwins;              // [trees] ("warp"/"simple" ADWIN kernels)
+  AdwinPrefix* adwinp;        // [trees] ("prefix" ADWIN kernel), else nullptr
+  std::uint32_t* hist;        // [trees x hist_stride] running count of errors per stream position
+  std::size_t hist_stride;    // stream rows + 1
+  std::uint8_t* pred_all;     // [trees x pred_stride] every tree's vote for the whole stream (persistent)
+  std::size_t pred_stride;
   std::int32_t* leaf;         // [trees x batch]
   std::uint8_t* tree_pred;    // [trees x batch]
   std::int32_t* decision;     // [trees x nodes] split kernel scratch
@@ -54,10 +66,10 @@ struct ForestView {
 // Block-wide, order-preserving compaction: writes the indices i in [0, n) with pred(i) true, in
 // ascending order, to list[0, min(count, cap)) and returns count (all threads). Each thread owns a
 // contiguous chunk; a Hillis-Steele scan of the per-thread counts gives the offsets.
-// Requires blockDim.x <= Policy::kSplitBlock; every thread of the block must call it.
+// Requires blockDim.x <= Policy::kScanMax; every thread of the block must call it.
 template <class Pred>
 __device__ int block_compact(int n, Pred pred, int* list, int cap) {
-  __shared__ int s_scan[2][Policy::kSplitBlock];
+  __shared__ int s_scan[2][Policy::kScanMax];
   const int tid = threadIdx.x, nt = blockDim.x;
   const int per = (n + nt - 1) / nt;
   const int i0 = min(n, tid * per), i1 = min(n, i0 + per);
@@ -110,6 +122,7 @@ __device__ inline void init_tree(const ForestView& f, int t, std::uint32_t gen) 
     f.node_depth[ni] = 0;
     f.drift[t] = 0;
     gpudm::vfdt::adwin_init(f.adwins[t]);
+    if (f.adwinp) gpudm::vfdt::adwinp_init(f.adwinp[t]);
   }
   init_slot(f, t, 0, gpudm::vfdt::root_key(f.seed, static_cast<std::uint32_t>(t), gen), lane, lanes);
 }
@@ -120,7 +133,38 @@ __global__ void k_init(ForestView f) {
   if (threadIdx.x == 0) {
     f.splits[t] = 0;
     f.resets[t] = 0;
+    if (f.hist) f.hist[std::size_t(t) * f.hist_stride] = 0;
   }
+}
+
+// ---- per-instance steps, shared by the per-step kernels and the persistent kernel
+// Tree t routes instance j of the batch to its leaf: stores the leaf slot in f.leaf, returns the vote.
+__device__ inline std::uint8_t predict_one(const ForestView& f, int t, const std::uint8_t* codes, int j) {
+  const std::int32_t* attr = f.node_attr + std::size_t(t) * f.nodes;
+  const std::int32_t* child = f.node_child + std::size_t(t) * f.nodes;
+  const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
+  int node = 0;
+  for (int a = attr[0]; a >= 0; a = attr[node]) node = child[node] + x[a];
+  const int slot = child[node];
+  f.leaf[std::size_t(t) * f.batch + j] = slot;
+  return static_cast<std::uint8_t>(gpudm::vfdt::majority(f.slot_class + f.slot_index(t, slot) * f.classes, f.classes));
+}
+
+// Tree t learns instance j of the batch (leaf from predict_one); integer atomics, order-free.
+__device__ inline void learn_one(const ForestView& f, int t, const std::uint8_t* codes, const std::uint8_t* labels, int j,
+                                 std::uint64_t first_instance) {
+  const std::uint32_t w =
+      f.bagging ? static_cast<std::uint32_t>(gpudm::vfdt::poisson1(f.seed, static_cast<std::uint32_t>(t), first_instance + j)) : 1u;
+  if (w == 0) return;
+  const int slot = f.leaf[std::size_t(t) * f.batch + j];
+  const std::size_t si = f.slot_index(t, slot);
+  const int y = labels[j];
+  const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
+  atomicAdd(f.slot_class + si * f.classes + y, w);
+  atomicAdd(f.slot_seen + si, w);
+  const std::int16_t* sub = f.slot_subset + si * f.features;
+  std::uint32_t* cnt = f.counters + si * f.counters_per_slot();
+  for (int p = 0; p < f.features; ++p) atomicAdd(cnt + (std::size_t(p) * f.values + x[sub[p]]) * f.classes + y, w);
 }
 
 // 1. traversal: thread per (instance, tree) -> leaf slot and the tree's vote.
@@ -128,16 +172,7 @@ __global__ void k_predict(ForestView f, const std::uint8_t* codes, int nb) {
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int t = blockIdx.y;
   if (j >= nb) return;
-  const std::int32_t* attr = f.node_attr + std::size_t(t) * f.nodes;
-  const std::int32_t* child = f.node_child + std::size_t(t) * f.nodes;
-  const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
-  int node = 0;
-  for (int a = attr[0]; a >= 0; a = attr[node]) node = child[node] + x[a];
-  const int slot = child[node];
-  const std::size_t o = std::size_t(t) * f.batch + j;
-  f.leaf[o] = slot;
-  f.tree_pred[o] = static_cast<std::uint8_t>(
-      gpudm::vfdt::majority(f.slot_class + f.slot_index(t, slot) * f.classes, f.classes));
+  f.tree_pred[std::size_t(t) * f.batch + j] = predict_one(f, t, codes, j);
 }
 
 // 2. vote: thread per instance, majority over trees (ties -> lowest class).
@@ -156,18 +191,7 @@ __global__ void k_learn(ForestView f, const std::uint8_t* codes, const std::uint
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int t = blockIdx.y;
   if (j >= nb) return;
-  const std::uint32_t w =
-      f.bagging ? static_cast<std::uint32_t>(gpudm::vfdt::poisson1(f.seed, static_cast<std::uint32_t>(t), first_instance + j)) : 1u;
-  if (w == 0) return;
-  const int slot = f.leaf[std::size_t(t) * f.batch + j];
-  const std::size_t si = f.slot_index(t, slot);
-  const int y = labels[j];
-  const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
-  atomicAdd(f.slot_class + si * f.classes + y, w);
-  atomicAdd(f.slot_seen + si, w);
-  const std::int16_t* sub = f.slot_subset + si * f.features;
-  std::uint32_t* cnt = f.counters + si * f.counters_per_slot();
-  for (int p = 0; p < f.features; ++p) atomicAdd(cnt + (std::size_t(p) * f.values + x[sub[p]]) * f.classes + y, w);
+  learn_one(f, t, codes, labels, j, first_instance);
 }
 
 // 4. ADWIN: one warp per tree. Lane 0 inserts the batch's 0/1 errors in stream order; at every
@@ -382,8 +406,7 @@ __global__ void k_adwin_warp(ForestView f, const std::uint8_t* labels, int nb) {
 // 5. split (or reset after drift): one block per tree. Phase 1 evaluates the due leaves in
 // parallel; phase 2 applies the splits in node order (one thread: node numbering and the pool
 // capacity check are sequential by definition), then the block zeroes the new leaves.
-__global__ void k_split(ForestView f) {
-  const int t = blockIdx.x;
+__device__ void split_tree(const ForestView& f, int t) {
   if (f.drift[t]) {
     __syncthreads();
     const std::uint32_t gen = f.generation[t] + 1;
@@ -500,5 +523,7 @@ __global__ void k_split(ForestView f) {
     for (std::size_t i = threadIdx.x; i < per; i += blockDim.x) cnt[i] = 0;
   }
 }
+
+__global__ void k_split(ForestView f) { split_tree(f, blockIdx.x); }
 
 }  // namespace gpudm::backend::cuda::vfdt_kernels
