@@ -44,7 +44,7 @@ class VfdtFamily final : public Family {
         {"max_values", "int", 32, "nominal attributes keep at most this many codes"},
         {"path", "string", "default", "CUDA layout: \"default\" (compact node pool) or \"faithful\" (the paper's 2^depth array, binary attributes)", true},
         {"threads", "int", 0, "OpenMP threads (0 = all)", true},
-        {"engine", "string", "persistent", "CUDA default path: \"persistent\" (one block per tree walks the whole stream, one launch) or \"batched\" (five kernels per mini-batch)", true},
+        {"engine", "string", "auto", "CUDA default path: \"persistent\" (one block per tree walks the whole stream, one launch), \"batched\" (five kernels per mini-batch) or \"auto\" (persistent for forests of >= 16 trees with the prefix ADWIN, else batched)", true},
         {"adwin_kernel", "string", "prefix", "CUDA ADWIN: \"prefix\" (running error counts, all clock ticks of a batch tested at once; the persistent engine's) or, with engine \"batched\", \"warp\" (block inserts, warp-parallel checks) or \"simple\" (one lane inserts)", true},
         {"time_budget_s", "number", 0.0, "stop repeating once the timed repetitions took this long (0 = run them all) and skip the warm-up on CPU backends; for slow CPU baselines", true},
         {"curve_points", "int", 100, "points of the learning curve recorded in metrics.curve"},
@@ -73,7 +73,7 @@ class VfdtFamily final : public Family {
     fp.max_depth = P.value("max_depth", 20);
     fp.max_nodes = P.value("max_nodes", 4096);
     fp.path = P.value("path", "default");
-    fp.engine = P.value("engine", "persistent");
+    fp.engine = P.value("engine", "auto");
     fp.adwin_kernel = P.value("adwin_kernel", "prefix");
     fp.seed = ctx.seed;
     vfdt::EncodingOptions eo;
@@ -141,7 +141,7 @@ class VfdtFamily final : public Family {
     if (ctx.backend == "cuda")
       m["cuda_engine"] = fp.path == "faithful" ? std::string("faithful (per-batch kernels, ADWIN ") +
                                                      (fp.adwin_kernel == "simple" ? "simple" : "warp") + ")"
-                                               : fp.engine + " (ADWIN " + fp.adwin_kernel + ")";
+                                               : fp.cuda_engine() + " (ADWIN " + fp.adwin_kernel + ")";
     double nodes = 0, leaves = 0;
     int depth = 0;
     for (int i = 0; i < fp.trees; ++i) {

@@ -15,6 +15,11 @@ int ForestParams::features_for(int d) const {
   return std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(d)))));
 }
 
+std::string ForestParams::cuda_engine() const {
+  if (engine != "auto") return engine;
+  return trees >= kPersistentMinTrees && adwin_kernel == "prefix" ? "persistent" : "batched";
+}
+
 void ForestParams::validate(int d) const {
   auto bad = [](const std::string& key, const std::string& why) {
     throw Error("vfdt params: '" + key + "' " + why);
@@ -29,8 +34,8 @@ void ForestParams::validate(int d) const {
   if (max_depth < 1 || max_depth > 30) bad("max_depth", "must be in [1, 30]");
   if (max_nodes < 3) bad("max_nodes", "must be >= 3");
   if (path != "default" && path != "faithful") bad("path", "must be \"default\" or \"faithful\", got \"" + path + "\"");
-  if (engine != "persistent" && engine != "batched")
-    bad("engine", "must be \"persistent\" or \"batched\", got \"" + engine + "\"");
+  if (engine != "auto" && engine != "persistent" && engine != "batched")
+    bad("engine", "must be \"auto\", \"persistent\" or \"batched\", got \"" + engine + "\"");
   if (adwin_kernel != "prefix" && adwin_kernel != "warp" && adwin_kernel != "simple")
     bad("adwin_kernel", "must be \"prefix\", \"warp\" or \"simple\", got \"" + adwin_kernel + "\"");
   if (engine == "persistent" && adwin_kernel != "prefix" && path == "default")

@@ -41,14 +41,19 @@ struct ForestParams {
   int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)
   std::uint64_t seed = 1;
   std::string path = "default";  // CUDA: "default" (compact pool) or "faithful" (paper layout)
-  // CUDA default path: "persistent" (one block per tree walks the whole stream; one launch) or
-  // "batched" (five kernels per batch, every tree in each).
-  std::string engine = "persistent";
+  // CUDA default path: "persistent" (one block per tree walks the whole stream; one launch),
+  // "batched" (five kernels per batch, every tree in each) or "auto" (cuda_engine()).
+  std::string engine = "auto";
   // CUDA ADWIN: "prefix" (running error counts, every tick of a batch tested at once; the only one
   // the persistent engine runs), "warp" (block inserts, warp checks) or "simple" (one lane inserts).
   // The faithful path runs "warp" (or "simple").
   std::string adwin_kernel = "prefix";
 
+  // The engine "auto" resolves to: persistent for forests of >= kPersistentMinTrees trees with the
+  // prefix ADWIN (one SM per tree keeps the GPU busy), batched otherwise (a single tree's batch is
+  // spread over many blocks; one block per tree would leave all but one SM idle).
+  static constexpr int kPersistentMinTrees = 16;
+  std::string cuda_engine() const;
   int features_for(int d) const;
   void validate(int d) const;  // throws gpudm::Error naming the parameter
   // Checks against the stream too (the faithful path needs binary attributes and a depth whose

@@ -53,6 +53,7 @@ std::vector<Case> cases() {
   const auto known = EncodedStream::encode(testing::known_tree_stream(30000, 22, 0.2));
   ForestParams forest;
   forest.trees = 12;
+  forest.engine = "persistent";  // "auto" picks it from 16 trees on; tested here on 12
   for (int b : {1, 100, 1024}) {
     forest.batch = b;
     v.push_back({"mixed_forest_b" + std::to_string(b), forest, mixed});

@@ -58,7 +58,7 @@ class CudaForest final : public vfdt::ForestBackend {
       adwins_ = DeviceBuffer<vfdt::Adwin>(T);
       leaf_ = DeviceBuffer<std::int32_t>(T * B);
       tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
-      persistent_ = p.engine == "persistent";
+      persistent_ = p.cuda_engine() == "persistent";
       if (p.adwin_kernel == "prefix") {
         // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
         // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).
