@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <numeric>
 
 #include "algorithms/core/progress.hpp"
@@ -136,8 +137,24 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     if (a.backend.empty()) a.backend = default_backend(*env.registry);
     Dataset data = resolve(a.dataset, a.rows, env);
     data.validate();
+    // --param test_fraction=F: hold out F of the rows (the runner's seeded split) for a test score.
+    const double test_fraction = a.params.value("test_fraction", 0.0);
+    std::unique_ptr<Dataset> holdout;
+    if (test_fraction > 0.0) {
+      GPUDM_REQUIRE(a.test.empty() && a.cv == 0, "--param test_fraction cannot be combined with --test or --cv");
+      Dataset tr, te;
+      holdout_split(data, test_fraction, a.seed, &tr, &te);
+      tr.set_name(data.name());
+      te.set_name(data.name() + "[hold-out]");
+      data = std::move(tr);
+      holdout = std::make_unique<Dataset>(std::move(te));
+    }
     std::vector<double> impute;
     if (data.has_missing()) impute = impute_missing(data, nullptr);
+    if (holdout && holdout->has_missing()) {
+      if (impute.empty()) impute = impute_missing(data, nullptr);  // no missing in training: just its means
+      impute_missing(*holdout, &impute);
+    }
     auto make_eval = [&] {
       auto e = env.registry->create<ModelTreeEvaluator>("gmt", a.backend);
       e->set_options(eval_options_from_json(a.params));
@@ -210,6 +227,12 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["fitness"] = r.best.fitness;
     metrics["induction_seconds"] = r.seconds;
     metrics["breakdown"] = r.timer.to_json();
+    if (holdout) {
+      const Scores s = score(root, *holdout);
+      std::printf("=== test data (%s, test_fraction %g) ===\nRMSE %.6g  MAE %.6g  rows %lld\n", holdout->name().c_str(), test_fraction,
+                  s.rmse, s.mae, static_cast<long long>(s.rows));
+      metrics["test"] = scores_json(s);
+    }
     if (!a.test.empty()) {
       Dataset test = resolve(a.test, -1, env);
       if (test.has_missing()) {

@@ -40,6 +40,18 @@ BicK parse_bic_k(const std::string& s) {
   throw Error("gmt: params.bic_k must be one of \"2(Q+W)\", \"Q+W\", \"W+3Q-2\", \"I+W\", got \"" + s + "\"");
 }
 
+RepairMode parse_repair_mode(const std::string& s) {
+  if (s == "promote") return RepairMode::promote;
+  if (s == "collapse") return RepairMode::collapse;
+  throw Error("gmt: params.repair must be \"promote\" or \"collapse\", got \"" + s + "\"");
+}
+
+ShiftTarget parse_shift_target(const std::string& s) {
+  if (s == "node_row") return ShiftTarget::node_row;
+  if (s == "dipole") return ShiftTarget::dipole;
+  throw Error("gmt: params.shift_target must be \"node_row\" or \"dipole\", got \"" + s + "\"");
+}
+
 GmtEA::GmtEA(const GmtParams& p, ModelTreeEvaluator& eval, const Dataset& train, PhaseTimer& timer)
     : p_(p), eval_(eval), data_(train), timer_(timer), fit_(p.fitness) {
   GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
@@ -166,8 +178,19 @@ bool GmtEA::repair(Node* n) {
   if (n->is_leaf()) return false;
   const std::int64_t min_rows = p_.min_leaf_rows;
   if (n->left->stats.count < min_rows || n->right->stats.count < min_rows) {
+    const bool left_big = n->left->stats.count >= n->right->stats.count;
+    Node* big = left_big ? n->left.get() : n->right.get();
+    const Node* small = left_big ? n->right.get() : n->left.get();
+    if (p_.repair == RepairMode::promote && !big->is_leaf() && big->stats.count >= min_rows) {
+      // Remove the test: the populated child's subtree takes the node's place and also receives
+      // the few rows of the other side (its leaves are refit at the next evaluation).
+      (void)small;
+      std::unique_ptr<Node> keep = std::move(left_big ? n->left : n->right);
+      *n = std::move(*keep);
+      mark_subtree_dirty(n);
+      return true;
+    }
     // Keep the model attributes of the larger child when it is a leaf; otherwise a constant leaf.
-    Node* big = n->left->stats.count >= n->right->stats.count ? n->left.get() : n->right.get();
     std::vector<int> attrs = big->is_leaf() ? big->model_attrs : std::vector<int>{};
     n->make_leaf(std::move(attrs));
     return true;
@@ -229,13 +252,27 @@ bool GmtEA::mutate_new_test(Node* n, Rng& rng) {
 bool GmtEA::mutate_shift_threshold(Node* n, Rng& rng) {
   if (n->is_leaf()) return false;
   const std::int64_t cands[3] = {n->stats.dipole_rand, n->stats.dipole_lo, n->stats.dipole_hi};
-  const std::int64_t r = cands[rng.below(3)];
+  const std::int64_t r = p_.shift_target == ShiftTarget::node_row ? cands[0] : cands[rng.below(3)];
   if (r < 0) return false;
   const float x = data_.at(static_cast<std::size_t>(r), static_cast<std::size_t>(n->attr));
   if (!std::isfinite(x) || x == n->threshold) return false;
   const float t = static_cast<float>(n->threshold + rng.uniform() * (static_cast<double>(x) - n->threshold));
   if (t == n->threshold) return false;
   n->threshold = t;
+  mark_subtree_dirty(n);
+  return true;
+}
+
+bool GmtEA::mutate_swap_test(Node* n, Rng& rng) {
+  if (n->is_leaf()) return false;
+  std::vector<Node*> below;
+  for (const auto& r : collect_nodes(n))
+    if (r.node != n && !r.node->is_leaf()) below.push_back(r.node);
+  if (below.empty()) return false;
+  Node* d = below[rng.below(below.size())];
+  if (d->attr == n->attr && d->threshold == n->threshold) return false;
+  std::swap(n->attr, d->attr);
+  std::swap(n->threshold, d->threshold);
   mark_subtree_dirty(n);
   return true;
 }
@@ -335,10 +372,11 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
       const double u = rng.uniform() * (w[0] + w[1]);
       ok = u < w[0] ? mutate_change_model(target.node, rng) : mutate_expand(target.node, target.depth, rng);
     } else {
-      const double w[3] = {p_.mut_new_test, p_.mut_shift_threshold, p_.mut_prune};
-      const double u = rng.uniform() * (w[0] + w[1] + w[2]);
+      const double w[4] = {p_.mut_new_test, p_.mut_shift_threshold, p_.mut_swap_test, p_.mut_prune};
+      const double u = rng.uniform() * (w[0] + w[1] + w[2] + w[3]);
       if (u < w[0]) ok = mutate_new_test(target.node, rng);
       else if (u < w[0] + w[1]) ok = mutate_shift_threshold(target.node, rng);
+      else if (u < w[0] + w[1] + w[2]) ok = mutate_swap_test(target.node, rng);
       else ok = mutate_prune(target.node, rng);
     }
     if (ok) return true;

@@ -40,6 +40,19 @@ double fitness_value(const FitnessSpec& f, double sse, std::int64_t n, int leave
 FitnessKind parse_fitness_kind(const std::string& s, std::size_t rows);  // "bic" | "weighted" | "auto"
 BicK parse_bic_k(const std::string& s);
 
+// Repair rule for a node with a child under min_leaf_rows rows after an evaluation.
+//  promote:  the node is replaced by its populated child's subtree (the test that sends almost
+//            no rows one way is removed, the rest of the tree below is kept); a node whose
+//            children are both under the limit, or whose populated child is a leaf, becomes a leaf.
+//  collapse: the node becomes a leaf (model attributes of the larger child if it is a leaf).
+enum class RepairMode { promote, collapse };
+// 'shift threshold' moves the threshold by a uniform fraction of the way towards x[attr] of
+//  node_row: a uniformly drawn row of the node (the evaluator's dipole_rand);
+//  dipole:   one of the node's dipole rows (random row, lowest or highest target), 1/3 each.
+enum class ShiftTarget { node_row, dipole };
+RepairMode parse_repair_mode(const std::string& s);
+ShiftTarget parse_shift_target(const std::string& s);
+
 struct GmtParams {
   int population = 64;
   int iterations = 10000;
@@ -58,8 +71,13 @@ struct GmtParams {
   // Structure limits.
   int max_depth = 12;              // levels (the flat array has 2^levels - 1 slots)
   int min_leaf_rows = 5;           // repair rule: a node with fewer rows is pruned away (0 = allow empty leaves)
-  // Mutation variants (relative weights). Internal node: new test, shift threshold, prune.
-  double mut_new_test = 1.0, mut_shift_threshold = 1.0, mut_prune = 1.0;
+  // Repair of a node whose child has fewer than min_leaf_rows rows (see RepairMode).
+  RepairMode repair = RepairMode::promote;
+  // Where 'shift threshold' moves the threshold to (see ShiftTarget).
+  ShiftTarget shift_target = ShiftTarget::node_row;
+  // Mutation variants (relative weights). Internal node: new test, shift threshold, swap the test
+  // with a descendant's, prune.
+  double mut_new_test = 1.0, mut_shift_threshold = 1.0, mut_swap_test = 1.0, mut_prune = 1.0;
   // Leaf: change model (add / remove / replace an attribute), expand.
   double mut_change_model = 1.0, mut_expand = 1.0;
   // Crossover variants (relative weights).
@@ -110,6 +128,8 @@ class GmtEA {
   // Individual mutation/crossover variants; return false when not applicable.
   bool mutate_new_test(Node* n, Rng& rng);
   bool mutate_shift_threshold(Node* n, Rng& rng);
+  // Exchanges the test (attribute, threshold) of n with that of a random internal descendant.
+  bool mutate_swap_test(Node* n, Rng& rng);
   bool mutate_prune(Node* n, Rng& rng);
   bool mutate_change_model(Node* n, Rng& rng);
   bool mutate_expand(Node* n, int depth, Rng& rng);

@@ -329,10 +329,14 @@ void EvalWork::reduce_tree() {
     p.sae = a.sae + b.sae;
     p.dipole_lo = lower_target(*data_, b.dipole_lo, a.dipole_lo) ? b.dipole_lo : a.dipole_lo;
     p.dipole_hi = higher_target(*data_, b.dipole_hi, a.dipole_hi) ? b.dipole_hi : a.dipole_hi;
-    const bool pick_right = (node_hash(t.salt, static_cast<std::uint64_t>(i)) & 1u) != 0;
-    const NodeStats& first = pick_right ? b : a;
-    const NodeStats& second = pick_right ? a : b;
-    p.dipole_rand = first.count > 0 ? first.dipole_rand : second.dipole_rand;
+    // The random row comes from a child picked in proportion to its rows, so dipole_rand is a
+    // uniformly drawn row of the node (a fair coin would favour rows of small subtrees).
+    p.dipole_rand = -1;
+    if (p.count > 0) {
+      const std::uint64_t h = node_hash(t.salt, static_cast<std::uint64_t>(i));
+      const bool pick_left = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(p.count)) < a.count;
+      p.dipole_rand = pick_left ? a.dipole_rand : b.dipole_rand;
+    }
   }
 }
 

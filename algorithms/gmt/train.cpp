@@ -39,8 +39,11 @@ std::vector<ParamSpec> param_specs() {
   add("init_model_attrs", "number", d.init_model_attrs, "expected attributes in an initial leaf model");
   add("max_depth", "int", d.max_depth, "maximum tree levels (flat array of 2^levels - 1 nodes)");
   add("min_leaf_rows", "int", d.min_leaf_rows, "a node with fewer training rows is pruned away after evaluation (0 = allow empty leaves)");
+  add("repair", "string", "promote", "node with a child under min_leaf_rows rows: promote (replaced by its populated child's subtree) | collapse (becomes a leaf)");
+  add("shift_target", "string", "node_row", "'shift threshold' moves the threshold a uniform fraction of the way to x[attr] of: node_row (a uniform row of the node) | dipole (random, lowest- or highest-target row)");
   add("mut_new_test", "number", d.mut_new_test, "weight of the 'new dipolar test' mutation (internal nodes)");
   add("mut_shift_threshold", "number", d.mut_shift_threshold, "weight of 'shift threshold' (internal nodes)");
+  add("mut_swap_test", "number", d.mut_swap_test, "weight of 'swap the test with a random internal descendant's' (internal nodes)");
   add("mut_prune", "number", d.mut_prune, "weight of 'prune to a leaf' (internal nodes)");
   add("mut_change_model", "number", d.mut_change_model, "weight of 'change model: add/remove/replace an attribute' (leaves)");
   add("mut_expand", "number", d.mut_expand, "weight of 'expand: leaf -> test + two leaves' (leaves)");
@@ -91,6 +94,9 @@ GmtParams params_from_json(const nlohmann::json& j, std::size_t rows) {
   p.mut_new_test = get(j, "mut_new_test", p.mut_new_test);
   p.mut_shift_threshold = get(j, "mut_shift_threshold", p.mut_shift_threshold);
   p.mut_prune = get(j, "mut_prune", p.mut_prune);
+  p.mut_swap_test = get(j, "mut_swap_test", p.mut_swap_test);
+  p.repair = parse_repair_mode(get<std::string>(j, "repair", "promote"));
+  p.shift_target = parse_shift_target(get<std::string>(j, "shift_target", "node_row"));
   p.mut_change_model = get(j, "mut_change_model", p.mut_change_model);
   p.mut_expand = get(j, "mut_expand", p.mut_expand);
   p.cx_subtrees = get(j, "cx_subtrees", p.cx_subtrees);
@@ -100,7 +106,10 @@ GmtParams params_from_json(const nlohmann::json& j, std::size_t rows) {
   GPUDM_REQUIRE(p.iterations >= 0, "gmt: params.iterations must be >= 0");
   GPUDM_REQUIRE(p.crossover >= 0 && p.crossover <= 1 && p.mutation >= 0 && p.mutation <= 1,
                 "gmt: params.crossover and params.mutation must be probabilities in [0, 1]");
-  GPUDM_REQUIRE(p.mut_new_test + p.mut_shift_threshold + p.mut_prune > 0 && p.mut_change_model + p.mut_expand > 0 &&
+  GPUDM_REQUIRE(p.mut_new_test >= 0 && p.mut_shift_threshold >= 0 && p.mut_swap_test >= 0 && p.mut_prune >= 0 &&
+                    p.mut_change_model >= 0 && p.mut_expand >= 0,
+                "gmt: mutation weights (mut_*) must be >= 0");
+  GPUDM_REQUIRE(p.mut_new_test + p.mut_shift_threshold + p.mut_swap_test + p.mut_prune > 0 && p.mut_change_model + p.mut_expand > 0 &&
                     p.cx_subtrees + p.cx_tests + p.cx_branches + p.cx_asymmetric > 0,
                 "gmt: every group of operator weights (mut_* internal, mut_* leaf, cx_*) needs a positive sum");
   GPUDM_REQUIRE(p.min_leaf_rows >= 0, "gmt: params.min_leaf_rows must be >= 0");

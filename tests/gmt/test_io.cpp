@@ -73,6 +73,29 @@ TEST(GmtIo, CsvRoundTripAndCliTrainPredict) {
   EXPECT_NE(predict_cli({tmp("missing.json"), "--dataset", csv}, env), 0);
 }
 
+TEST(GmtIo, CliTestFractionHoldsOutRows) {
+  const Dataset d = gmt_test::make_dataset(600, 2, 9, gmt_test::piecewise, 0.05);
+  const std::string csv = tmp("holdout.csv"), model = tmp("holdout_model.json"), metrics = tmp("holdout_metrics.json");
+  write_csv(d, csv);
+  CliEnv env{&gmt_test::registry(), nullptr};
+  ASSERT_EQ(train_cli({"--dataset", csv, "--backend", "sequential", "--param", "iterations=20", "--param", "population=8",
+                       "--param", "test_fraction=0.25", "--model-out", model, "--metrics-out", metrics, "--quiet"},
+                      env),
+            0);
+  std::ifstream mi(metrics);
+  const auto m = nlohmann::json::parse(mi);
+  EXPECT_EQ(m["train"]["rows"].get<long long>(), 450);  // 600 - round(0.25 * 600)
+  ASSERT_TRUE(m.contains("test"));
+  EXPECT_EQ(m["test"]["rows"].get<long long>(), 150);
+  // The same split as the runner's family (holdout_split with the run's seed).
+  Dataset tr, te;
+  holdout_split(load_csv(csv), 0.25, 1, &tr, &te);
+  std::ifstream mo(model);
+  auto root = model_from_json(nlohmann::json::parse(mo), te, model);
+  EXPECT_NEAR(score(root.get(), te).rmse, m["test"]["rmse"].get<double>(), 1e-9);
+  EXPECT_NE(train_cli({"--dataset", csv, "--test", csv, "--param", "test_fraction=0.25", "--quiet"}, env), 0);
+}
+
 TEST(GmtIo, MalformedData) {
   // NaN target: a clear error naming the row.
   Dataset d = gmt_test::make_dataset(50, 2, 1, gmt_test::piecewise);

@@ -78,6 +78,7 @@ TEST(GmtOperators, EveryMutationVariantKeepsTheTreeValid) {
   const std::vector<std::pair<std::string, Op>> ops = {
       {"new_test", [&](Node* n, int, Rng& r) { return fx.ea->mutate_new_test(n, r); }},
       {"shift_threshold", [&](Node* n, int, Rng& r) { return fx.ea->mutate_shift_threshold(n, r); }},
+      {"swap_test", [&](Node* n, int, Rng& r) { return fx.ea->mutate_swap_test(n, r); }},
       {"prune", [&](Node* n, int, Rng& r) { return fx.ea->mutate_prune(n, r); }},
       {"change_model", [&](Node* n, int, Rng& r) { return fx.ea->mutate_change_model(n, r); }},
       {"expand", [&](Node* n, int depth, Rng& r) { return fx.ea->mutate_expand(n, depth + 1, r); }},
@@ -180,4 +181,103 @@ TEST(GmtOperators, LinearRankingFavoursTheBest) {
   for (int i = 0; i < 20000; ++i) ++hits[fx.ea->rank_select(10, rng)];
   EXPECT_GT(hits[0], hits[9] * 5);  // pressure 2: P(best) = 2/n, P(worst) = 0
   EXPECT_LT(hits[9], 5);
+}
+
+namespace {
+// x1 <= t1 ? leaf : (x2 <= t2 ? leaf : leaf)
+std::unique_ptr<Node> two_tests(float t1, float t2) {
+  auto root = std::make_unique<Node>();
+  root->attr = 0;
+  root->threshold = t1;
+  root->left = std::make_unique<Node>();
+  root->left->make_leaf({0});
+  root->right = std::make_unique<Node>();
+  root->right->attr = 1;
+  root->right->threshold = t2;
+  root->right->left = std::make_unique<Node>();
+  root->right->left->make_leaf({});
+  root->right->right = std::make_unique<Node>();
+  root->right->right->make_leaf({0, 1});
+  return root;
+}
+}  // namespace
+
+TEST(GmtOperators, SwapTestExchangesTheTestWithADescendant) {
+  Fixture fx;
+  Rng rng(6);
+  Individual ind;
+  ind.root = two_tests(3.0f, 5.0f);
+  fx.ea->evaluate({&ind});
+  ASSERT_FALSE(ind.root->right->is_leaf());
+  ASSERT_TRUE(fx.ea->mutate_swap_test(ind.root.get(), rng));
+  EXPECT_EQ(ind.root->attr, 1);
+  EXPECT_EQ(ind.root->threshold, 5.0f);
+  EXPECT_EQ(ind.root->right->attr, 0);
+  EXPECT_EQ(ind.root->right->threshold, 3.0f);
+  EXPECT_TRUE(ind.root->left->dirty && ind.root->right->left->dirty && ind.root->right->right->dirty);
+  // A node without internal descendants has nothing to swap with.
+  EXPECT_FALSE(fx.ea->mutate_swap_test(ind.root->right.get(), rng));
+  fx.ea->evaluate({&ind});
+  expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
+}
+
+TEST(GmtOperators, RepairPromotesThePopulatedSubtreeOrCollapses) {
+  Fixture fx;
+  // The root's test sends no row left (x1 >= 0): 'promote' puts the right subtree in its place,
+  // 'collapse' turns the root into a leaf.
+  Individual ind;
+  ind.root = two_tests(-1.0f, 5.0f);
+  fx.ea->evaluate({&ind});
+  ASSERT_FALSE(ind.root->is_leaf());
+  EXPECT_EQ(ind.root->attr, 1);
+  EXPECT_EQ(ind.root->threshold, 5.0f);
+  EXPECT_EQ(ind.root->stats.count, static_cast<std::int64_t>(fx.d.rows()));
+  EXPECT_EQ(ind.root->right->model_attrs, (std::vector<int>{0, 1}));
+  expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
+  GmtParams p = fx.p;
+  p.repair = RepairMode::collapse;
+  GmtEA ea(p, *fx.eval, fx.d, fx.timer);
+  Individual c;
+  c.root = two_tests(-1.0f, 5.0f);
+  ea.evaluate({&c});
+  EXPECT_TRUE(c.root->is_leaf());
+}
+
+TEST(GmtOperators, ShiftThresholdMovesTowardsARowOfTheNode) {
+  Fixture fx;
+  Rng rng(7);
+  int moved = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    Individual ind;
+    ind.root = two_tests(3.0f, 5.0f);
+    fx.ea->evaluate({&ind});
+    Node* n = ind.root->right.get();  // rows with x1 > 3
+    const auto r = static_cast<std::size_t>(n->stats.dipole_rand);
+    ASSERT_GT(fx.d.at(r, 0), 3.0f);  // dipole_rand is a row of the node
+    const float x = fx.d.at(r, 1), before = n->threshold;
+    if (!fx.ea->mutate_shift_threshold(n, rng)) continue;
+    ++moved;
+    EXPECT_GE(n->threshold, std::min(before, x));
+    EXPECT_LE(n->threshold, std::max(before, x));
+    EXPECT_EQ(n->attr, 1);
+  }
+  EXPECT_GT(moved, 10);
+}
+
+TEST(GmtOperators, DipoleRandIsAUniformRowOfTheNode) {
+  // Root x1 <= 1: about 10 % of the rows go left. The random dipole row of the root must come
+  // from the left child about 10 % of the time (a fair coin between the children gave 50 %).
+  Fixture fx;
+  int left = 0;
+  const int trials = 400;
+  for (int t = 0; t < trials; ++t) {
+    Individual ind;
+    ind.root = two_tests(1.0f, 5.0f);
+    fx.ea->evaluate({&ind});  // a new salt each time
+    const auto r = static_cast<std::size_t>(ind.root->stats.dipole_rand);
+    if (fx.d.at(r, 0) <= 1.0f) ++left;
+  }
+  const double share = double(left) / trials;
+  EXPECT_GT(share, 0.04);
+  EXPECT_LT(share, 0.18);
 }
