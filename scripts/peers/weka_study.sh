@@ -18,7 +18,30 @@ BACKEND="${BACKEND:-sequential}"
 SEED="${SEED:-1}"
 WEKA_JAR="${WEKA_JAR:-/usr/share/java/weka.jar}"
 JAVA_MEM="${JAVA_MEM:-4g}"
-[ -f "$WEKA_JAR" ] || { echo "weka.jar not found at $WEKA_JAR (apt-get install weka)" >&2; exit 1; }
+# SKIP_WEKA=1 WEKA_FROM=<an earlier study folder>: run GMT only and take Weka's outputs (deterministic
+# for the same split; their times are those of the machine that ran them) from WEKA_FROM/raw — for
+# a machine without Java, e.g. the GPU machine running GMT's full budget on 16 threads.
+SKIP_WEKA="${SKIP_WEKA:-0}"
+WEKA_FROM="${WEKA_FROM:-}"
+if [ "$SKIP_WEKA" = 1 ]; then
+  [ -d "$WEKA_FROM/raw" ] || { echo "SKIP_WEKA=1 needs WEKA_FROM=<study folder with raw/*.M5P.txt>" >&2; exit 1; }
+else
+  [ -f "$WEKA_JAR" ] || { echo "weka.jar not found at $WEKA_JAR (apt-get install weka)" >&2; exit 1; }
+fi
+# timed OUT CMD...: wall, user and sys seconds of CMD into OUT (/usr/bin/time, else bash's time)
+timed() {
+  local out="$1"; shift
+  if [ -x /usr/bin/time ]; then
+    /usr/bin/time -f "%e %U %S" -o "$out" "$@"
+  else
+    local TIMEFORMAT="%R %U %S"
+    { time "$@" ; } 2> "$out.err"
+    local rc=$?
+    tail -1 "$out.err" > "$out"
+    rm -f "$out.err"
+    return $rc
+  fi
+}
 SPLIT="$BUILD/algorithms/gmt/gmt_study_split"
 LEARNER="$BUILD/algorithms/gmt/gmt_learner"
 [ -x "$SPLIT" ] && [ -x "$LEARNER" ] || { echo "build the targets gmt_study_split gmt_learner in $BUILD first" >&2; exit 1; }
@@ -34,8 +57,12 @@ DATASETS=("${@:-${DEFAULT[@]}}")
 {
   echo "machine: $(hostname), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "date_utc: $(date -u +%FT%TZ)"
-  echo "weka: $(java -cp "$WEKA_JAR" weka.core.Version 2>/dev/null | head -1)"
-  echo "java: $(java -version 2>&1 | head -1)"
+  if [ "$SKIP_WEKA" = 1 ]; then
+    echo "weka: not run here; outputs copied from $WEKA_FROM/raw (their machine and times)"
+  else
+    echo "weka: $(java -cp "$WEKA_JAR" weka.core.Version 2>/dev/null | head -1)"
+    echo "java: $(java -version 2>&1 | head -1)"
+  fi
   echo "gmt: iterations=$ITERATIONS population=$POPULATION backend=$BACKEND seed=$SEED"
   echo "load_average_at_start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "datasets: ${DATASETS[*]}"
@@ -50,12 +77,16 @@ for ds in "${DATASETS[@]}"; do
       M5P) cls=weka.classifiers.trees.M5P; opts=(-M 4) ;;
       REPTree) cls=weka.classifiers.trees.REPTree; opts=(-M 2 -V 0.001 -N 3 -S 1 -L -1) ;;
     esac
+    if [ "$SKIP_WEKA" = 1 ]; then
+      cp "$WEKA_FROM/raw/${ds}.$m.txt" "$WEKA_FROM/raw/${ds}.$m.time" "$OUT_DIR/raw/"
+      continue
+    fi
     echo "   weka $m" >&2
-    /usr/bin/time -f "%e %U %S" -o "$OUT_DIR/raw/${ds}.$m.time" \
+    timed "$OUT_DIR/raw/${ds}.$m.time" \
       java -Xmx"$JAVA_MEM" -cp "$WEKA_JAR" "$cls" "${opts[@]}" -t "$tr" -T "$te" > "$OUT_DIR/raw/${ds}.$m.txt" 2>/dev/null
   done
   echo "   gmt ($ITERATIONS iterations)" >&2
-  /usr/bin/time -f "%e %U %S" -o "$OUT_DIR/raw/${ds}.gmt.time" \
+  timed "$OUT_DIR/raw/${ds}.gmt.time" \
     "$LEARNER" train --dataset "$tr" --test "$te" --backend "$BACKEND" --seed "$SEED" --quiet \
     --param iterations="$ITERATIONS" --param population="$POPULATION" \
     --model-out "$OUT_DIR/raw/${ds}.gmt_model.json" --metrics-out "$OUT_DIR/raw/${ds}.gmt_metrics.json" \

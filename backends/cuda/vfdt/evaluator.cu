@@ -49,6 +49,9 @@ class CudaForest final : public vfdt::ForestBackend {
       node_child_ = DeviceBuffer<std::int32_t>(T * N);
       node_depth_ = DeviceBuffer<std::int32_t>(T * N);
       decision_ = DeviceBuffer<std::int32_t>(T * N);
+      split_total_ = DeviceBuffer<std::uint64_t>(T * N);
+      split_class_term_ = DeviceBuffer<std::int64_t>(T * N);
+      split_merit_ = DeviceBuffer<std::int64_t>(T * N * L_.features);
       slot_class_ = DeviceBuffer<std::uint32_t>(T * N * L_.classes);
       slot_seen_ = DeviceBuffer<std::uint32_t>(T * N);
       slot_last_ = DeviceBuffer<std::uint32_t>(T * N);
@@ -270,6 +273,9 @@ class CudaForest final : public vfdt::ForestBackend {
     f.leaf = leaf_.data();
     f.tree_pred = tree_pred_.data();
     f.decision = decision_.data();
+    f.split_total = split_total_.data();
+    f.split_class_term = split_class_term_.data();
+    f.split_merit = split_merit_.data();
     return f;
   }
 
@@ -285,7 +291,8 @@ class CudaForest final : public vfdt::ForestBackend {
   DeviceBuffer<std::int32_t> attr_values_, n_nodes_, n_slots_, drift_, node_attr_, node_child_, node_depth_, decision_, leaf_;
   DeviceBuffer<std::uint32_t> generation_, slot_class_, slot_seen_, slot_last_, counters_;
   DeviceBuffer<unsigned long long> splits_, resets_;
-  DeviceBuffer<std::uint64_t> slot_key_;
+  DeviceBuffer<std::uint64_t> slot_key_, split_total_;
+  DeviceBuffer<std::int64_t> split_class_term_, split_merit_;
   DeviceBuffer<std::int16_t> slot_subset_;
   DeviceBuffer<vfdt::Adwin> adwins_;
   DeviceBuffer<vfdt::AdwinPrefix> adwinp_;

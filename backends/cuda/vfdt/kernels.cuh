@@ -58,6 +58,9 @@ struct ForestView {
   std::int32_t* leaf;         // [trees x batch]
   std::uint8_t* tree_pred;    // [trees x batch]
   std::int32_t* decision;     // [trees x nodes] split kernel scratch
+  std::uint64_t* split_total;       // [trees x nodes] split scratch: weight seen by a due leaf
+  std::int64_t* split_class_term;   // [trees x nodes] its class-entropy term (fixed point)
+  std::int64_t* split_merit;        // [trees x nodes x features] merit of each attribute
 
   __device__ std::size_t slot_index(int t, int s) const { return std::size_t(t) * nodes + s; }
   __device__ std::size_t counters_per_slot() const { return std::size_t(features) * values * classes; }
@@ -418,6 +421,9 @@ __device__ void split_tree(const ForestView& f, int t) {
   const int n = f.n_nodes[t];
   const std::size_t nbase = std::size_t(t) * f.nodes;
   const int C = f.classes, V = f.values, k = f.features;
+  // Phase 1a (thread per node): which leaves are due, and their class statistics. A leaf whose
+  // split is to be evaluated is marked kEvaluate; every other node gets -1.
+  constexpr std::int32_t kEvaluate = -2;
   for (int node = threadIdx.x; node < n; node += blockDim.x) {
     std::int32_t decision = -1;
     if (f.node_attr[nbase + node] < 0) {
@@ -439,27 +445,48 @@ __device__ void split_tree(const ForestView& f, int t) {
             class_term -= gpudm::vfdt::xlog2x_fixed(ck);
           }
           if (nonzero >= 2) {
-            class_term += gpudm::vfdt::xlog2x_fixed(total);
-            const std::int16_t* sub = f.slot_subset + si * k;
-            std::int64_t best = -1, second = -1;
-            int best_p = -1;
-            for (int p = 0; p < k; ++p) {
-              const std::int64_t m =
-                  gpudm::vfdt::gain_merit(cnt + std::size_t(p) * V * C, f.attr_values[sub[p]], C, total, class_term);
-              if (m > best) {
-                second = best;
-                best = m;
-                best_p = p;
-              } else if (m > second) {
-                second = m;
-              }
-            }
-            if (best_p >= 0 && gpudm::vfdt::should_split(best, second, total, f.hb_numer, f.tau)) decision = best_p;
+            f.split_total[nbase + node] = total;
+            f.split_class_term[nbase + node] = class_term + gpudm::vfdt::xlog2x_fixed(total);
+            decision = kEvaluate;
           }
         }
       }
     }
     f.decision[nbase + node] = decision;
+  }
+  __syncthreads();
+  // Phase 1b (thread per (node, attribute)): the information-gain merit of every attribute of every
+  // marked leaf, spread over the whole block (one leaf's attributes used to be one thread's loop).
+  for (int item = threadIdx.x; item < n * k; item += blockDim.x) {
+    const int node = item / k, p = item - node * k;
+    if (f.decision[nbase + node] != kEvaluate) continue;
+    const std::size_t si = f.slot_index(t, f.node_child[nbase + node]);
+    const std::uint32_t* cnt = f.counters + si * f.counters_per_slot();
+    const int a = f.slot_subset[si * k + p];
+    f.split_merit[nbase * k + item] = gpudm::vfdt::gain_merit(cnt + std::size_t(p) * V * C, f.attr_values[a], C,
+                                                              f.split_total[nbase + node],
+                                                              f.split_class_term[nbase + node]);
+  }
+  __syncthreads();
+  // Phase 1c (thread per node): best and second best in attribute order, as the sequential engine.
+  for (int node = threadIdx.x; node < n; node += blockDim.x) {
+    if (f.decision[nbase + node] != kEvaluate) continue;
+    const std::int64_t* merit = f.split_merit + (nbase + node) * k;
+    std::int64_t best = -1, second = -1;
+    int best_p = -1;
+    for (int p = 0; p < k; ++p) {
+      const std::int64_t m = merit[p];
+      if (m > best) {
+        second = best;
+        best = m;
+        best_p = p;
+      } else if (m > second) {
+        second = m;
+      }
+    }
+    const bool split =
+        best_p >= 0 && gpudm::vfdt::should_split(best, second, f.split_total[nbase + node], f.hb_numer, f.tau);
+    f.decision[nbase + node] = split ? best_p : -1;
   }
   __syncthreads();
   // Phase 2 (thread 0): structure; class counts of the children come from the parent's counters
