@@ -54,6 +54,9 @@ struct EvaluatorOptions {
   int threads = 0;             // OpenMP: 0 = all
   std::string path = "fast";   // CUDA: "faithful" (the paper's four kernels) | "fast"
   int devices = 1;             // CUDA: population split over this many GPUs
+  // CUDA fast path: "auto" (two rows per word as fp16 when every feature value is exact in
+  // fp16, else f32) | "f32" | "f16x2" (error when the data does not allow it)
+  std::string features = "auto";
 };
 
 class RuleSetEvaluator {

@@ -65,6 +65,8 @@ class PittsburghFamily final : public Family {
         {"path", "string", "fast", "CUDA: faithful (the paper's 4 kernels) | fast (fused)", true},
         {"threads", "int", 0, "OpenMP threads (0 = all)", true},
         {"devices", "int", 1, "CUDA devices the population is split over", true},
+        {"features", "string", "auto",
+         "CUDA fast path: auto (f16x2 when every value is exact in fp16) | f32 | f16x2 (two rows per word)", true},
         {"cpu_gpops_budget", "number", 4e9,
          "CPU backends: evaluate at most this many GPops per repetition (first k individuals) and "
          "extrapolate linearly, flagged metrics.estimated"},
@@ -104,6 +106,7 @@ class PittsburghFamily final : public Family {
     o.threads = param<int>(ctx, "threads", 0);
     o.path = param<std::string>(ctx, "path", "fast");
     o.devices = param<int>(ctx, "devices", 1);
+    o.features = param<std::string>(ctx, "features", "auto");
     return o;
   }
 

@@ -2,6 +2,9 @@
 // Label gpu: skipped visibly without a device.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "algorithms/pittsburgh/evaluator.hpp"
 #include "backends/cuda/common/device_info.hpp"
 #include "test_util.hpp"
@@ -47,12 +50,18 @@ TEST_P(CudaPaths, IsEquivalentToSequential) {
     const Dataset d = pitt_test::random_dataset(c.rows, c.numeric, c.classes, c.rows + c.numeric);
     const Population p = random_population(d, c.pop, RandomRuleSpec{}, c.rows * 3 + 1);
     const EvaluationResult want = run("sequential", d, p);
-    const EvaluationResult got = run("cuda", d, p, o);
-    EXPECT_EQ(pitt_test::first_difference(want, got), "")
-        << path << " devices " << devices << " rows " << c.rows << " cols " << c.numeric + 1;
-    EXPECT_EQ(got.checksum(), want.checksum());
-    for (std::size_t i = 0; i < want.accuracy.size(); ++i) EXPECT_DOUBLE_EQ(got.accuracy[i], want.accuracy[i]);
-    EXPECT_GT(got.phases.seconds("transfers"), 0.0);
+    // The data are halves in [-5, 5]: "auto" takes the f16x2 layout on the fast path.
+    for (const char* features : {"auto", "f32"}) {
+      o.features = features;
+      const EvaluationResult got = run("cuda", d, p, o);
+      EXPECT_EQ(pitt_test::first_difference(want, got), "")
+          << path << " features " << features << " devices " << devices << " rows " << c.rows << " cols "
+          << c.numeric + 1;
+      EXPECT_EQ(got.checksum(), want.checksum());
+      for (std::size_t i = 0; i < want.accuracy.size(); ++i) EXPECT_DOUBLE_EQ(got.accuracy[i], want.accuracy[i]);
+      EXPECT_GT(got.phases.seconds("transfers"), 0.0);
+      if (path == "faithful") break;
+    }
   }
 }
 
@@ -77,6 +86,79 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
   const EvaluationResult want = run("sequential", d, p);
   const EvaluationResult got = run("cuda", d, p, o);
   EXPECT_EQ(pitt_test::first_difference(want, got), "");
+}
+
+// The f16x2 layout rewrites every threshold to an fp16 bound; these are the thresholds where a
+// careless rewrite goes wrong: exact values, one float ulp either side, between two halves,
+// beyond the fp16 range, +-inf, -0, tiny, and != / = against values the data cannot hold.
+TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
+  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  Dataset d = pitt_test::random_dataset(3000, 2, 3, 17);  // halves in [-5, 5] + nominal + missing
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> thresholds = {0.0f, -0.0f, 1.0f, 1.5f, std::nextafter(1.5f, 2.0f), std::nextafter(1.5f, 1.0f),
+                                         1.25f, -4.75f, 5.0f, -5.0f, 65504.0f, 70000.0f, -70000.0f, 1e-8f, -1e-8f,
+                                         inf, -inf, 2.0f, 0.1f};
+  Population p;
+  const std::uint32_t ops[] = {rules::kGt, rules::kGe, rules::kLt, rules::kLe, rules::kEq, rules::kNe};
+  for (std::size_t t = 0; t < thresholds.size(); ++t) {
+    Individual ind;
+    ind.default_class = static_cast<std::int32_t>(t % 3);
+    for (std::uint32_t op : ops) {
+      Rule r;
+      r.consequent = static_cast<std::int32_t>(op % 3);
+      const bool nominal = op == rules::kEq || op == rules::kNe;  // attribute 2 is the nominal one
+      r.tokens = {rules::make_word(op, nominal ? 2u : static_cast<std::uint32_t>(t % 2)),
+                  rules::float_as_word(thresholds[t]),
+                  rules::make_word(rules::kEnd)};
+      ind.rules.push_back(r);
+    }
+    for (std::uint32_t op : {rules::kIn, rules::kOut}) {
+      Rule r;
+      r.consequent = 1;
+      const float lo = std::min(thresholds[t], 1.5f), hi = std::max(thresholds[t], 1.5f);
+      r.tokens = {rules::make_word(op, 0), rules::float_as_word(lo), rules::float_as_word(hi),
+                  rules::make_word(rules::kNot), rules::make_word(rules::kEnd)};
+      ind.rules.push_back(r);
+    }
+    p.individuals.push_back(ind);
+  }
+  Registry reg;
+  register_pittsburgh(reg);
+  auto ev = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  EvaluatorOptions o;
+  o.features = "f16x2";
+  ev->configure(o);
+  ev->prepare(d);
+  EvaluationResult got;
+  ev->evaluate(p, got);
+  EXPECT_EQ(ev->info().value("features", std::string()), "f16x2") << ev->info().dump();
+  EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
+
+  // Stacks deeper than the 16-bit row stacks fall back to f32, still exact.
+  std::vector<std::uint32_t> deep;
+  for (int i = 0; i < 20; ++i) {
+    deep.push_back(rules::make_word(rules::kLe, static_cast<std::uint32_t>(i % 2)));
+    deep.push_back(rules::float_as_word(static_cast<float>(i % 7) - 2.7f));
+  }
+  for (int i = 0; i < 19; ++i) deep.push_back(rules::make_word(i % 2 ? rules::kOr : rules::kAnd));
+  deep.push_back(rules::make_word(rules::kEnd));
+  p.individuals[0].rules[0].tokens = deep;
+  ev->evaluate(p, got);
+  EXPECT_EQ(ev->info().value("features", std::string()), "f32") << ev->info().dump();
+  EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
+
+  // A value fp16 cannot hold: "auto" takes f32 and says why; "f16x2" is refused.
+  d.at(7, 1) = 0.1f;
+  auto ev2 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  ev2->prepare(d);
+  ev2->evaluate(p, got);
+  EXPECT_EQ(ev2->info().value("features", std::string()), "f32");
+  EXPECT_NE(ev2->info().value("features_reason", std::string()).find("not exact in fp16"), std::string::npos)
+      << ev2->info().dump();
+  EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
+  auto ev3 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  ev3->configure(o);
+  EXPECT_THROW(ev3->prepare(d), Error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pittsburgh, CudaPaths,

@@ -4,6 +4,8 @@
 #include "backends/cuda/pittsburgh/evaluator.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -18,6 +20,8 @@
 #include "backends/cuda/common/nvml.hpp"
 #include "backends/cuda/common/stream.cuh"
 #include "backends/cuda/pittsburgh/kernels.cuh"
+
+#include <cuda_fp16.h>
 
 namespace gpudm::backend::cuda {
 
@@ -49,10 +53,116 @@ FlatPopulation slice(const FlatPopulation& f, std::size_t a, std::size_t b) {
   return s;
 }
 
-template <class T>
-void upload_vec(DeviceBuffer<T>& d, const std::vector<T>& h, cudaStream_t s) {
-  d.resize(std::max<std::size_t>(1, h.size()));
-  d.upload_async(h.data(), h.size(), s);
+static_assert(sizeof(rules::ConfusionMatrix) == 4 * sizeof(std::uint32_t), "confusion matrices travel as 4 words");
+
+// ---- the f16x2 feature layout (kernels.cuh, "packed features") ----
+// Host-side fp16 bounds: for fp16-representable data x and any float threshold a,
+//   x >= a <=> x >= up(a)        x > a <=> x >= above(a)
+//   x <= a <=> x <= down(a)      x < a <=> x <= below(a)
+// where up/down are the nearest fp16 values >= / <= a and above/below the nearest strictly
+// greater / smaller ones; a bound that does not exist (beyond +-inf) is NaN, which compares false.
+namespace f16 {
+constexpr std::uint16_t kNaN = 0x7E00, kPosInf = 0x7C00, kNegInf = 0xFC00;
+std::uint16_t bits(float a) { return __half_as_ushort(__float2half_rn(a)); }
+float value(std::uint16_t h) { return __half2float(__ushort_as_half(h)); }
+bool exact(float a) { return !std::isnan(a) && value(bits(a)) == a; }
+std::uint16_t next(std::uint16_t u) {  // smallest fp16 > u (u not NaN)
+  if (u == kPosInf) return kNaN;
+  if (u == 0x0000 || u == 0x8000) return 0x0001;
+  return (u & 0x8000) ? static_cast<std::uint16_t>(u - 1) : static_cast<std::uint16_t>(u + 1);
+}
+std::uint16_t prev(std::uint16_t u) {  // largest fp16 < u (u not NaN)
+  if (u == kNegInf) return kNaN;
+  if (u == 0x0000 || u == 0x8000) return 0x8001;
+  return (u & 0x8000) ? static_cast<std::uint16_t>(u + 1) : static_cast<std::uint16_t>(u - 1);
+}
+std::uint16_t up(float a) {
+  if (std::isnan(a)) return kNaN;
+  const std::uint16_t h = bits(a);
+  return value(h) >= a ? h : next(h);
+}
+std::uint16_t down(float a) {
+  if (std::isnan(a)) return kNaN;
+  const std::uint16_t h = bits(a);
+  return value(h) <= a ? h : prev(h);
+}
+std::uint16_t above(float a) {
+  const std::uint16_t h = up(a);
+  return h != kNaN && value(h) == a ? next(h) : h;
+}
+std::uint16_t below(float a) {
+  const std::uint16_t h = down(a);
+  return h != kNaN && value(h) == a ? prev(h) : h;
+}
+std::uint32_t pair(std::uint16_t h) { return static_cast<std::uint32_t>(h) | (static_cast<std::uint32_t>(h) << 16); }
+}  // namespace f16
+
+// Every comparison rewritten to the packed meanings (kernels.cuh): same word count, so every
+// offset of the flattened population stays valid.
+std::vector<std::uint32_t> pack_tokens_f16(const FlatPopulation& f) {
+  std::vector<std::uint32_t> w = f.words;
+  for (std::size_t r = 0; r < f.rules(); ++r) {
+    for (std::size_t i = f.rule_word_begin[r];;) {
+      const std::uint32_t op = rules::opcode_of(w[i]), attr = rules::attribute_of(w[i]);
+      if (op == rules::kEnd) break;
+      if (!rules::is_comparison(op)) {
+        ++i;
+        continue;
+      }
+      const float a = rules::word_as_float(f.words[i + 1]);
+      std::uint32_t nop = op, na = 0, nb = 0;
+      switch (op) {
+        case rules::kGt: nop = rules::kGe; na = f16::pair(f16::above(a)); break;
+        case rules::kGe: na = f16::pair(f16::up(a)); break;
+        case rules::kLt: nop = rules::kLe; na = f16::pair(f16::below(a)); break;
+        case rules::kLe: na = f16::pair(f16::down(a)); break;
+        case rules::kEq: na = f16::pair(f16::exact(a) ? f16::bits(a) : f16::kNaN); break;
+        case rules::kNe:  // != a value the data cannot hold: true unless missing, i.e. x <= +inf
+          if (f16::exact(a)) na = f16::pair(f16::bits(a));
+          else {
+            nop = rules::kLe;
+            na = f16::pair(f16::kPosInf);
+          }
+          break;
+        case rules::kIn:
+          na = f16::pair(f16::up(a));
+          nb = f16::pair(f16::down(rules::word_as_float(f.words[i + 2])));
+          break;
+        default:  // kOut
+          na = f16::pair(f16::below(a));
+          nb = f16::pair(f16::above(rules::word_as_float(f.words[i + 2])));
+          break;
+      }
+      w[i] = rules::make_word(nop, attr);
+      w[i + 1] = na;
+      if (op == rules::kIn || op == rules::kOut) w[i + 2] = nb;
+      i += 1 + rules::operand_count(op);
+    }
+  }
+  return w;
+}
+
+// The dataset in the f16x2 layout (column-major, padded_rows halves per column), or an empty
+// vector and the reason when a value is not exactly representable in fp16.
+std::vector<std::uint16_t> features_f16(const Dataset& d, std::string& reason) {
+  std::vector<std::uint16_t> h(d.padded_rows() * d.cols(), 0);
+  for (std::size_t c = 0; c < d.cols(); ++c) {
+    const float* col = d.column(c);
+    std::uint16_t* out = h.data() + c * d.padded_rows();
+    for (std::size_t r = 0; r < d.rows(); ++r) {
+      const float v = col[r];
+      if (std::isnan(v)) {
+        out[r] = f16::kNaN;
+      } else if (f16::exact(v)) {
+        out[r] = f16::bits(v);
+      } else {
+        reason = "attribute " + std::to_string(c) + " ('" + d.attributes()[c].name + "') row " + std::to_string(r) +
+                 " value " + std::to_string(v) + " is not exact in fp16";
+        return {};
+      }
+    }
+  }
+  return h;
 }
 
 struct FastConfig {
@@ -66,11 +176,10 @@ struct DeviceState {
   int device = 0;
   Stream stream;
   DeviceDataset data;
-  DeviceBuffer<std::uint32_t> words, rule_word_begin, ind_rule_begin, ind_word_begin, group_begin, counts, correct;
-  DeviceBuffer<std::int32_t> consequent, default_class;
+  DeviceBuffer<std::uint32_t> features16;  // f16x2 layout, when the dataset allows it
+  DeviceBuffer<std::uint32_t> in_blob, out_blob, counts;  // population in; confusion | fitness | correct out
+  PinnedBuffer<std::uint32_t> h_in, h_out;
   DeviceBuffer<std::uint8_t> result, classified;  // faithful path
-  DeviceBuffer<rules::ConfusionMatrix> confusion;
-  DeviceBuffer<float> fitness;
   DevicePhases phases{nullptr};
   explicit DeviceState(int dev) : device(dev) {}
 };
@@ -82,12 +191,14 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   void configure(const pittsburgh::EvaluatorOptions& o) override {
     if (o.path != "faithful" && o.path != "fast")
       throw Error("pittsburgh/cuda: path '" + o.path + "' is unknown (use \"faithful\" or \"fast\")");
+    if (o.features != "auto" && o.features != "f32" && o.features != "f16x2")
+      throw Error("pittsburgh/cuda: features '" + o.features + "' is unknown (use \"auto\", \"f32\" or \"f16x2\")");
     if (o.devices < 1) throw Error("pittsburgh/cuda: devices must be >= 1");
     const int have = device_count();
     if (o.devices > have)
       throw Unavailable("pittsburgh/cuda: " + std::to_string(o.devices) + " devices requested, " +
                         std::to_string(have) + " present");
-    const bool changed = o.devices != options_.devices;
+    const bool changed = o.devices != options_.devices || o.features != options_.features;
     options_ = o;
     if (changed && data_) prepare(*data_);
   }
@@ -99,12 +210,25 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     data_ = &data;
     schema_ = rules::Schema::of(data);
     states_.clear();
+    f16_reason_.clear();
+    std::vector<std::uint16_t> h16;
+    if (options_.features == "f32") f16_reason_ = "features \"f32\" requested";
+    else h16 = features_f16(data, f16_reason_);
+    f16_ok_ = !h16.empty();
+    if (!f16_ok_ && f16_reason_.empty()) f16_reason_ = "empty dataset";
+    if (!f16_ok_ && options_.features == "f16x2")
+      throw Error("pittsburgh/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
     const int n = std::max(1, options_.devices);
     for (int d = 0; d < n; ++d) {
       set_device(d);
       auto st = std::make_unique<DeviceState>(d);
       st->phases = DevicePhases(st->stream.get());
       st->data = upload_dataset(data, st->stream.get());
+      if (f16_ok_) {
+        st->features16.resize(h16.size() / 2);
+        st->features16.upload(reinterpret_cast<const std::uint32_t*>(h16.data()), h16.size() / 2);
+      }
+      st->stream.synchronize();
       states_.push_back(std::move(st));
     }
   }
@@ -127,8 +251,22 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       fallback_reason_ = "an individual has " + std::to_string(f.max_individual_words) +
                          " words, above the fast path's shared-memory staging limit";
     }
+    // The f16x2 layout (two rows per word) when the data allows it and the stacks fit 16 bits.
+    bool packed = fast && f16_ok_;
+    packed_reason_ = fast ? f16_reason_ : "";
+    if (packed && f.max_depth > pitt::kMaxPackedDepth) {
+      packed = false;
+      packed_reason_ = "a rule's stack depth " + std::to_string(f.max_depth) + " exceeds the f16x2 layout's " +
+                       std::to_string(pitt::kMaxPackedDepth);
+    }
+    FlatPopulation f16pop;
+    if (packed) {
+      f16pop.words = pack_tokens_f16(f);
+      packed_reason_.clear();
+    }
     res.phases.add("encode", enc.seconds());
     used_path_ = fast ? "fast" : "faithful";
+    used_packed_ = packed;
     if (f.individuals() == 0) {
       res.finish();
       return;
@@ -156,8 +294,12 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     auto work = [&](std::size_t d) {
       try {
         set_device(states_[d]->device);
-        run_device(*states_[d], slice(f, cut[d], cut[d + 1]), fast, res, f.individual_rule_begin[cut[d]],
-                   cut[d], timers[d]);
+        FlatPopulation s = nd == 1 ? f : slice(f, cut[d], cut[d + 1]);
+        if (packed) {  // the same slice of the rewritten words
+          const std::uint32_t wa = f.individual_word_begin[cut[d]], wb = f.individual_word_begin[cut[d + 1]];
+          s.words.assign(f16pop.words.begin() + wa, f16pop.words.begin() + wb);
+        }
+        run_device(*states_[d], s, fast, packed, res, f.individual_rule_begin[cut[d]], cut[d], timers[d]);
       } catch (...) {
         errors[d] = std::current_exception();
       }
@@ -187,6 +329,10 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     j["path_used"] = used_path_;
     if (!fallback_reason_.empty()) j["fallback_reason"] = fallback_reason_;
     j["devices"] = states_.size();
+    if (used_path_ == "fast") {
+      j["features"] = used_packed_ ? "f16x2" : "f32";
+      if (!used_packed_ && !packed_reason_.empty()) j["features_reason"] = packed_reason_;
+    }
     if (used_path_ == "fast" && !last_fast_.empty()) j["fast_launch"] = last_fast_;
     return j;
   }
@@ -225,7 +371,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     return pitt::FastPolicy::kWordsBudget * 4;  // a single larger individual gets a larger group
   }
 
-  static FastConfig fast_config(const DeviceProps& p, std::size_t cols, std::size_t rows, const FlatPopulation& s,
+  static FastConfig fast_config(const DeviceProps& p, std::size_t cols, std::size_t rows, int rows_per_word,
+                                const FlatPopulation& s,
                                 std::vector<std::uint32_t>& groups, std::uint32_t& max_words,
                                 std::uint32_t& max_counters) {
     FastConfig c;
@@ -239,7 +386,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     }
     const std::size_t T = static_cast<std::size_t>(c.block) * c.r;
     c.tile_bytes = cols * T * sizeof(float);
-    const std::uint32_t tiles = static_cast<std::uint32_t>((rows + T - 1) / T);
+    const std::size_t TR = T * static_cast<std::size_t>(rows_per_word);  // rows per tile
+    const std::uint32_t tiles = static_cast<std::uint32_t>((rows + TR - 1) / TR);
     // Groups of whole individuals within the word budget, and small enough to give every SM
     // work when the data has few tiles.
     const std::size_t n = s.individuals();
@@ -268,9 +416,9 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     return c;
   }
 
-  template <int B, int R>
+  template <int B, int R, class Rows>
   static void launch_fused(const FastConfig& c, const pitt::FastArgs& a, cudaStream_t s, const DeviceProps& p) {
-    auto k = pitt::fused_kernel<B, R>;
+    auto k = pitt::fused_kernel<B, R, Rows>;
     if (c.smem > p.smem_per_block_optin)
       throw Error("pittsburgh/cuda fast path: needs " + std::to_string(c.smem) + " bytes of shared memory, device has " +
                   std::to_string(p.smem_per_block_optin));
@@ -286,7 +434,15 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     GPUDM_CUDA_CHECK_LAUNCH();
   }
 
-  void run_device(DeviceState& st, const FlatPopulation& s, bool fast, pittsburgh::EvaluationResult& res,
+  template <class Rows>
+  static void launch_fused_any(const FastConfig& fc, const pitt::FastArgs& a, cudaStream_t s, const DeviceProps& p) {
+    if (fc.block == 256 && fc.r == 4) launch_fused<256, 4, Rows>(fc, a, s, p);
+    else if (fc.block == 256 && fc.r == 2) launch_fused<256, 2, Rows>(fc, a, s, p);
+    else if (fc.block == 256) launch_fused<256, 1, Rows>(fc, a, s, p);
+    else launch_fused<128, 1, Rows>(fc, a, s, p);
+  }
+
+  void run_device(DeviceState& st, const FlatPopulation& s, bool fast, bool packed, pittsburgh::EvaluationResult& res,
                   std::uint32_t rule_offset, std::size_t ind_offset, PhaseTimer& timer) {
     cudaStream_t strm = st.stream.get();
     const DatasetView dv = st.data.view();
@@ -297,34 +453,53 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     FastConfig fc;
     std::uint32_t max_words = 0, max_counters = 0;
     if (fast) {
-      fc = fast_config(props, dv.cols, rows, s, groups, max_words, max_counters);
+      fc = fast_config(props, dv.cols, rows, packed ? 2 : 1, s, groups, max_words, max_counters);
       std::lock_guard<std::mutex> lock(info_mutex_);
       if (st.device == states_.front()->device)
         last_fast_ = {{"block", fc.block}, {"rows_per_thread", fc.r}, {"tile_rows", fc.block * fc.r},
-                      {"tile_bytes", fc.tile_bytes}, {"groups", fc.grid_y}, {"tiles", fc.grid_x},
+                      {"rows_per_word", packed ? 2 : 1}, {"tile_bytes", fc.tile_bytes}, {"groups", fc.grid_y},
+                      {"tiles", fc.grid_x},
                       {"shared_bytes", fc.smem}};
     }
 
+    // The population goes up as one pinned blob (one asynchronous copy) and the results come
+    // back as one: small pageable copies cost a synchronous staging each, and two host threads
+    // (two devices) serialise on them.
+    const std::uint32_t* in_dev = nullptr;
+    std::size_t off[8] = {};
     {
       auto ph = st.phases.scope("transfers");
-      upload_vec(st.words, s.words, strm);
-      upload_vec(st.rule_word_begin, s.rule_word_begin, strm);
-      upload_vec(st.consequent, s.rule_consequent, strm);
-      upload_vec(st.ind_rule_begin, s.individual_rule_begin, strm);
-      upload_vec(st.ind_word_begin, s.individual_word_begin, strm);
-      upload_vec(st.default_class, s.default_class, strm);
-      if (fast) upload_vec(st.group_begin, groups, strm);
+      const std::vector<std::uint32_t>* parts[7] = {&s.words, &s.rule_word_begin, nullptr, &s.individual_rule_begin,
+                                                    &s.individual_word_begin, nullptr, fast ? &groups : nullptr};
+      const std::size_t sizes[7] = {s.words.size(), s.rule_word_begin.size(), s.rule_consequent.size(),
+                                    s.individual_rule_begin.size(), s.individual_word_begin.size(),
+                                    s.default_class.size(), fast ? groups.size() : 0};
+      for (int k = 0; k < 7; ++k) off[k + 1] = off[k] + sizes[k];
+      const std::size_t total = std::max<std::size_t>(1, off[7]);
+      if (st.h_in.size() < total) st.h_in = PinnedBuffer<std::uint32_t>(total + total / 2);
+      for (int k = 0; k < 7; ++k) {
+        if (!sizes[k]) continue;
+        const void* src = parts[k] ? static_cast<const void*>(parts[k]->data())
+                                   : (k == 2 ? static_cast<const void*>(s.rule_consequent.data())
+                                             : static_cast<const void*>(s.default_class.data()));
+        std::memcpy(st.h_in.data() + off[k], src, sizes[k] * sizeof(std::uint32_t));
+      }
+      st.in_blob.resize(total);
+      st.in_blob.upload_async(st.h_in.data(), off[7], strm);
+      in_dev = st.in_blob.data();
     }
-    st.confusion.resize(std::max<std::size_t>(1, nrules));
-    st.fitness.resize(std::max<std::size_t>(1, nrules));
-    st.correct.resize(std::max<std::size_t>(1, ninds));
+    const std::size_t out_words = 5 * nrules + ninds;  // confusion (4 words) | fitness | correct
+    st.out_blob.resize(std::max<std::size_t>(1, out_words));
+    auto* confusion_dev = reinterpret_cast<rules::ConfusionMatrix*>(st.out_blob.data());
+    auto* fitness_dev = reinterpret_cast<float*>(st.out_blob.data() + 4 * nrules);
+    std::uint32_t* correct_dev = st.out_blob.data() + 5 * nrules;
     pitt::PopView pv;
-    pv.words = st.words.data();
-    pv.rule_word_begin = st.rule_word_begin.data();
-    pv.rule_consequent = st.consequent.data();
-    pv.ind_rule_begin = st.ind_rule_begin.data();
-    pv.ind_word_begin = st.ind_word_begin.data();
-    pv.default_class = st.default_class.data();
+    pv.words = in_dev + off[0];
+    pv.rule_word_begin = in_dev + off[1];
+    pv.rule_consequent = reinterpret_cast<const std::int32_t*>(in_dev + off[2]);
+    pv.ind_rule_begin = in_dev + off[3];
+    pv.ind_word_begin = in_dev + off[4];
+    pv.default_class = reinterpret_cast<const std::int32_t*>(in_dev + off[5]);
     pv.individuals = static_cast<std::uint32_t>(ninds);
     pv.max_rules = static_cast<std::uint32_t>(std::max(1, s.max_rules));
 
@@ -333,27 +508,26 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       {
         auto ph = st.phases.scope("coverage_fused");
         st.counts.memset_async(0, strm);
-        st.correct.memset_async(0, strm);
+        if (ninds) GPUDM_CUDA_CHECK(cudaMemsetAsync(correct_dev, 0, ninds * sizeof(std::uint32_t), strm));
         pitt::FastArgs a;
         a.pop = pv;
         a.data = dv;
-        a.group_begin = st.group_begin.data();
+        a.group_begin = in_dev + off[6];
         a.max_group_words = max_words;
         a.max_group_counters = max_counters;
         a.tiles = fc.grid_x;
         a.rule_counts = st.counts.data();
-        a.correct = st.correct.data();
-        if (fc.block == 256 && fc.r == 4) launch_fused<256, 4>(fc, a, strm, props);
-        else if (fc.block == 256 && fc.r == 2) launch_fused<256, 2>(fc, a, strm, props);
-        else if (fc.block == 256) launch_fused<256, 1>(fc, a, strm, props);
-        else launch_fused<128, 1>(fc, a, strm, props);
+        a.correct = correct_dev;
+        a.features16 = packed ? st.features16.data() : nullptr;
+        if (packed) launch_fused_any<pitt::F16x2Rows>(fc, a, strm, props);
+        else launch_fused_any<pitt::F32Rows>(fc, a, strm, props);
       }
       {
         auto ph = st.phases.scope("ruleset_fitness");
         if (nrules) {
           pitt::finalize_kernel<<<grid_for(nrules, 128), 128, 0, strm>>>(
               st.counts.data(), static_cast<std::uint32_t>(nrules), static_cast<std::uint32_t>(rows),
-              st.confusion.data(), st.fitness.data());
+              confusion_dev, fitness_dev);
           GPUDM_CUDA_CHECK_LAUNCH();
         }
       }
@@ -375,7 +549,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
         auto ph = st.phases.scope("rule_fitness");
         if (nrules) {
           pitt::rule_fitness_kernel<<<dim3(static_cast<unsigned>(ninds), pv.max_rules), P::kRuleFitnessThreads, 0, strm>>>(
-              pv, st.result.data(), stride, rows, st.confusion.data(), st.fitness.data());
+              pv, st.result.data(), stride, rows, confusion_dev, fitness_dev);
           GPUDM_CUDA_CHECK_LAUNCH();
         }
       }
@@ -390,22 +564,27 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       {
         auto ph = st.phases.scope("ruleset_fitness");
         pitt::ruleset_fitness_kernel<<<static_cast<unsigned>(ninds), P::kRuleSetFitnessThreads, 0, strm>>>(
-            st.classified.data(), stride, rows, st.correct.data());
+            st.classified.data(), stride, rows, correct_dev);
         GPUDM_CUDA_CHECK_LAUNCH();
       }
     }
     {
       auto ph = st.phases.scope("transfers");
-      st.confusion.download_async(res.rule_confusion.data() + rule_offset, nrules, strm);
-      st.fitness.download_async(res.rule_fitness.data() + rule_offset, nrules, strm);
-      st.correct.download_async(res.correct.data() + ind_offset, ninds, strm);
+      if (st.h_out.size() < out_words) st.h_out = PinnedBuffer<std::uint32_t>(out_words + out_words / 2);
+      st.out_blob.download_async(st.h_out.data(), out_words, strm);
     }
     st.stream.synchronize();
+    std::memcpy(static_cast<void*>(res.rule_confusion.data() + rule_offset), st.h_out.data(),
+                nrules * sizeof(rules::ConfusionMatrix));
+    std::memcpy(res.rule_fitness.data() + rule_offset, st.h_out.data() + 4 * nrules, nrules * sizeof(float));
+    std::memcpy(res.correct.data() + ind_offset, st.h_out.data() + 5 * nrules, ninds * sizeof(std::uint32_t));
     st.phases.flush(timer);
   }
 
   const Dataset* data_ = nullptr;
   rules::Schema schema_;
+  bool f16_ok_ = false, used_packed_ = false;
+  std::string f16_reason_, packed_reason_;
   std::vector<std::unique_ptr<DeviceState>> states_;
   std::vector<std::unique_ptr<nvml::EnergyMeter>> meters_;
   std::string used_path_, fallback_reason_;

@@ -4,6 +4,8 @@
 // interpreters do no bounds checks.
 #include <cstdint>
 
+#include <cuda_fp16.h>
+
 #include "algorithms/rules/confusion.hpp"
 #include "algorithms/rules/opcodes.hpp"
 #include "backends/cuda/common/dataset.cuh"
@@ -161,6 +163,7 @@ struct FastArgs {
   std::uint32_t tiles = 0;
   std::uint32_t* rule_counts = nullptr;  // 3 per rule: tp, fp, fn
   std::uint32_t* correct = nullptr;      // per individual
+  const std::uint32_t* features16 = nullptr;  // f16x2 layout: padded_rows / 2 words per column
 };
 
 template <int BLOCK, int R>
@@ -237,17 +240,117 @@ __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const f
   }
 }
 
+// ---- packed features: two rows per 32-bit word as fp16 (the "f16x2" layout) -------------
+// Used when every feature value of the dataset is exactly representable in fp16 (Poker's 1-13,
+// nominal indexes, small integers): one HSET2 compares two rows, one shift + LOP3 updates two
+// row stacks, one LDS loads two rows. The host rewrites every threshold to an fp16 bound that
+// gives the same answer on fp16-representable data (pack_tokens_f16 in evaluator.cu), so only
+// >=, <=, =, != and the intervals remain, with these meanings in packed words:
+//   kGe x >= a   kLe x <= a   kEq x == a   kNe x != a (ordered: false on NaN)
+//   kIn a <= x <= b          kOut x <= a || x >= b   (a, b already moved past the bounds)
+// Operand words hold the fp16 bound twice (both halves). Every comparison is false on NaN.
+// Row stacks: 16 bits per row, bit 0 / bit 16 the tops; depth <= kMaxPackedDepth keeps each
+// row's live bits below bit 15, so a shift only moves dead bits across the halves (the push
+// selects the new tops with one LOP3, the pops' carry lands in dead bit 15).
+struct F32Rows {
+  static constexpr int kRowsPerSlot = 1;
+};
+struct F16x2Rows {
+  static constexpr int kRowsPerSlot = 2;
+};
+inline constexpr int kMaxPackedDepth = 13;
+
 template <int BLOCK, int R>
+__device__ __forceinline__ void interpret_pairs(const std::uint32_t* tok, const std::uint32_t* s_x,
+                                                std::uint32_t (&st)[R]) {
+  constexpr int T = BLOCK * R;  // words per column in the tile
+  constexpr std::uint32_t kTops = 0x00010001u;
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < R; ++k) st[k] = kTops;
+  for (int i = 0;;) {
+    const std::uint32_t w = tok[i];
+    const std::uint32_t op = w & 0xFFu;
+    if (op == rules::kEnd) break;
+    if (op <= rules::kOut) {
+      const std::uint32_t* col = s_x + (w >> 8) * T + tid;
+      const __half2 a = __halves2half2(__ushort_as_half(static_cast<unsigned short>(tok[i + 1] & 0xFFFFu)),
+                                       __ushort_as_half(static_cast<unsigned short>(tok[i + 1] >> 16)));
+      __half2 x[R];
+#pragma unroll
+      for (int k = 0; k < R; ++k) {
+        const std::uint32_t v = col[k * BLOCK];
+        x[k] = *reinterpret_cast<const __half2*>(&v);
+      }
+      std::uint32_t m[R];
+      switch (op) {
+        case rules::kGe:
+#pragma unroll
+          for (int k = 0; k < R; ++k) m[k] = __hge2_mask(x[k], a);
+          break;
+        case rules::kLe:
+#pragma unroll
+          for (int k = 0; k < R; ++k) m[k] = __hle2_mask(x[k], a);
+          break;
+        case rules::kEq:
+#pragma unroll
+          for (int k = 0; k < R; ++k) m[k] = __heq2_mask(x[k], a);
+          break;
+        case rules::kNe:
+#pragma unroll
+          for (int k = 0; k < R; ++k) m[k] = __hne2_mask(x[k], a);
+          break;
+        case rules::kIn: {
+          const std::uint32_t bw = tok[i + 2];
+          const __half2 b = *reinterpret_cast<const __half2*>(&bw);
+#pragma unroll
+          for (int k = 0; k < R; ++k) m[k] = __hge2_mask(x[k], a) & __hle2_mask(x[k], b);
+          break;
+        }
+        default: {  // kOut
+          const std::uint32_t bw = tok[i + 2];
+          const __half2 b = *reinterpret_cast<const __half2*>(&bw);
+#pragma unroll
+          for (int k = 0; k < R; ++k) m[k] = __hle2_mask(x[k], a) | __hge2_mask(x[k], b);
+          break;
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] = ((st[k] << 1) & ~kTops) | (m[k] & kTops);
+      i += op >= rules::kIn ? 3 : 2;
+    } else if (op == rules::kAnd) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] = (st[k] >> 1) & (st[k] | ~kTops);
+      ++i;
+    } else if (op == rules::kOr) {
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] = (st[k] >> 1) | (st[k] & kTops);
+      ++i;
+    } else {  // kNot
+#pragma unroll
+      for (int k = 0; k < R; ++k) st[k] ^= kTops;
+      ++i;
+    }
+  }
+}
+
+// One fused kernel for both layouts. A "slot" is one feature word per column: one row (F32Rows)
+// or two rows (F16x2Rows, rows 2j and 2j+1 of the column's half array). A thread owns R slots
+// k*BLOCK + tid of the tile, so the tile holds BLOCK * R words per column.
+template <int BLOCK, int R, class Rows>
 __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs args) {  // <= 64 registers: no spills (ptxas spilled R = 1, 2 at 32 registers without the minimum)
-  constexpr int T = BLOCK * R;
+  constexpr int T = BLOCK * R;  // words per column per tile
+  constexpr int S = Rows::kRowsPerSlot;
   constexpr unsigned kFull = 0xFFFFFFFFu;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   const DatasetView& data = args.data;
   const PopView& pop = args.pop;
   const int tid = threadIdx.x, lane = tid & 31;
-  const std::size_t cols = data.cols, padded = data.padded_rows;
-  float* s_x = reinterpret_cast<float*>(smem_raw);
-  std::uint32_t* s_words = reinterpret_cast<std::uint32_t*>(s_x + cols * T);
+  const std::size_t cols = data.cols;
+  const std::size_t col_words = data.padded_rows / S;
+  const std::uint32_t* feat = S == 1 ? reinterpret_cast<const std::uint32_t*>(data.features) : args.features16;
+  std::uint32_t* s_x = reinterpret_cast<std::uint32_t*>(smem_raw);
+  std::uint32_t* s_words = s_x + cols * T;
   std::uint32_t* s_cnt = s_words + args.max_group_words;
 
   const std::uint32_t g = blockIdx.y;
@@ -261,46 +364,53 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs arg
 
   for (std::uint32_t tile = blockIdx.x; tile < args.tiles; tile += gridDim.x) {
     __syncthreads();  // the previous tile is consumed (and the staging above is complete)
-    const std::size_t base = static_cast<std::size_t>(tile) * T;
+    const std::size_t wbase = static_cast<std::size_t>(tile) * T;
     for (std::size_t c = 0; c < cols; ++c) {
-      const float4* src = reinterpret_cast<const float4*>(data.features + c * padded + base);
-      float4* dst = reinterpret_cast<float4*>(s_x + c * T);
+      const uint4* src = reinterpret_cast<const uint4*>(feat + c * col_words + wbase);
+      uint4* dst = reinterpret_cast<uint4*>(s_x + c * T);
       for (int j = tid; j < T / 4; j += BLOCK)
-        dst[j] = base + 4 * static_cast<std::size_t>(j) < padded ? src[j] : make_float4(0.f, 0.f, 0.f, 0.f);
+        dst[j] = wbase + 4 * static_cast<std::size_t>(j) < col_words ? src[j] : make_uint4(0u, 0u, 0u, 0u);
     }
-    int lab[R];
-    std::uint32_t valid[R];
+    int lab[R][S];
+    std::uint32_t valid[R][S];
 #pragma unroll
-    for (int k = 0; k < R; ++k) {
-      const std::size_t row = base + static_cast<std::size_t>(k) * BLOCK + tid;
-      lab[k] = row < data.rows ? data.labels[row] : -1;
-      valid[k] = __ballot_sync(kFull, row < data.rows);
-    }
+    for (int k = 0; k < R; ++k)
+#pragma unroll
+      for (int h = 0; h < S; ++h) {
+        const std::size_t row = (wbase + static_cast<std::size_t>(k) * BLOCK + tid) * S + h;
+        lab[k][h] = row < data.rows ? data.labels[row] : -1;
+        valid[k][h] = __ballot_sync(kFull, row < data.rows);
+      }
     __syncthreads();
     for (std::uint32_t ind = i0; ind < i1; ++ind) {
-      std::uint32_t und[R], corr[R];
+      std::uint32_t und[R][S], corr[R][S];
 #pragma unroll
-      for (int k = 0; k < R; ++k) {
-        und[k] = valid[k];
-        corr[k] = 0;
-      }
+      for (int k = 0; k < R; ++k)
+#pragma unroll
+        for (int h = 0; h < S; ++h) {
+          und[k][h] = valid[k][h];
+          corr[k][h] = 0;
+        }
       const std::uint32_t rb = pop.ind_rule_begin[ind], re = pop.ind_rule_begin[ind + 1];
       for (std::uint32_t r = rb; r < re; ++r) {
         const std::uint32_t* tok = s_words + (pop.rule_word_begin[r] - w0);
         const std::int32_t cons = pop.rule_consequent[r];
         std::uint32_t st[R];
-        interpret_rows<BLOCK, R>(tok, s_x, st);
+        if constexpr (S == 1) interpret_rows<BLOCK, R>(tok, reinterpret_cast<const float*>(s_x), st);
+        else interpret_pairs<BLOCK, R>(tok, s_x, st);
         std::uint32_t tp = 0, fp = 0, fn = 0;
 #pragma unroll
-        for (int k = 0; k < R; ++k) {
-          const std::uint32_t m = __ballot_sync(kFull, st[k] & 1u) & valid[k];
-          const std::uint32_t e = __ballot_sync(kFull, lab[k] == cons);
-          tp += __popc(m & e);
-          fp += __popc(m & ~e);
-          fn += __popc(~m & e);
-          corr[k] |= m & und[k] & e;
-          und[k] &= ~m;
-        }
+        for (int k = 0; k < R; ++k)
+#pragma unroll
+          for (int h = 0; h < S; ++h) {
+            const std::uint32_t m = __ballot_sync(kFull, (st[k] >> (16 * h)) & 1u) & valid[k][h];
+            const std::uint32_t e = __ballot_sync(kFull, lab[k][h] == cons);
+            tp += __popc(m & e);
+            fp += __popc(m & ~e);
+            fn += __popc(~m & e);
+            corr[k][h] |= m & und[k][h] & e;
+            und[k][h] &= ~m;
+          }
         if (lane == 0) {
           std::uint32_t* c = s_cnt + 3 * (r - rr0);
           if (tp) atomicAdd(c, tp);
@@ -311,7 +421,9 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs arg
       const std::int32_t def = pop.default_class[ind];
       std::uint32_t ok = 0;
 #pragma unroll
-      for (int k = 0; k < R; ++k) ok += __popc(corr[k] | (und[k] & __ballot_sync(kFull, lab[k] == def)));
+      for (int k = 0; k < R; ++k)
+#pragma unroll
+        for (int h = 0; h < S; ++h) ok += __popc(corr[k][h] | (und[k][h] & __ballot_sync(kFull, lab[k][h] == def)));
       if (lane == 0 && ok) atomicAdd(s_correct + (ind - i0), ok);
     }
   }
