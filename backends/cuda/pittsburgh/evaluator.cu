@@ -444,6 +444,9 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
 
   void run_device(DeviceState& st, const FlatPopulation& s, bool fast, bool packed, pittsburgh::EvaluationResult& res,
                   std::uint32_t rule_offset, std::size_t ind_offset, PhaseTimer& timer) {
+    // Host clock around the device work: what the wall-clock evaluation holds beyond the
+    // device-timed phases (launch configuration, staging, launch latency, the wait).
+    Stopwatch host_submit;
     cudaStream_t strm = st.stream.get();
     const DatasetView dv = st.data.view();
     const std::size_t rows = dv.rows;
@@ -573,7 +576,10 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       if (st.h_out.size() < out_words) st.h_out = PinnedBuffer<std::uint32_t>(out_words + out_words / 2);
       st.out_blob.download_async(st.h_out.data(), out_words, strm);
     }
+    timer.add("host_submit", host_submit.seconds(), PhaseClock::host);
+    Stopwatch host_wait;
     st.stream.synchronize();
+    timer.add("host_wait", host_wait.seconds(), PhaseClock::host);
     std::memcpy(static_cast<void*>(res.rule_confusion.data() + rule_offset), st.h_out.data(),
                 nrules * sizeof(rules::ConfusionMatrix));
     std::memcpy(res.rule_fitness.data() + rule_offset, st.h_out.data() + 4 * nrules, nrules * sizeof(float));
