@@ -56,91 +56,11 @@ FlatPopulation slice(const FlatPopulation& f, std::size_t a, std::size_t b) {
 static_assert(sizeof(rules::ConfusionMatrix) == 4 * sizeof(std::uint32_t), "confusion matrices travel as 4 words");
 
 // ---- the f16x2 feature layout (kernels.cuh, "packed features") ----
-// Host-side fp16 bounds: for fp16-representable data x and any float threshold a,
-//   x >= a <=> x >= up(a)        x > a <=> x >= above(a)
-//   x <= a <=> x <= down(a)      x < a <=> x <= below(a)
-// where up/down are the nearest fp16 values >= / <= a and above/below the nearest strictly
-// greater / smaller ones; a bound that does not exist (beyond +-inf) is NaN, which compares false.
-namespace f16 {
-constexpr std::uint16_t kNaN = 0x7E00, kPosInf = 0x7C00, kNegInf = 0xFC00;
+namespace f16h {
 std::uint16_t bits(float a) { return __half_as_ushort(__float2half_rn(a)); }
-float value(std::uint16_t h) { return __half2float(__ushort_as_half(h)); }
-bool exact(float a) { return !std::isnan(a) && value(bits(a)) == a; }
-std::uint16_t next(std::uint16_t u) {  // smallest fp16 > u (u not NaN)
-  if (u == kPosInf) return kNaN;
-  if (u == 0x0000 || u == 0x8000) return 0x0001;
-  return (u & 0x8000) ? static_cast<std::uint16_t>(u - 1) : static_cast<std::uint16_t>(u + 1);
-}
-std::uint16_t prev(std::uint16_t u) {  // largest fp16 < u (u not NaN)
-  if (u == kNegInf) return kNaN;
-  if (u == 0x0000 || u == 0x8000) return 0x8001;
-  return (u & 0x8000) ? static_cast<std::uint16_t>(u + 1) : static_cast<std::uint16_t>(u - 1);
-}
-std::uint16_t up(float a) {
-  if (std::isnan(a)) return kNaN;
-  const std::uint16_t h = bits(a);
-  return value(h) >= a ? h : next(h);
-}
-std::uint16_t down(float a) {
-  if (std::isnan(a)) return kNaN;
-  const std::uint16_t h = bits(a);
-  return value(h) <= a ? h : prev(h);
-}
-std::uint16_t above(float a) {
-  const std::uint16_t h = up(a);
-  return h != kNaN && value(h) == a ? next(h) : h;
-}
-std::uint16_t below(float a) {
-  const std::uint16_t h = down(a);
-  return h != kNaN && value(h) == a ? prev(h) : h;
-}
-std::uint32_t pair(std::uint16_t h) { return static_cast<std::uint32_t>(h) | (static_cast<std::uint32_t>(h) << 16); }
-}  // namespace f16
-
-// Every comparison rewritten to the packed meanings (kernels.cuh): same word count, so every
-// offset of the flattened population stays valid.
-std::vector<std::uint32_t> pack_tokens_f16(const FlatPopulation& f) {
-  std::vector<std::uint32_t> w = f.words;
-  for (std::size_t r = 0; r < f.rules(); ++r) {
-    for (std::size_t i = f.rule_word_begin[r];;) {
-      const std::uint32_t op = rules::opcode_of(w[i]), attr = rules::attribute_of(w[i]);
-      if (op == rules::kEnd) break;
-      if (!rules::is_comparison(op)) {
-        ++i;
-        continue;
-      }
-      const float a = rules::word_as_float(f.words[i + 1]);
-      std::uint32_t nop = op, na = 0, nb = 0;
-      switch (op) {
-        case rules::kGt: nop = rules::kGe; na = f16::pair(f16::above(a)); break;
-        case rules::kGe: na = f16::pair(f16::up(a)); break;
-        case rules::kLt: nop = rules::kLe; na = f16::pair(f16::below(a)); break;
-        case rules::kLe: na = f16::pair(f16::down(a)); break;
-        case rules::kEq: na = f16::pair(f16::exact(a) ? f16::bits(a) : f16::kNaN); break;
-        case rules::kNe:  // != a value the data cannot hold: true unless missing, i.e. x <= +inf
-          if (f16::exact(a)) na = f16::pair(f16::bits(a));
-          else {
-            nop = rules::kLe;
-            na = f16::pair(f16::kPosInf);
-          }
-          break;
-        case rules::kIn:
-          na = f16::pair(f16::up(a));
-          nb = f16::pair(f16::down(rules::word_as_float(f.words[i + 2])));
-          break;
-        default:  // kOut
-          na = f16::pair(f16::below(a));
-          nb = f16::pair(f16::above(rules::word_as_float(f.words[i + 2])));
-          break;
-      }
-      w[i] = rules::make_word(nop, attr);
-      w[i + 1] = na;
-      if (op == rules::kIn || op == rules::kOut) w[i + 2] = nb;
-      i += 1 + rules::operand_count(op);
-    }
-  }
-  return w;
-}
+bool exact(float a) { return !std::isnan(a) && __half2float(__ushort_as_half(bits(a))) == a; }
+constexpr std::uint16_t kNaN = 0x7E00;
+}  // namespace f16h
 
 // The dataset in the f16x2 layout (column-major, padded_rows halves per column), or an empty
 // vector and the reason when a value is not exactly representable in fp16.
@@ -152,9 +72,9 @@ std::vector<std::uint16_t> features_f16(const Dataset& d, std::string& reason) {
     for (std::size_t r = 0; r < d.rows(); ++r) {
       const float v = col[r];
       if (std::isnan(v)) {
-        out[r] = f16::kNaN;
-      } else if (f16::exact(v)) {
-        out[r] = f16::bits(v);
+        out[r] = f16h::kNaN;
+      } else if (f16h::exact(v)) {
+        out[r] = f16h::bits(v);
       } else {
         reason = "attribute " + std::to_string(c) + " ('" + d.attributes()[c].name + "') row " + std::to_string(r) +
                  " value " + std::to_string(v) + " is not exact in fp16";
@@ -177,7 +97,7 @@ struct DeviceState {
   Stream stream;
   DeviceDataset data;
   DeviceBuffer<std::uint32_t> features16;  // f16x2 layout, when the dataset allows it
-  DeviceBuffer<std::uint32_t> in_blob, out_blob, counts;  // population in; confusion | fitness | correct out
+  DeviceBuffer<std::uint32_t> in_blob, out_blob, counts, words16;  // population in; confusion | fitness | correct out
   PinnedBuffer<std::uint32_t> h_in, h_out;
   DeviceBuffer<std::uint8_t> result, classified;  // faithful path
   DevicePhases phases{nullptr};
@@ -259,11 +179,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       packed_reason_ = "a rule's stack depth " + std::to_string(f.max_depth) + " exceeds the f16x2 layout's " +
                        std::to_string(pitt::kMaxPackedDepth);
     }
-    FlatPopulation f16pop;
-    if (packed) {
-      f16pop.words = pack_tokens_f16(f);
-      packed_reason_.clear();
-    }
+    if (packed) packed_reason_.clear();  // thresholds are rewritten on the device (rewrite_f16_kernel)
     res.phases.add("encode", enc.seconds());
     used_path_ = fast ? "fast" : "faithful";
     used_packed_ = packed;
@@ -294,12 +210,10 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     auto work = [&](std::size_t d) {
       try {
         set_device(states_[d]->device);
-        FlatPopulation s = nd == 1 ? f : slice(f, cut[d], cut[d + 1]);
-        if (packed) {  // the same slice of the rewritten words
-          const std::uint32_t wa = f.individual_word_begin[cut[d]], wb = f.individual_word_begin[cut[d + 1]];
-          s.words.assign(f16pop.words.begin() + wa, f16pop.words.begin() + wb);
-        }
-        run_device(*states_[d], s, fast, packed, res, f.individual_rule_begin[cut[d]], cut[d], timers[d]);
+        if (nd == 1) run_device(*states_[d], f, fast, packed, res, 0, 0, timers[d]);
+        else
+          run_device(*states_[d], slice(f, cut[d], cut[d + 1]), fast, packed, res, f.individual_rule_begin[cut[d]],
+                     cut[d], timers[d]);
       } catch (...) {
         errors[d] = std::current_exception();
       }
@@ -498,6 +412,14 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     std::uint32_t* correct_dev = st.out_blob.data() + 5 * nrules;
     pitt::PopView pv;
     pv.words = in_dev + off[0];
+    if (packed && nrules) {  // the thresholds as fp16 bounds, one thread per rule
+      auto ph = st.phases.scope("rewrite_f16");
+      st.words16.resize(s.words.size());
+      pitt::rewrite_f16_kernel<<<grid_for(nrules, 128), 128, 0, strm>>>(
+          pv.words, in_dev + off[1], static_cast<std::uint32_t>(nrules), st.words16.data());
+      GPUDM_CUDA_CHECK_LAUNCH();
+      pv.words = st.words16.data();
+    }
     pv.rule_word_begin = in_dev + off[1];
     pv.rule_consequent = reinterpret_cast<const std::int32_t*>(in_dev + off[2]);
     pv.ind_rule_begin = in_dev + off[3];

@@ -260,6 +260,85 @@ struct F16x2Rows {
 };
 inline constexpr int kMaxPackedDepth = 13;
 
+// The threshold rewrite for the f16x2 layout, one thread per rule (the token stream keeps its
+// word count, so every offset stays valid). For fp16-representable data x and a float a:
+//   x >= a <=> x >= ru(a)          x > a <=> x >= above(a)
+//   x <= a <=> x <= rd(a)          x < a <=> x <= below(a)
+// with ru/rd the conversions rounding up/down (IEEE: past the range they give +-inf / the
+// largest finite), above/below the nearest fp16 strictly greater/smaller; a bound that does not
+// exist (above(+inf), below(-inf)) is NaN, which compares false. Thresholds are never NaN
+// (validation rejects them).
+namespace f16 {
+constexpr unsigned short kNaN = 0x7E00, kPosInf = 0x7C00, kNegInf = 0xFC00;
+__device__ __forceinline__ float value(unsigned short h) { return __half2float(__ushort_as_half(h)); }
+__device__ __forceinline__ unsigned short next(unsigned short u) {  // smallest fp16 > u
+  if (u == kPosInf) return kNaN;
+  if (u == 0x0000 || u == 0x8000) return 0x0001;
+  return (u & 0x8000) ? u - 1 : u + 1;
+}
+__device__ __forceinline__ unsigned short prev(unsigned short u) {  // largest fp16 < u
+  if (u == kNegInf) return kNaN;
+  if (u == 0x0000 || u == 0x8000) return 0x8001;
+  return (u & 0x8000) ? u + 1 : u - 1;
+}
+__device__ __forceinline__ unsigned short up(float a) { return __half_as_ushort(__float2half_ru(a)); }
+__device__ __forceinline__ unsigned short down(float a) { return __half_as_ushort(__float2half_rd(a)); }
+__device__ __forceinline__ unsigned short above(float a) {
+  const unsigned short h = up(a);
+  return value(h) == a ? next(h) : h;
+}
+__device__ __forceinline__ unsigned short below(float a) {
+  const unsigned short h = down(a);
+  return value(h) == a ? prev(h) : h;
+}
+__device__ __forceinline__ bool exact(float a) { return __half2float(__float2half_rn(a)) == a; }
+__device__ __forceinline__ std::uint32_t pair(unsigned short h) { return h | (static_cast<std::uint32_t>(h) << 16); }
+}  // namespace f16
+
+__global__ void rewrite_f16_kernel(const std::uint32_t* in, const std::uint32_t* rule_word_begin, std::uint32_t rules,
+                                   std::uint32_t* out) {
+  const std::uint32_t r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rules) return;
+  for (std::uint32_t i = rule_word_begin[r];;) {
+    const std::uint32_t w = in[i], op = rules::opcode_of(w), attr = rules::attribute_of(w);
+    if (op == rules::kEnd) {
+      out[i] = w;
+      break;
+    }
+    if (!rules::is_comparison(op)) {
+      out[i++] = w;
+      continue;
+    }
+    const float a = __uint_as_float(in[i + 1]);
+    std::uint32_t nop = op, na = 0;
+    switch (op) {
+      case rules::kGt: nop = rules::kGe; na = f16::pair(f16::above(a)); break;
+      case rules::kGe: na = f16::pair(f16::up(a)); break;
+      case rules::kLt: nop = rules::kLe; na = f16::pair(f16::below(a)); break;
+      case rules::kLe: na = f16::pair(f16::down(a)); break;
+      case rules::kEq: na = f16::pair(f16::exact(a) ? f16::up(a) : f16::kNaN); break;  // no x equals an inexact a
+      case rules::kNe:  // != a value the data cannot hold: true unless missing, i.e. x <= +inf
+        if (f16::exact(a)) na = f16::pair(f16::up(a));
+        else {
+          nop = rules::kLe;
+          na = f16::pair(f16::kPosInf);
+        }
+        break;
+      case rules::kIn:
+        na = f16::pair(f16::up(a));
+        out[i + 2] = f16::pair(f16::down(__uint_as_float(in[i + 2])));
+        break;
+      default:  // kOut
+        na = f16::pair(f16::below(a));
+        out[i + 2] = f16::pair(f16::above(__uint_as_float(in[i + 2])));
+        break;
+    }
+    out[i] = rules::make_word(nop, attr);
+    out[i + 1] = na;
+    i += 1 + rules::operand_count(op);
+  }
+}
+
 template <int BLOCK, int R>
 __device__ __forceinline__ void interpret_pairs(const std::uint32_t* tok, const std::uint32_t* s_x,
                                                 std::uint32_t (&st)[R]) {
