@@ -8,13 +8,14 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
-#include <thread>
+#include <functional>
 #include <vector>
 
 #include "algorithms/core/stopwatch.hpp"
 #include "backends/cuda/common/buffer.cuh"
 #include "backends/cuda/common/dataset.cuh"
 #include "backends/cuda/common/device.cuh"
+#include "backends/cuda/common/device_workers.hpp"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/common/event_timer.cuh"
 #include "backends/cuda/common/nvml.hpp"
@@ -139,6 +140,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     if (!f16_ok_ && options_.features == "f16x2")
       throw Error("pittsburgh/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
     const int n = std::max(1, options_.devices);
+    workers_.reset();
+    if (n > 1) workers_ = std::make_unique<DeviceWorkers>(static_cast<std::size_t>(n - 1));
     for (int d = 0; d < n; ++d) {
       set_device(d);
       auto st = std::make_unique<DeviceState>(d);
@@ -206,27 +209,17 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       }
     }
     std::vector<PhaseTimer> timers(nd);
-    std::vector<std::exception_ptr> errors(nd);
-    auto work = [&](std::size_t d) {
-      try {
+    const std::function<void(std::size_t)> work = [&](std::size_t d) {
+      {
         set_device(states_[d]->device);
         if (nd == 1) run_device(*states_[d], f, fast, packed, res, 0, 0, timers[d]);
         else
           run_device(*states_[d], slice(f, cut[d], cut[d + 1]), fast, packed, res, f.individual_rule_begin[cut[d]],
                      cut[d], timers[d]);
-      } catch (...) {
-        errors[d] = std::current_exception();
       }
     };
-    if (nd == 1) {
-      work(0);
-    } else {
-      std::vector<std::thread> threads;
-      for (std::size_t d = 0; d < nd; ++d) threads.emplace_back(work, d);
-      for (auto& t : threads) t.join();
-    }
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
+    if (nd == 1) work(0);
+    else workers_->run(work, nd);  // device 0 on this thread, the others on persistent workers
     // The critical path: per phase, the slowest device.
     for (const auto& p : timers[0].phases()) {
       double s = 0;
@@ -514,6 +507,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   bool f16_ok_ = false, used_packed_ = false;
   std::string f16_reason_, packed_reason_;
   std::vector<std::unique_ptr<DeviceState>> states_;
+  std::unique_ptr<DeviceWorkers> workers_;
   std::vector<std::unique_ptr<nvml::EnergyMeter>> meters_;
   std::string used_path_, fallback_reason_;
   nlohmann::ordered_json last_fast_;

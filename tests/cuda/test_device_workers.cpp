@@ -1,0 +1,37 @@
+// DeviceWorkers (backends/cuda/common/device_workers.hpp): host threads only, no device needed.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "backends/cuda/common/device_workers.hpp"
+
+using gpudm::backend::cuda::DeviceWorkers;
+
+TEST(DeviceWorkers, RunsEveryIndexOnceJobZeroOnTheCaller) {
+  DeviceWorkers w(3);
+  for (std::size_t n = 1; n <= 4; ++n) {
+    std::vector<std::atomic<int>> hits(n);
+    std::vector<std::thread::id> who(n);
+    w.run([&](std::size_t i) { ++hits[i]; who[i] = std::this_thread::get_id(); }, n);
+    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << "n " << n << " job " << i;
+    EXPECT_EQ(who[0], std::this_thread::get_id());
+    std::set<std::thread::id> distinct(who.begin(), who.end());
+    EXPECT_EQ(distinct.size(), n);
+  }
+}
+
+TEST(DeviceWorkers, ManyRoundsAndWorkerExceptionsReachTheCaller) {
+  DeviceWorkers w(1);
+  std::atomic<long> sum{0};
+  for (int r = 0; r < 2000; ++r) w.run([&](std::size_t i) { sum += static_cast<long>(i) + 1; }, 2);
+  EXPECT_EQ(sum.load(), 2000L * 3);
+  EXPECT_THROW(w.run([](std::size_t i) { if (i == 1) throw std::runtime_error("device 1 failed"); }, 2),
+               std::runtime_error);
+  EXPECT_THROW(w.run([](std::size_t) {}, 3), std::logic_error);  // more jobs than workers + 1
+  w.run([&](std::size_t) { ++sum; }, 2);                            // still usable after a failure
+  EXPECT_EQ(sum.load(), 2000L * 3 + 2);
+}
