@@ -223,6 +223,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["internal_nodes"] = count_internal(root);
     metrics["attributes_in_models"] = count_model_attributes(root);
     metrics["iterations"] = r.summary.iterations;
+    metrics["stop_reason"] = r.summary.stop_reason;
     metrics["evaluations"] = r.summary.evaluations;
     metrics["fitness"] = r.best.fitness;
     metrics["induction_seconds"] = r.seconds;

@@ -1,6 +1,7 @@
 #include "algorithms/gmt/ea.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 
@@ -471,6 +472,8 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
   }
   double best = pop[0].fitness;
   int stall = 0;
+  summary_.stop_reason = "iterations";
+  const auto loop_start = std::chrono::steady_clock::now();
   for (int it = 1; it <= p_.iterations; ++it) {
     std::vector<Individual*> modified;
     {
@@ -507,7 +510,15 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
     }
     summary_.best_history.push_back(best);
     if (on_iteration) on_iteration(it, pop[0]);
-    if (p_.stall_iterations > 0 && stall >= p_.stall_iterations) break;
+    if (p_.stall_iterations > 0 && stall >= p_.stall_iterations) {
+      summary_.stop_reason = "stall";
+      break;
+    }
+    if (p_.max_seconds > 0 && it < p_.iterations &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count() >= p_.max_seconds) {
+      summary_.stop_reason = "time";
+      break;
+    }
   }
   summary_.best_fitness = pop[0].fitness;
   return std::move(pop[0]);

@@ -57,6 +57,7 @@ struct GmtParams {
   int population = 64;
   int iterations = 10000;
   int stall_iterations = 1000;  // stop after this many iterations without improvement (0 = off)
+  double max_seconds = 0.0;     // stop after this much wall time in the loop (0 = off); the stop is reported
   double crossover = 0.2;       // per individual
   double mutation = 0.8;        // per individual
   int elitism = 1;
@@ -107,6 +108,7 @@ struct RunSummary {
   std::int64_t evaluations = 0;     // individuals evaluated (initial population included)
   double best_fitness = 0.0;
   int best_found_at = 0;
+  std::string stop_reason;           // "iterations" | "stall" | "time" (max_seconds)
   std::vector<double> best_history;  // best fitness after every iteration
 };
 

@@ -99,6 +99,7 @@ class GmtFamily final : public Family {
     res.metrics["fitness"] = best.fitness;
     res.metrics["iterations"] = summary.iterations;
     res.metrics["best_found_at"] = summary.best_found_at;
+    res.metrics["stop_reason"] = summary.stop_reason;
     res.metrics["evaluations"] = summary.evaluations;
     const double med = res.timing.median();
     // Rows routed through a tree per second (evaluations x training rows / induction time).

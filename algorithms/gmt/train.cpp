@@ -25,6 +25,7 @@ std::vector<ParamSpec> param_specs() {
   add("population", "int", d.population, "individuals (paper: 64)");
   add("iterations", "int", d.iterations, "maximum generations (paper: 10,000)");
   add("stall_iterations", "int", d.stall_iterations, "stop after this many generations without improvement of the best (0 = off)");
+  add("max_seconds", "number", d.max_seconds, "stop the loop after this many seconds of wall time (0 = off; the stop is reported as stop_reason \"time\")");
   add("crossover", "number", d.crossover, "crossover probability per individual (paper: 0.2)");
   add("mutation", "number", d.mutation, "mutation probability per individual (paper: 0.8)");
   add("elitism", "int", d.elitism, "best individuals copied unchanged (paper: 1)");
@@ -77,6 +78,7 @@ GmtParams params_from_json(const nlohmann::json& j, std::size_t rows) {
   p.population = get(j, "population", p.population);
   p.iterations = get(j, "iterations", p.iterations);
   p.stall_iterations = get(j, "stall_iterations", p.stall_iterations);
+  p.max_seconds = get(j, "max_seconds", p.max_seconds);
   p.crossover = get(j, "crossover", p.crossover);
   p.mutation = get(j, "mutation", p.mutation);
   p.elitism = get(j, "elitism", p.elitism);
@@ -104,6 +106,7 @@ GmtParams params_from_json(const nlohmann::json& j, std::size_t rows) {
   p.cx_branches = get(j, "cx_branches", p.cx_branches);
   p.cx_asymmetric = get(j, "cx_asymmetric", p.cx_asymmetric);
   GPUDM_REQUIRE(p.iterations >= 0, "gmt: params.iterations must be >= 0");
+  GPUDM_REQUIRE(p.max_seconds >= 0, "gmt: params.max_seconds must be >= 0");
   GPUDM_REQUIRE(p.crossover >= 0 && p.crossover <= 1 && p.mutation >= 0 && p.mutation <= 1,
                 "gmt: params.crossover and params.mutation must be probabilities in [0, 1]");
   GPUDM_REQUIRE(p.mut_new_test >= 0 && p.mut_shift_threshold >= 0 && p.mut_swap_test >= 0 && p.mut_prune >= 0 &&

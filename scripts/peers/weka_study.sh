@@ -16,6 +16,10 @@ ITERATIONS="${ITERATIONS:-10000}"
 POPULATION="${POPULATION:-64}"
 BACKEND="${BACKEND:-sequential}"
 SEED="${SEED:-1}"
+# MAX_SECONDS: cap on GMT's loop per dataset (0 = none; the stop is reported as "time").
+# PARALLEL: datasets run at once (each GMT process with BACKEND's threads; default 1).
+MAX_SECONDS="${MAX_SECONDS:-0}"
+PARALLEL="${PARALLEL:-1}"
 WEKA_JAR="${WEKA_JAR:-/usr/share/java/weka.jar}"
 JAVA_MEM="${JAVA_MEM:-4g}"
 # SKIP_WEKA=1 WEKA_FROM=<an earlier study folder>: run GMT only and take Weka's outputs (deterministic
@@ -63,12 +67,13 @@ DATASETS=("${@:-${DEFAULT[@]}}")
     echo "weka: $(java -cp "$WEKA_JAR" weka.core.Version 2>/dev/null | head -1)"
     echo "java: $(java -version 2>&1 | head -1)"
   fi
-  echo "gmt: iterations=$ITERATIONS population=$POPULATION backend=$BACKEND seed=$SEED"
+  echo "gmt: iterations=$ITERATIONS population=$POPULATION backend=$BACKEND seed=$SEED max_seconds=$MAX_SECONDS parallel_datasets=$PARALLEL"
   echo "load_average_at_start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "datasets: ${DATASETS[*]}"
 } >> "$OUT_DIR/raw/environment.txt"
 
-for ds in "${DATASETS[@]}"; do
+one() {
+  local ds="$1" tr te m cls opts
   echo "== $ds" >&2
   "$SPLIT" "$ds" "$WORK" --seed "$SEED" >&2
   tr="$WORK/${ds}_train.csv"; te="$WORK/${ds}_test.csv"
@@ -88,8 +93,17 @@ for ds in "${DATASETS[@]}"; do
   echo "   gmt ($ITERATIONS iterations)" >&2
   timed "$OUT_DIR/raw/${ds}.gmt.time" \
     "$LEARNER" train --dataset "$tr" --test "$te" --backend "$BACKEND" --seed "$SEED" --quiet \
-    --param iterations="$ITERATIONS" --param population="$POPULATION" \
+    --param iterations="$ITERATIONS" --param population="$POPULATION" --param max_seconds="$MAX_SECONDS" \
     --model-out "$OUT_DIR/raw/${ds}.gmt_model.json" --metrics-out "$OUT_DIR/raw/${ds}.gmt_metrics.json" \
     > "$OUT_DIR/raw/${ds}.gmt.txt"
+}
+for ds in "${DATASETS[@]}"; do
+  if [ "$PARALLEL" -le 1 ]; then
+    one "$ds"
+  else
+    one "$ds" &
+    while [ "$(jobs -rp | wc -l)" -ge "$PARALLEL" ]; do wait -n || true; done
+  fi
 done
+wait
 python3 "$ROOT/scripts/peers/weka_table.py" "$OUT_DIR"

@@ -42,7 +42,7 @@ def gmt(path):
     j = json.load(open(path))
     return {"rmse": j["test"]["rmse"], "mae": j["test"]["mae"], "seconds": j["induction_seconds"],
             "leaves": j["leaves"], "attrs": j["attributes_in_models"], "train_rows": j["train"]["rows"],
-            "iterations": j["iterations"]}
+            "iterations": j["iterations"], "stop": j.get("stop_reason")}
 
 
 names = sorted({f.split(".")[0] for f in os.listdir(raw) if f.endswith(".gmt_metrics.json")})
@@ -69,7 +69,7 @@ for n in names:
 fields = ["dataset", "train_rows"]
 for k in ("gmt", "m5p", "reptree"):
     fields += [f"{k}_rmse", f"{k}_mae", f"{k}_leaves", f"{k}_attributes_in_models", f"{k}_seconds", f"{k}_process_cpu_seconds"]
-fields += ["gmt_iterations"]
+fields += ["gmt_iterations", "gmt_stop_reason"]
 with open(os.path.join(out, "table.csv"), "w", newline="") as f:
     w = csv.writer(f)
     w.writerow(fields)
@@ -77,7 +77,7 @@ with open(os.path.join(out, "table.csv"), "w", newline="") as f:
         line = [n, g["train_rows"]]
         for r in (g, m5, rep):
             line += [r["rmse"], r["mae"], r["leaves"], r["attrs"], r["seconds"], r["cpu"]]
-        line += [g["iterations"]]
+        line += [g["iterations"], g["stop"] or ""]
         w.writerow(line)
 
 env = open(os.path.join(raw, "environment.txt")).read().strip().splitlines()
@@ -96,7 +96,9 @@ for n, g, m5, rep in rows:
     best = min(x["rmse"] for x in (g, m5, rep) if x["rmse"] is not None)
     cell = lambda r: ("**" + fmt(r["rmse"]) + "**") if r["rmse"] == best else fmt(r["rmse"])
     md.append(f"| {n} | {g['train_rows']} | {cell(g)} | {cell(m5)} | {cell(rep)} | {g['leaves']} / {g['attrs']} | "
-              f"{m5['leaves']} / {m5['attrs']} | {rep['leaves']} | {g['iterations']} | {fmt(g['seconds'], 3)} ({fmt(g['cpu'], 3)}) | {fmt(m5['seconds'], 3)} ({fmt(m5['cpu'], 3)}) | {fmt(rep['seconds'], 3)} ({fmt(rep['cpu'], 3)}) |")
+              f"{m5['leaves']} / {m5['attrs']} | {rep['leaves']} | {g['iterations']}{(' (' + g['stop'] + ')') if g['stop'] else ''} | {fmt(g['seconds'], 3)} ({fmt(g['cpu'], 3)}) | {fmt(m5['seconds'], 3)} ({fmt(m5['cpu'], 3)}) | {fmt(rep['seconds'], 3)} ({fmt(rep['cpu'], 3)}) |")
+md += ["", "GMT iterations (stop reason): stall = no improvement of the best for stall_iterations (1,000) generations, "
+       "iterations = the iteration limit, time = the max_seconds cap (MAX_SECONDS); no reason = a run before stop reasons were recorded.", ""]
 md += ["", "Paper (cuGMT Sec. 6, Armchair): GMT 5 leaf models, RMSE < 0.1; M5 18 models, RMSE 2.33; REPTree 87 leaves, RMSE 1.48 "
        "(their Armchair definition is not public; ours is the datasets/ reconstruction, noise sd 0.05).", ""]
 open(os.path.join(out, "table.md"), "w").write("\n".join(md) + "\n")
