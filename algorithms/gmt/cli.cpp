@@ -224,6 +224,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["attributes_in_models"] = count_model_attributes(root);
     metrics["iterations"] = r.summary.iterations;
     metrics["stop_reason"] = r.summary.stop_reason;
+    metrics["thresholds_centered"] = r.thresholds_centered;
     metrics["evaluations"] = r.summary.evaluations;
     metrics["fitness"] = r.best.fitness;
     metrics["induction_seconds"] = r.seconds;

@@ -83,6 +83,7 @@ class GmtFamily final : public Family {
     }
     res.metrics["estimated"] = estimated;
 
+    res.metrics["thresholds_centered"] = center_thresholds(best.root.get(), train);  // partition unchanged
     const Node* root = best.root.get();
     const Scores st = score(root, train);
     res.metrics["train_rmse"] = st.rmse;

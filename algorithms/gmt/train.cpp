@@ -157,6 +157,7 @@ TrainResult train(const Dataset& data, const GmtParams& p, ModelTreeEvaluator& e
   });
   if (bar) bar->finish();
   r.summary = ea.summary();
+  r.thresholds_centered = center_thresholds(r.best.root.get(), data);
   r.seconds = sw.seconds();
   return r;
 }

@@ -35,6 +35,7 @@ struct TrainResult {
   PhaseTimer timer;
   double seconds = 0.0;
   FitnessKind fitness_kind = FitnessKind::bic;
+  int thresholds_centered = 0;  // center_thresholds() on the best tree (training partition unchanged)
 };
 
 // Trains GMT on `train` with the given backend evaluator.

@@ -1,6 +1,9 @@
 #include "algorithms/gmt/tree.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <cstdio>
 #include <functional>
 #include <sstream>
@@ -140,6 +143,41 @@ double predict(const Node* n, const Dataset& d, std::size_t row) {
   for (std::size_t k = 0; k < n->model_attrs.size() && k + 1 < n->coef.size(); ++k)
     y += n->coef[k + 1] * static_cast<double>(d.at(row, static_cast<std::size_t>(n->model_attrs[k])));
   return y;
+}
+
+namespace {
+int center_rec(Node* n, const Dataset& d, const std::vector<std::uint32_t>& rows) {
+  if (n->is_leaf()) return 0;
+  const auto a = static_cast<std::size_t>(n->attr);
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  std::vector<std::uint32_t> left, right;
+  for (std::uint32_t r : rows) {
+    const float x = d.at(r, a);
+    if (x <= n->threshold) {
+      left.push_back(r);
+      lo = std::max(lo, x);
+    } else {
+      right.push_back(r);
+      hi = std::min(hi, x);
+    }
+  }
+  int moved = 0;
+  if (!left.empty() && !right.empty()) {
+    float m = static_cast<float>(0.5 * (static_cast<double>(lo) + static_cast<double>(hi)));
+    if (!(m < hi)) m = lo;  // adjacent floats: keep every left value <= m < every right value
+    if (m != n->threshold) {
+      n->threshold = m;
+      moved = 1;
+    }
+  }
+  return moved + center_rec(n->left.get(), d, left) + center_rec(n->right.get(), d, right);
+}
+}  // namespace
+
+int center_thresholds(Node* root, const Dataset& train) {
+  std::vector<std::uint32_t> rows(train.rows());
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint32_t>(i);
+  return root ? center_rec(root, train, rows) : 0;
 }
 
 namespace {

@@ -53,6 +53,12 @@ void apply_evaluation(Node* root, const FlatTree& flat, const EvalOutput& ev);
 
 double predict(const Node* root, const Dataset& d, std::size_t row);
 
+// Moves every test's threshold to the midpoint of the gap between the training values on its two
+// sides (CART's split points). The training partition, hence every leaf model and the fitness,
+// is unchanged; only unseen rows that fall in a gap are routed differently (to the nearer side
+// instead of wherever the dipole or the last shift left the threshold). Returns how many moved.
+int center_thresholds(Node* root, const Dataset& train);
+
 // Readable text (M5-style): the tests, then each leaf's model "LMk: y = ...".
 std::string to_text(const Node* root, const Dataset& d);
 nlohmann::ordered_json to_json(const Node* root, const Dataset& d);

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <limits>
+#include <memory>
 
 #include "algorithms/gmt/ea.hpp"
 #include "common.hpp"
@@ -280,4 +282,36 @@ TEST(GmtOperators, DipoleRandIsAUniformRowOfTheNode) {
   const double share = double(left) / trials;
   EXPECT_GT(share, 0.04);
   EXPECT_LT(share, 0.18);
+}
+
+// center_thresholds: every test moves to the midpoint of its training gap, the training partition
+// (and so every training prediction) is unchanged, and a second call moves nothing.
+TEST(GmtTree, CenterThresholdsKeepsTheTrainingPartition) {
+  const Dataset d = gmt_test::make_dataset(400, 2, 5, gmt_test::piecewise, 0.1);
+  auto root = std::make_unique<Node>();
+  root->attr = 0;
+  root->threshold = d.at(17, 0);  // exactly on a training value: the gap is to its right
+  root->left = std::make_unique<Node>();
+  root->right = std::make_unique<Node>();
+  root->right->attr = 1;
+  root->right->threshold = 4.0f;
+  root->right->left = std::make_unique<Node>();
+  root->right->right = std::make_unique<Node>();
+  Node* leaves[] = {root->left.get(), root->right->left.get(), root->right->right.get()};
+  for (int k = 0; k < 3; ++k) {
+    leaves[k]->model_attrs = {0};
+    leaves[k]->coef = {1.0 + k, 0.5 - k};
+  }
+  std::vector<double> before(d.rows());
+  for (std::size_t r = 0; r < d.rows(); ++r) before[r] = predict(root.get(), d, r);
+  const float t0 = root->threshold;
+  EXPECT_EQ(center_thresholds(root.get(), d), 2);
+  EXPECT_GT(root->threshold, t0);
+  float next_above = std::numeric_limits<float>::infinity();
+  for (std::size_t r = 0; r < d.rows(); ++r)
+    if (d.at(r, 0) > t0) next_above = std::min(next_above, d.at(r, 0));
+  EXPECT_LT(root->threshold, next_above);
+  EXPECT_FLOAT_EQ(root->threshold, static_cast<float>(0.5 * (double(t0) + double(next_above))));
+  for (std::size_t r = 0; r < d.rows(); ++r) EXPECT_EQ(predict(root.get(), d, r), before[r]) << "row " << r;
+  EXPECT_EQ(center_thresholds(root.get(), d), 0);
 }
