@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -66,22 +67,22 @@ constexpr std::uint16_t kNaN = 0x7E00;
 // The dataset in the f16x2 layout (column-major, padded_rows halves per column), or an empty
 // vector and the reason when a value is not exactly representable in fp16.
 std::vector<std::uint16_t> features_f16(const Dataset& d, std::string& reason) {
+  for (std::size_t c = 0; c < d.cols(); ++c) {  // check first: most real-valued data fail early
+    const float* col = d.column(c);
+    for (std::size_t r = 0; r < d.rows(); ++r)
+      if (!std::isnan(col[r]) && !f16h::exact(col[r])) {
+        char v[32];
+        std::snprintf(v, sizeof v, "%.9g", static_cast<double>(col[r]));
+        reason = "attribute " + std::to_string(c) + " ('" + d.attributes()[c].name + "') row " + std::to_string(r) +
+                 " value " + v + " is not exact in fp16";
+        return {};
+      }
+  }
   std::vector<std::uint16_t> h(d.padded_rows() * d.cols(), 0);
   for (std::size_t c = 0; c < d.cols(); ++c) {
     const float* col = d.column(c);
     std::uint16_t* out = h.data() + c * d.padded_rows();
-    for (std::size_t r = 0; r < d.rows(); ++r) {
-      const float v = col[r];
-      if (std::isnan(v)) {
-        out[r] = f16h::kNaN;
-      } else if (f16h::exact(v)) {
-        out[r] = f16h::bits(v);
-      } else {
-        reason = "attribute " + std::to_string(c) + " ('" + d.attributes()[c].name + "') row " + std::to_string(r) +
-                 " value " + std::to_string(v) + " is not exact in fp16";
-        return {};
-      }
-    }
+    for (std::size_t r = 0; r < d.rows(); ++r) out[r] = std::isnan(col[r]) ? f16h::kNaN : f16h::bits(col[r]);
   }
   return h;
 }
