@@ -54,7 +54,8 @@ void householder_qr(double* a, std::int64_t m, int n, std::int64_t lda) {
   }
 }
 
-int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol, double* coef, double* sse) {
+int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol, double* coef, double* sse,
+                            int max_params) {
   const int nc = p + 1;
   std::vector<double> orig(static_cast<std::size_t>(p), 0.0);
   for (int j = 0; j < p; ++j) {
@@ -69,7 +70,8 @@ int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol
     double norm2 = 0.0;
     for (std::int64_t i = r; i < rows; ++i) norm2 += col[i] * col[i];
     const double norm = std::sqrt(norm2);
-    if (r >= rows || norm == 0.0 || norm <= rank_tol * orig[static_cast<std::size_t>(j)]) continue;  // dropped
+    if (r >= rows || r >= max_params || norm == 0.0 || norm <= rank_tol * orig[static_cast<std::size_t>(j)])
+      continue;  // dropped
     const double x0 = col[r];
     const double alpha = x0 > 0 ? -norm : norm;
     const double v0 = x0 - alpha;
@@ -271,7 +273,10 @@ void EvalWork::solve_leaf(int li) {
   }
   std::vector<double> c(static_cast<std::size_t>(p));
   double sse = 0.0;
-  out_->rank[l] = least_squares_rank_rule(s.data(), rows, p, opt_.rank_tol, c.data(), &sse);
+  int max_params = std::numeric_limits<int>::max();
+  if (opt_.rows_per_param > 0)
+    max_params = static_cast<int>(std::max<double>(1.0, std::floor(static_cast<double>(leaf_count_[l]) / opt_.rows_per_param)));
+  out_->rank[l] = least_squares_rank_rule(s.data(), rows, p, opt_.rank_tol, c.data(), &sse, max_params);
   coef[0] = c[0];
   for (std::size_t k = 0; k < attrs.size(); ++k) coef[attrs[k] + 1] = c[k + 1];
 }

@@ -5,6 +5,7 @@
 // produce bit-identical errors and models (and therefore identical EA runs for the same seed).
 // Host-only code (CUDA-free); the CUDA backend implements the same procedures as kernels.
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "algorithms/core/dataset.hpp"
@@ -79,7 +80,9 @@ void householder_qr(double* a, std::int64_t m, int n, std::int64_t lda);
 // Least squares from a stacked matrix S = [X | y] (rows x (p+1), column-major, ld = rows; it is
 // overwritten) with the rank rule of EvalOptions::rank_tol: dropped columns get coefficient 0.
 // Writes p coefficients to coef, returns the rank; *sse receives the residual sum of squares.
-int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol, double* coef, double* sse);
+// max_params: keep at most this many columns (EvalOptions::rows_per_param); later ones are dropped.
+int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol, double* coef, double* sse,
+                            int max_params = std::numeric_limits<int>::max());
 
 }  // namespace gmt
 }  // namespace gpudm

@@ -56,6 +56,7 @@ std::vector<ParamSpec> param_specs() {
   add("chunk_rows", "int", e.chunk_rows, "rows per fixed chunk of the data-parallel passes (results do not depend on threads)");
   add("qr_block_rows", "int", e.qr_block_rows, "rows per TSQR block of a leaf's least squares");
   add("rank_tol", "number", e.rank_tol, "rank rule: drop a model column whose remaining norm <= rank_tol x its norm");
+  add("rows_per_param", "number", e.rows_per_param, "degrees-of-freedom guard: a leaf of n rows keeps at most max(1, n / rows_per_param) parameters (0 = off)");
   add("test_fraction", "number", 0.0, "hold out this fraction of the rows (seeded shuffle) for test RMSE/MAE (0 = train on all)");
   add("extrapolate_iterations", "int", 0, "when > iterations: timing is scaled to this many iterations and flagged estimated");
   return v;
@@ -125,6 +126,8 @@ EvalOptions eval_options_from_json(const nlohmann::json& j) {
   o.chunk_rows = get(j, "chunk_rows", o.chunk_rows);
   o.qr_block_rows = get(j, "qr_block_rows", o.qr_block_rows);
   o.rank_tol = get(j, "rank_tol", o.rank_tol);
+  o.rows_per_param = get(j, "rows_per_param", o.rows_per_param);
+  GPUDM_REQUIRE(o.rows_per_param >= 0, "gmt: params.rows_per_param must be >= 0");
   GPUDM_REQUIRE(o.chunk_rows > 0 && o.qr_block_rows > 0, "gmt: params.chunk_rows and params.qr_block_rows must be > 0");
   return o;
 }

@@ -134,3 +134,35 @@ TEST(GmtQr, ZeroRowsGiveZeroModel) {
   for (double v : c) EXPECT_EQ(v, 0.0);
   EXPECT_EQ(sse, 0.0);
 }
+
+// The degrees-of-freedom guard keeps the first max_params columns (intercept first) and drops the
+// rest like the rank rule: 5 rows, intercept + 4 attributes fit exactly without it; with
+// max_params = 2 only the intercept and the first attribute remain and the residual is not zero.
+TEST(GmtQr, MaxParamsDropsLaterColumns) {
+  gpudm::Rng rng(11);
+  const std::int64_t m = 5;
+  const int p = 5;  // intercept + 4 attributes
+  std::vector<double> x(static_cast<std::size_t>(m * p)), y(static_cast<std::size_t>(m));
+  for (std::int64_t i = 0; i < m; ++i) {
+    x[static_cast<std::size_t>(i)] = 1.0;
+    for (int j = 1; j < p; ++j) x[static_cast<std::size_t>(j * m + i)] = rng.uniform(-1.0, 1.0);
+    y[static_cast<std::size_t>(i)] = rng.uniform(-1.0, 1.0);
+  }
+  auto stack = [&] {
+    std::vector<double> s(x);
+    s.insert(s.end(), y.begin(), y.end());
+    return s;
+  };
+  std::vector<double> c(p), s = stack();
+  double sse = -1;
+  EXPECT_EQ(gmt::least_squares_rank_rule(s.data(), m, p, 1e-9, c.data(), &sse), 5);
+  EXPECT_NEAR(sse, 0.0, 1e-20);
+  s = stack();
+  EXPECT_EQ(gmt::least_squares_rank_rule(s.data(), m, p, 1e-9, c.data(), &sse, 2), 2);
+  EXPECT_GT(sse, 1e-6);
+  EXPECT_NE(c[0], 0.0);
+  EXPECT_NE(c[1], 0.0);
+  EXPECT_EQ(c[2], 0.0);
+  EXPECT_EQ(c[3], 0.0);
+  EXPECT_EQ(c[4], 0.0);
+}
