@@ -13,7 +13,8 @@ using namespace gpudm;
 using namespace gpudm::pittsburgh;
 
 namespace {
-EvaluationResult run(const std::string& backend, const Dataset& d, const Population& p, EvaluatorOptions o = {}) {
+EvaluationResult run(const std::string& backend, const Dataset& d, const Population& p, EvaluatorOptions o = {},
+                     nlohmann::ordered_json* info = nullptr) {
   Registry r;
   register_pittsburgh(r);
   auto ev = r.create<RuleSetEvaluator>(kFamilyName, backend);
@@ -21,6 +22,7 @@ EvaluationResult run(const std::string& backend, const Dataset& d, const Populat
   ev->prepare(d);
   EvaluationResult res;
   ev->evaluate(p, res);
+  if (info) *info = ev->info();
   return res;
 }
 }  // namespace
@@ -53,7 +55,11 @@ TEST_P(CudaPaths, IsEquivalentToSequential) {
     // The data are halves in [-5, 5]: "auto" takes the f16x2 layout on the fast path.
     for (const char* features : {"auto", "f32"}) {
       o.features = features;
-      const EvaluationResult got = run("cuda", d, p, o);
+      nlohmann::ordered_json info;
+      const EvaluationResult got = run("cuda", d, p, o, &info);
+      if (path == "fast")  // halves with missing values: "auto" must take f16x2 (the stacks are shallow)
+        EXPECT_EQ(info.value("features", std::string()), std::string(features) == "auto" ? "f16x2" : "f32")
+            << info.dump();
       EXPECT_EQ(pitt_test::first_difference(want, got), "")
           << path << " features " << features << " devices " << devices << " rows " << c.rows << " cols "
           << c.numeric + 1;
@@ -159,6 +165,108 @@ TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
   auto ev3 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
   ev3->configure(o);
   EXPECT_THROW(ev3->prepare(d), Error);
+}
+
+// Data at the edges of fp16 (±0, the smallest subnormal and normal, 2048/2050 where the spacing
+// becomes 2, the largest finite values, missing) and thresholds on, just beside and between them:
+// the rewrite to fp16 bounds must agree with the float comparisons on every row.
+TEST(PittsburghF16x2, BoundaryValuesMatchSequential) {
+  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  const float sub = std::ldexp(1.0f, -24), nrm = std::ldexp(1.0f, -14);
+  const std::vector<float> vals = {0.0f, -0.0f, sub, -sub, nrm, -nrm, nrm - sub, 1.0f, 2048.0f, 2050.0f, -2050.0f,
+                                   65472.0f, -65472.0f, 65504.0f, -65504.0f, 0.5f, -1.5f};
+  Dataset d = pitt_test::random_dataset(2000, 2, 3, 23);
+  for (std::size_t i = 0; i < d.rows(); ++i) {
+    d.at(i, 0) = vals[i % vals.size()];
+    d.at(i, 1) = vals[(i * 7 + 3) % vals.size()];
+  }
+  d.set_missing(5, 0);
+  d.set_missing(9, 1);
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> th = {inf, -inf, 70000.0f, -70000.0f, 65520.0f, -65520.0f, 1e-40f, -1e-40f};
+  for (float v : vals) {
+    th.push_back(v);
+    th.push_back(std::nextafter(v, inf));
+    th.push_back(std::nextafter(v, -inf));
+  }
+  Population p;
+  for (std::size_t t = 0; t < th.size(); ++t) {
+    Individual ind;
+    ind.default_class = static_cast<std::int32_t>(t % 3);
+    for (std::uint32_t op : {rules::kGt, rules::kGe, rules::kLt, rules::kLe}) {
+      Rule r;
+      r.consequent = static_cast<std::int32_t>(op % 3);
+      r.tokens = {rules::make_word(op, static_cast<std::uint32_t>(t % 2)), rules::float_as_word(th[t]),
+                  rules::make_word(rules::kEnd)};
+      ind.rules.push_back(r);
+    }
+    for (std::uint32_t op : {rules::kIn, rules::kOut}) {
+      Rule r;
+      r.consequent = 2;
+      const float other = th[(t * 5 + 1) % th.size()];
+      r.tokens = {rules::make_word(op, static_cast<std::uint32_t>((t + 1) % 2)),
+                  rules::float_as_word(std::min(th[t], other)), rules::float_as_word(std::max(th[t], other)),
+                  rules::make_word(rules::kEnd)};
+      ind.rules.push_back(r);
+    }
+    p.individuals.push_back(ind);
+  }
+  EvaluatorOptions o;
+  o.features = "f16x2";
+  nlohmann::ordered_json info;
+  const EvaluationResult got = run("cuda", d, p, o, &info);
+  EXPECT_EQ(info.value("features", std::string()), "f16x2") << info.dump();
+  EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
+}
+
+// The packed 16-bit row stacks at their limit: depth 13 stays f16x2, depth 14 falls back to f32;
+// both agree with the sequential oracle (mixed AND / OR / NOT, so every stack bit matters).
+TEST(PittsburghF16x2, DeepestPackedStacks) {
+  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  const Dataset d = pitt_test::random_dataset(3000, 3, 3, 31);
+  for (int depth : {13, 14}) {
+    Population p = random_population(d, 4, RandomRuleSpec{}, 77);
+    for (std::size_t i = 0; i < p.individuals.size(); ++i) {
+      std::vector<std::uint32_t> e;
+      for (int k = 0; k < depth; ++k) {
+        e.push_back(rules::make_word(k % 2 ? rules::kLe : rules::kGt, static_cast<std::uint32_t>(k % 3)));
+        e.push_back(rules::float_as_word(static_cast<float>((k * 3 + static_cast<int>(i)) % 9) * 0.5f - 2.25f));
+        if (k % 4 == 1) e.push_back(rules::make_word(rules::kNot));
+      }
+      for (int k = 0; k + 1 < depth; ++k) {
+        e.push_back(rules::make_word((k + static_cast<int>(i)) % 3 ? rules::kOr : rules::kAnd));
+        if (k % 5 == 2) e.push_back(rules::make_word(rules::kNot));
+      }
+      e.push_back(rules::make_word(rules::kEnd));
+      p.individuals[i].rules[0].tokens = e;
+    }
+    nlohmann::ordered_json info;
+    const EvaluationResult got = run("cuda", d, p, EvaluatorOptions{}, &info);
+    EXPECT_EQ(info.value("features", std::string()), depth <= 13 ? "f16x2" : "f32") << "depth " << depth << " " << info.dump();
+    EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "") << "depth " << depth;
+  }
+}
+
+// A prepare() that fails (f16x2 refused) leaves no half state: evaluate() says so.
+TEST(PittsburghF16x2, FailedPrepareThenEvaluateIsAnError) {
+  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  Dataset d = pitt_test::random_dataset(100, 2, 3, 3);
+  d.at(0, 0) = 0.1f;
+  Registry reg;
+  register_pittsburgh(reg);
+  auto ev = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  EvaluatorOptions o;
+  o.features = "f16x2";
+  ev->configure(o);
+  EXPECT_THROW(ev->prepare(d), Error);
+  const Population p = random_population(d, 3, RandomRuleSpec{}, 1);
+  EvaluationResult res;
+  try {
+    ev->evaluate(p, res);
+    ADD_FAILURE() << "evaluate() after a failed prepare() must throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("before prepare"), std::string::npos) << e.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Pittsburgh, CudaPaths,

@@ -129,9 +129,12 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     GPUDM_REQUIRE(data.task() == Task::classification,
                   "pittsburgh: dataset '" + data.name() + "' is not a classification dataset");
     GPUDM_REQUIRE(data.rows() < (1ull << 32), "pittsburgh/cuda: more than 2^32 rows");
-    data_ = &data;
-    schema_ = rules::Schema::of(data);
+    // Set only when everything below succeeded: a failed prepare() (f16x2 refused, out of device
+    // memory) leaves an evaluator that says "evaluate() before prepare()" instead of half a state.
+    data_ = nullptr;
     states_.clear();
+    workers_.reset();
+    schema_ = rules::Schema::of(data);
     f16_reason_.clear();
     std::vector<std::uint16_t> h16;
     if (options_.features == "f32") f16_reason_ = "features \"f32\" requested";
@@ -141,7 +144,6 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     if (!f16_ok_ && options_.features == "f16x2")
       throw Error("pittsburgh/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
     const int n = std::max(1, options_.devices);
-    workers_.reset();
     if (n > 1) workers_ = std::make_unique<DeviceWorkers>(static_cast<std::size_t>(n - 1));
     for (int d = 0; d < n; ++d) {
       set_device(d);
@@ -155,6 +157,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       st->stream.synchronize();
       states_.push_back(std::move(st));
     }
+    data_ = &data;
   }
 
   void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res) override {
@@ -165,6 +168,10 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     res.reset(f, rows);
     bool fast = options_.path == "fast";
     fallback_reason_.clear();
+    if (fast && rows == 0) {  // no tile to launch over; the faithful path's guards handle it
+      fast = false;
+      fallback_reason_ = "the dataset has no rows";
+    }
     if (fast && f.max_depth > pitt::FastPolicy::kMaxStackBits) {  // documented fallback
       fast = false;
       fallback_reason_ = "a rule's stack depth " + std::to_string(f.max_depth) + " exceeds the fast path's " +
@@ -222,11 +229,16 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     if (nd == 1) work(0);
     else workers_->run(work, nd);  // device 0 on this thread, the others on persistent workers
     // The critical path: per phase, the slowest device.
-    for (const auto& p : timers[0].phases()) {
-      double s = 0;
-      for (const auto& t : timers) s = std::max(s, t.seconds(p.name));
-      res.phases.add(p.name, s, p.clock);
-    }
+    // (every device's phase names: a device whose slice has no rules skips rewrite_f16)
+    std::vector<std::string> seen;
+    for (const auto& t : timers)
+      for (const auto& p : t.phases()) {
+        if (std::find(seen.begin(), seen.end(), p.name) != seen.end()) continue;
+        seen.push_back(p.name);
+        double s = 0;
+        for (const auto& u : timers) s = std::max(s, u.seconds(p.name));
+        res.phases.add(p.name, s, p.clock);
+      }
     for (std::size_t i = 0; i < f.individuals(); ++i)
       res.accuracy[i] = rows ? static_cast<double>(res.correct[i]) / static_cast<double>(rows) : 0.0;
   }

@@ -244,7 +244,7 @@ __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const f
 // Used when every feature value of the dataset is exactly representable in fp16 (Poker's 1-13,
 // nominal indexes, small integers): one HSET2 compares two rows, one shift + LOP3 updates two
 // row stacks, one LDS loads two rows. The host rewrites every threshold to an fp16 bound that
-// gives the same answer on fp16-representable data (pack_tokens_f16 in evaluator.cu), so only
+// gives the same answer on fp16-representable data (rewrite_f16_kernel below), so only
 // >=, <=, =, != and the intervals remain, with these meanings in packed words:
 //   kGe x >= a   kLe x <= a   kEq x == a   kNe x != a (ordered: false on NaN)
 //   kIn a <= x <= b          kOut x <= a || x >= b   (a, b already moved past the bounds)
