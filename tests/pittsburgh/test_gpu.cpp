@@ -25,6 +25,15 @@ EvaluationResult run(const std::string& backend, const Dataset& d, const Populat
   if (info) *info = ev->info();
   return res;
 }
+// A CUDA evaluator configured for the f16x2 layout (not yet prepared).
+std::unique_ptr<RuleSetEvaluator> f16x2_evaluator(Registry& reg) {
+  register_pittsburgh(reg);
+  auto ev = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  EvaluatorOptions o;
+  o.features = "f16x2";
+  ev->configure(o);
+  return ev;
+}
 }  // namespace
 
 class CudaPaths : public ::testing::TestWithParam<std::tuple<std::string, int>> {
@@ -129,11 +138,9 @@ TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
     p.individuals.push_back(ind);
   }
   Registry reg;
-  register_pittsburgh(reg);
-  auto ev = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  auto ev = f16x2_evaluator(reg);
   EvaluatorOptions o;
   o.features = "f16x2";
-  ev->configure(o);
   ev->prepare(d);
   EvaluationResult got;
   ev->evaluate(p, got);
@@ -253,11 +260,7 @@ TEST(PittsburghF16x2, FailedPrepareThenEvaluateIsAnError) {
   Dataset d = pitt_test::random_dataset(100, 2, 3, 3);
   d.at(0, 0) = 0.1f;
   Registry reg;
-  register_pittsburgh(reg);
-  auto ev = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
-  EvaluatorOptions o;
-  o.features = "f16x2";
-  ev->configure(o);
+  auto ev = f16x2_evaluator(reg);
   EXPECT_THROW(ev->prepare(d), Error);
   const Population p = random_population(d, 3, RandomRuleSpec{}, 1);
   EvaluationResult res;
