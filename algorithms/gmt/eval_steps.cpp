@@ -54,6 +54,39 @@ void householder_qr(double* a, std::int64_t m, int n, std::int64_t lda) {
   }
 }
 
+void evaluate_in_order(EvalWork& work, const Dataset& data, const FlatTree& tree, const EvalOptions& opt,
+                       EvalOutput& out, PhaseTimer& timer) {
+  { auto s = timer.scope("transfers"); work.begin(data, tree, opt, out); }
+  {
+    auto s = timer.scope("redistribute");
+    for (int c = 0; c < work.n_chunks(); ++c) work.redistribute_chunk(c);
+  }
+  {
+    auto s = timer.scope("separate");
+    work.separate_offsets();
+    for (int c = 0; c < work.n_chunks(); ++c) work.separate_chunk(c);
+  }
+  {
+    auto s = timer.scope("reorganize");
+    work.reorganize_layout();
+    for (int t = 0; t < work.n_qr_tasks(); ++t) work.reorganize_block(t);
+  }
+  {
+    auto s = timer.scope("calc_models");
+    for (int t = 0; t < work.n_qr_tasks(); ++t) work.qr_block(t);
+    for (int l = 0; l < work.n_leaves(); ++l) work.solve_leaf(l);
+  }
+  {
+    auto s = timer.scope("estimate_errors");
+    for (int c = 0; c < work.n_chunks(); ++c) work.estimate_chunk(c);
+  }
+  {
+    auto s = timer.scope("reduction");
+    for (int l = 0; l < work.n_leaves(); ++l) work.reduce_leaf(l);
+    work.reduce_tree();
+  }
+}
+
 int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol, double* coef, double* sse,
                             int max_params) {
   const int nc = p + 1;

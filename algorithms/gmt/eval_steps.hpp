@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/phase_timer.hpp"
 #include "algorithms/gmt/evaluator.hpp"
 #include "algorithms/gmt/flat_tree.hpp"
 
@@ -72,6 +73,11 @@ class EvalWork {
   std::vector<double> part_sse_, part_sae_;
   std::vector<std::int64_t> part_lo_, part_hi_;
 };
+
+// One individual, every procedure in order on the calling thread, each timed as its phase in
+// `timer` (the sequential backend; the OpenMP backend's individual-parallel mode per thread).
+void evaluate_in_order(EvalWork& work, const Dataset& data, const FlatTree& tree, const EvalOptions& opt,
+                       EvalOutput& out, PhaseTimer& timer);
 
 // Householder QR in place of the m x n column-major matrix A (leading dimension lda), no
 // pivoting: on return the upper triangle of the first min(m, n) rows holds R.

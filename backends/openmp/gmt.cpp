@@ -5,6 +5,10 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "algorithms/gmt/eval_steps.hpp"
 
 namespace gpudm {
@@ -24,6 +28,33 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
     GPUDM_REQUIRE(data_ != nullptr, "gmt: evaluate() called before prepare()");
     const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
     out.resize(trees.size());
+    // Small data (fewer row chunks than threads; every set under 16,384 rows has one chunk):
+    // individuals over threads instead, each evaluated in order by its thread's own EvalWork —
+    // the same per-individual arithmetic, so the results equal the sequential backend's bit for
+    // bit. Phase seconds in this mode are the threads' summed phase times divided by the threads
+    // that worked (they add up to about the wall time; per-phase wall times do not exist here).
+    const std::size_t chunk = static_cast<std::size_t>(std::max(1, options_.chunk_rows));
+    const int chunks = static_cast<int>((data_->rows() + chunk - 1) / chunk);
+    if (trees.size() > 1 && chunks < threads) {
+      const int used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), trees.size()));
+      if (works_.size() < static_cast<std::size_t>(used)) works_.resize(static_cast<std::size_t>(used));
+      std::vector<PhaseTimer> timers(static_cast<std::size_t>(used));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(used)
+      for (std::size_t k = 0; k < trees.size(); ++k) {
+        const auto me = static_cast<std::size_t>(omp_get_thread_num());
+        gmt::evaluate_in_order(works_[me], *data_, *trees[k], options_, out[k], timers[me]);
+      }
+      std::vector<std::string> names;
+      for (const auto& t : timers)
+        for (const auto& p : t.phases())
+          if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
+      for (const auto& n : names) {
+        double s = 0;
+        for (const auto& t : timers) s += t.seconds(n);
+        timer.add(n, s / used);
+      }
+      return;
+    }
     for (std::size_t k = 0; k < trees.size(); ++k) {
       { auto s = timer.scope("transfers"); work_.begin(*data_, *trees[k], options_, out[k]); }
       const int nc = work_.n_chunks();
@@ -74,6 +105,7 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
  private:
   const Dataset* data_ = nullptr;
   gmt::EvalWork work_;
+  std::vector<gmt::EvalWork> works_;  // individual-parallel mode: one per thread
 };
 
 }  // namespace

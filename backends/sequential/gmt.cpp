@@ -21,37 +21,7 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
                 PhaseTimer& timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "gmt: evaluate() called before prepare()");
     out.resize(trees.size());
-    for (std::size_t k = 0; k < trees.size(); ++k) {
-      { auto s = timer.scope("transfers"); work_.begin(*data_, *trees[k], options_, out[k]); }
-      {
-        auto s = timer.scope("redistribute");
-        for (int c = 0; c < work_.n_chunks(); ++c) work_.redistribute_chunk(c);
-      }
-      {
-        auto s = timer.scope("separate");
-        work_.separate_offsets();
-        for (int c = 0; c < work_.n_chunks(); ++c) work_.separate_chunk(c);
-      }
-      {
-        auto s = timer.scope("reorganize");
-        work_.reorganize_layout();
-        for (int t = 0; t < work_.n_qr_tasks(); ++t) work_.reorganize_block(t);
-      }
-      {
-        auto s = timer.scope("calc_models");
-        for (int t = 0; t < work_.n_qr_tasks(); ++t) work_.qr_block(t);
-        for (int l = 0; l < work_.n_leaves(); ++l) work_.solve_leaf(l);
-      }
-      {
-        auto s = timer.scope("estimate_errors");
-        for (int c = 0; c < work_.n_chunks(); ++c) work_.estimate_chunk(c);
-      }
-      {
-        auto s = timer.scope("reduction");
-        for (int l = 0; l < work_.n_leaves(); ++l) work_.reduce_leaf(l);
-        work_.reduce_tree();
-      }
-    }
+    for (std::size_t k = 0; k < trees.size(); ++k) gmt::evaluate_in_order(work_, *data_, *trees[k], options_, out[k], timer);
   }
 
  private:

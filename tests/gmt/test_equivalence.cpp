@@ -18,44 +18,49 @@ TEST(GmtEquivalence, OpenmpEvaluationIsEquivalentToSequential) {
   const Dataset d = gmt_test::make_dataset(20000, 5, 31, gmt_test::piecewise, 0.2);
   auto seq = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
   auto omp = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "openmp");
-  EvalOptions o;
-  o.chunk_rows = 1000;
-  o.qr_block_rows = 700;
-  o.threads = 4;
-  seq->set_options(o);
-  omp->set_options(o);
-  seq->prepare(d);
-  omp->prepare(d);
-  PhaseTimer t;
-  GmtParams p;
-  p.init_max_depth = 7;
-  p.init_model_attrs = 3;
-  GmtEA ea(p, *seq, d, t);
-  Rng rng(77);
-  std::vector<std::unique_ptr<Node>> trees;
-  std::vector<FlatTree> flats(12);
-  std::vector<const FlatTree*> ptrs;
-  for (int i = 0; i < 12; ++i) {
-    trees.push_back(ea.init_tree(rng));
-    flatten(trees.back().get(), 5, static_cast<std::uint64_t>(i), flats[static_cast<std::size_t>(i)]);
-    ptrs.push_back(&flats[static_cast<std::size_t>(i)]);
-  }
-  std::vector<EvalOutput> a, b;
-  seq->evaluate(ptrs, a, t);
-  omp->evaluate(ptrs, b, t);
-  ASSERT_EQ(a.size(), b.size());
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    ASSERT_EQ(a[k].nodes.size(), b[k].nodes.size());
-    for (std::size_t i = 0; i < a[k].nodes.size(); ++i) {
-      EXPECT_EQ(a[k].nodes[i].count, b[k].nodes[i].count);
-      EXPECT_EQ(a[k].nodes[i].sse, b[k].nodes[i].sse);  // exact: same summation order
-      EXPECT_EQ(a[k].nodes[i].sae, b[k].nodes[i].sae);
-      EXPECT_EQ(a[k].nodes[i].dipole_lo, b[k].nodes[i].dipole_lo);
-      EXPECT_EQ(a[k].nodes[i].dipole_hi, b[k].nodes[i].dipole_hi);
-      EXPECT_EQ(a[k].nodes[i].dipole_rand, b[k].nodes[i].dipole_rand);
+  // chunk_rows 1000: 20 chunks, rows over threads; 2^20: one chunk < 4 threads, the OpenMP
+  // backend's individual-parallel mode (individuals over threads).
+  for (const int chunk : {1000, 1 << 20}) {
+    SCOPED_TRACE("chunk_rows " + std::to_string(chunk));
+    EvalOptions o;
+    o.chunk_rows = chunk;
+    o.qr_block_rows = 700;
+    o.threads = 4;
+    seq->set_options(o);
+    omp->set_options(o);
+    seq->prepare(d);
+    omp->prepare(d);
+    PhaseTimer t;
+    GmtParams p;
+    p.init_max_depth = 7;
+    p.init_model_attrs = 3;
+    GmtEA ea(p, *seq, d, t);
+    Rng rng(77);
+    std::vector<std::unique_ptr<Node>> trees;
+    std::vector<FlatTree> flats(12);
+    std::vector<const FlatTree*> ptrs;
+    for (int i = 0; i < 12; ++i) {
+      trees.push_back(ea.init_tree(rng));
+      flatten(trees.back().get(), 5, static_cast<std::uint64_t>(i), flats[static_cast<std::size_t>(i)]);
+      ptrs.push_back(&flats[static_cast<std::size_t>(i)]);
     }
-    EXPECT_EQ(a[k].coef, b[k].coef);
-    EXPECT_EQ(a[k].rank, b[k].rank);
+    std::vector<EvalOutput> a, b;
+    seq->evaluate(ptrs, a, t);
+    omp->evaluate(ptrs, b, t);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      ASSERT_EQ(a[k].nodes.size(), b[k].nodes.size());
+      for (std::size_t i = 0; i < a[k].nodes.size(); ++i) {
+        EXPECT_EQ(a[k].nodes[i].count, b[k].nodes[i].count);
+        EXPECT_EQ(a[k].nodes[i].sse, b[k].nodes[i].sse);  // exact: same summation order
+        EXPECT_EQ(a[k].nodes[i].sae, b[k].nodes[i].sae);
+        EXPECT_EQ(a[k].nodes[i].dipole_lo, b[k].nodes[i].dipole_lo);
+        EXPECT_EQ(a[k].nodes[i].dipole_hi, b[k].nodes[i].dipole_hi);
+        EXPECT_EQ(a[k].nodes[i].dipole_rand, b[k].nodes[i].dipole_rand);
+      }
+      EXPECT_EQ(a[k].coef, b[k].coef);
+      EXPECT_EQ(a[k].rank, b[k].rank);
+    }
   }
 }
 
