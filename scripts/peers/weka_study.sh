@@ -19,6 +19,8 @@ SEED="${SEED:-1}"
 # MAX_SECONDS: cap on GMT's loop per dataset (0 = none; the stop is reported as "time").
 # PARALLEL: datasets run at once (each GMT process with BACKEND's threads; default 1).
 MAX_SECONDS="${MAX_SECONDS:-0}"
+# GMT_PARAMS: extra GMT parameters, space-separated key=value (e.g. "rows_per_param=3").
+GMT_PARAMS="${GMT_PARAMS:-}"
 PARALLEL="${PARALLEL:-1}"
 WEKA_JAR="${WEKA_JAR:-/usr/share/java/weka.jar}"
 JAVA_MEM="${JAVA_MEM:-4g}"
@@ -67,13 +69,15 @@ DATASETS=("${@:-${DEFAULT[@]}}")
     echo "weka: $(java -cp "$WEKA_JAR" weka.core.Version 2>/dev/null | head -1)"
     echo "java: $(java -version 2>&1 | head -1)"
   fi
-  echo "gmt: iterations=$ITERATIONS population=$POPULATION backend=$BACKEND seed=$SEED max_seconds=$MAX_SECONDS parallel_datasets=$PARALLEL"
+  echo "gmt: iterations=$ITERATIONS population=$POPULATION backend=$BACKEND seed=$SEED max_seconds=$MAX_SECONDS parallel_datasets=$PARALLEL${GMT_PARAMS:+ params: $GMT_PARAMS}"
   echo "load_average_at_start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "datasets: ${DATASETS[*]}"
 } >> "$OUT_DIR/raw/environment.txt"
 
 one() {
-  local ds="$1" tr te m cls opts
+  local ds="$1" tr te m cls opts kv
+  local extra=()
+  for kv in $GMT_PARAMS; do extra+=(--param "$kv"); done
   echo "== $ds" >&2
   "$SPLIT" "$ds" "$WORK" --seed "$SEED" >&2
   tr="$WORK/${ds}_train.csv"; te="$WORK/${ds}_test.csv"
@@ -93,7 +97,7 @@ one() {
   echo "   gmt ($ITERATIONS iterations)" >&2
   timed "$OUT_DIR/raw/${ds}.gmt.time" \
     "$LEARNER" train --dataset "$tr" --test "$te" --backend "$BACKEND" --seed "$SEED" --quiet \
-    --param iterations="$ITERATIONS" --param population="$POPULATION" --param max_seconds="$MAX_SECONDS" \
+    --param iterations="$ITERATIONS" --param population="$POPULATION" --param max_seconds="$MAX_SECONDS" "${extra[@]}" \
     --model-out "$OUT_DIR/raw/${ds}.gmt_model.json" --metrics-out "$OUT_DIR/raw/${ds}.gmt_metrics.json" \
     > "$OUT_DIR/raw/${ds}.gmt.txt"
 }
