@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,18 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
       const int used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), trees.size()));
       if (works_.size() < static_cast<std::size_t>(used)) works_.resize(static_cast<std::size_t>(used));
       std::vector<PhaseTimer> timers(static_cast<std::size_t>(used));
+      std::vector<std::exception_ptr> errors(trees.size());  // an exception must not leave the region
 #pragma omp parallel for schedule(dynamic, 1) num_threads(used)
       for (std::size_t k = 0; k < trees.size(); ++k) {
         const auto me = static_cast<std::size_t>(omp_get_thread_num());
-        gmt::evaluate_in_order(works_[me], *data_, *trees[k], options_, out[k], timers[me]);
+        try {
+          gmt::evaluate_in_order(works_[me], *data_, *trees[k], options_, out[k], timers[me]);
+        } catch (...) {
+          errors[k] = std::current_exception();
+        }
       }
+      for (const auto& e : errors)
+        if (e) std::rethrow_exception(e);
       std::vector<std::string> names;
       for (const auto& t : timers)
         for (const auto& p : t.phases())
