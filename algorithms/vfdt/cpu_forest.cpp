@@ -26,6 +26,7 @@ void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params)
   n_slots_.assign(T, 0);
   generation_.assign(T, 0);
   drift_.assign(T, 0);
+  drift_pos_.assign(T, 0);
   adwin_.resize(T);
   splits_.assign(T, 0);
   resets_.assign(T, 0);
@@ -133,6 +134,7 @@ void CpuForest::adwin_tree(int t, std::size_t b0, std::size_t b1) {
     const std::uint32_t err = tree_pred_[std::size_t(t) * p_.batch + (i - b0)] != s_->labels[i];
     if (adwin_update(a, err, p_.adwin_delta)) {
       drift_[t] = 1;
+      drift_pos_[t] = i;
       break;  // the tree and its ADWIN are replaced at the end of the batch
     }
   }
@@ -142,6 +144,10 @@ void CpuForest::split_tree(int t) {
   if (drift_[t]) {
     init_tree(t, generation_[t] + 1);
     ++resets_[t];
+    if (p_.reset_replay && drift_pos_[t] + 1 < batch_end_) {  // the fresh tree learns the rest of the batch
+      predict_tree(t, drift_pos_[t] + 1, batch_end_);
+      learn_tree(t, drift_pos_[t] + 1, batch_end_);
+    }
     return;
   }
   if (due_[t].empty()) return;
@@ -229,6 +235,7 @@ void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predic
   for (std::size_t b0 = begin; b0 < end; b0 += B) {
     const std::size_t b1 = std::min(end, b0 + B);
     std::int32_t* out = predictions + (b0 - begin);
+    batch_end_ = b1;
     phase("traversal", [&] { parallel_trees(L_.trees, [&](int t) { predict_tree(t, b0, b1); }); });
     phase("vote", [&] {
       parallel_instances(b1 - b0, [&](std::size_t j0, std::size_t j1) { vote(j0, j1, 0, out); });

@@ -48,6 +48,8 @@ class CpuForest : public ForestBackend {
   std::vector<std::int32_t> n_nodes_, n_slots_;
   std::vector<std::uint32_t> generation_;
   std::vector<std::uint8_t> drift_;
+  std::vector<std::size_t> drift_pos_;  // stream position of the input whose ADWIN check fired
+  std::size_t batch_end_ = 0;           // end of the batch being processed (reset_replay)
   std::vector<Adwin> adwin_;
   std::vector<long long> splits_, resets_;
   // per node (trees x nodes)

@@ -37,6 +37,7 @@ class VfdtFamily final : public Family {
         {"bagging", "bool", true, "online bagging with Poisson(1) weights (mode forest)"},
         {"adwin", "bool", true, "one ADWIN per tree resetting it on a rise in error (mode forest)"},
         {"adwin_delta", "number", 0.002, "ADWIN confidence"},
+        {"reset_replay", "bool", false, "a tree reset after drift learns the rest of its batch (closer to B = 1; not on path faithful)"},
         {"max_depth", "int", 20, "depth limit"},
         {"max_nodes", "int", 4096, "node-pool capacity per tree"},
         {"bins", "int", 8, "quantile bins of numeric attributes"},
@@ -70,6 +71,7 @@ class VfdtFamily final : public Family {
     fp.bagging = mode == "forest" && P.value("bagging", true);
     fp.adwin = mode == "forest" && P.value("adwin", true);
     fp.adwin_delta = P.value("adwin_delta", 0.002);
+    fp.reset_replay = mode == "forest" && P.value("reset_replay", false);
     fp.max_depth = P.value("max_depth", 20);
     fp.max_nodes = P.value("max_nodes", 4096);
     fp.path = P.value("path", "default");

@@ -36,6 +36,11 @@ struct ForestParams {
   int features = 0;           // attributes per leaf; 0 = floor(sqrt(d)) for forests, d for one tree
   bool bagging = true;        // Poisson(1) weights
   bool adwin = true;          // one ADWIN per tree resetting it on a rise in error
+  // A tree reset at the end of a batch learns the batch's instances after the one whose ADWIN
+  // check fired (the exact B = 1 algorithm would have taught them to the fresh tree). Off (the
+  // default): the paper's batch semantics, those instances are lost to the new tree. B = 1 is the
+  // same either way. Not on the CUDA faithful path.
+  bool reset_replay = false;
   double adwin_delta = 0.002;
   int max_depth = 20;
   int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)

@@ -2,6 +2,8 @@
 // same seed and batch size (integer counts, fixed-point gains): the backbone of the vfdt tests.
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "algorithms/core/registry.hpp"
 #include "algorithms/vfdt/forest.hpp"
 #include "backends/cuda/common/device_info.hpp"
@@ -95,6 +97,15 @@ std::vector<Case> cases() {
   small.max_nodes = 9;
   small.batch = 64;
   v.push_back({"mixed_forest_full_pool", small, mixed});
+  // reset_replay (a tree reset after drift learns the rest of its batch) on the persistent engine
+  // and on the batched engine with each ADWIN kernel, where the fired position comes from.
+  const std::pair<const char*, ForestParams> replay[] = {
+      {"replay_b777_adwin_delta_0.3", sensitive}, {"replay_b100_batched_simple_adwin", simple},
+      {"replay_b1024_batched_warp_adwin", warp}, {"replay_b333_batched_prefix_adwin", prefix}};
+  for (auto [name, rp] : replay) {
+    rp.reset_replay = true;
+    v.push_back({name, rp, mixed});
+  }
   return v;
 }
 
@@ -120,6 +131,25 @@ TEST(VfdtEquivalence, ForestsGrowAndDriftInTheseCases) {
   const Result r = run("sequential", cs[0]);
   EXPECT_GT(r.snap.splits, 20);
   EXPECT_GT(r.snap.resets, 0);
+}
+
+// reset_replay must change the batched forests (the replayed instances reach the fresh trees) and
+// leave B = 1 alone (nothing remains of a one-instance batch after the input that fired).
+TEST(VfdtEquivalence, ResetReplayChangesBatchesNotTheExactAlgorithm) {
+  const auto mixed = EncodedStream::encode(testing::mixed_drift_stream(30000, 21, 15000, 0.05));
+  ForestParams p;
+  p.trees = 12;
+  p.adwin_delta = 0.3;
+  for (int b : {1, 777}) {
+    p.batch = b;
+    p.reset_replay = false;
+    const Result off = run("sequential", {"off", p, mixed});
+    p.reset_replay = true;
+    const Result on = run("sequential", {"on", p, mixed});
+    EXPECT_GT(off.snap.resets, 0) << "batch " << b;
+    if (b == 1) EXPECT_EQ(off.pred, on.pred);
+    else EXPECT_NE(off.pred, on.pred);
+  }
 }
 
 TEST(VfdtEquivalence, OpenmpIsEquivalentToSequential) {

@@ -155,7 +155,7 @@ class CudaForest final : public vfdt::ForestBackend {
       }
       {
         auto ph = dp.scope("split");
-        vfdt_kernels::k_split<<<L_.trees, Policy::kSplitBlock, 0, stream_>>>(f);
+        vfdt_kernels::k_split<<<L_.trees, Policy::kSplitBlock, 0, stream_>>>(f, codes, labels, nb, begin + b0);
         GPUDM_CUDA_CHECK_LAUNCH();
       }
     }
@@ -243,6 +243,7 @@ class CudaForest final : public vfdt::ForestBackend {
     f.max_depth = p_.max_depth;
     f.bagging = p_.bagging;
     f.adwin = p_.adwin;
+    f.reset_replay = p_.reset_replay;
     const double r = std::log2(static_cast<double>(L_.classes));
     f.hb_numer = r * r * std::log(1.0 / p_.delta);
     f.tau = p_.tau;

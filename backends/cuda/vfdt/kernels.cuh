@@ -31,6 +31,7 @@ struct ForestView {
   int trees, nodes, attributes, classes, values, features, batch;
   int grace, max_depth;
   bool bagging, adwin;
+  bool reset_replay;  // ForestParams::reset_replay
   double hb_numer, tau, adwin_delta;
   std::uint64_t seed;
   const std::int32_t* attr_values;  // [attributes]
@@ -239,7 +240,7 @@ __global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
       if (cut && lane == 0) {
         const bool rise = w_before == 0 ? a.ones > 0 : a.ones * w_before > ones_before * a.width;
         if (rise) {
-          f.drift[t] = 1;
+          f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired (reset_replay)
           stop = 1;
         }
       }
@@ -393,7 +394,7 @@ __global__ void k_adwin_warp(ForestView f, const std::uint8_t* labels, int nb) {
     if (cut) {
       const bool rise = w_before == 0 ? a.ones > 0 : a.ones * w_before > ones_before * a.width;
       if (rise) {
-        if (lane == 0) f.drift[t] = 1;
+        if (lane == 0) f.drift[t] = j;  // j is already past the block: 1 + its last input's position, where the check ran
         break;  // uniform across the warp
       }
     }
@@ -409,13 +410,24 @@ __global__ void k_adwin_warp(ForestView f, const std::uint8_t* labels, int nb) {
 // 5. split (or reset after drift): one block per tree. Phase 1 evaluates the due leaves in
 // parallel; phase 2 applies the splits in node order (one thread: node numbering and the pool
 // capacity check are sequential by definition), then the block zeroes the new leaves.
-__device__ void split_tree(const ForestView& f, int t) {
+// codes/labels/nb/pos: the batch (its first instance at stream position pos), for reset_replay.
+__device__ void split_tree(const ForestView& f, int t, const std::uint8_t* codes, const std::uint8_t* labels, int nb,
+                           std::uint64_t pos) {
   if (f.drift[t]) {
     __syncthreads();
     const std::uint32_t gen = f.generation[t] + 1;
+    const int fired = f.drift[t] - 1;  // batch position of the input whose ADWIN check fired
     __syncthreads();
     init_tree(f, t, gen);
     if (threadIdx.x == 0) f.resets[t] += 1;
+    if (f.reset_replay) {  // the fresh tree (one leaf, slot 0) learns the batch after that input
+      __syncthreads();
+      for (int j = fired + 1 + static_cast<int>(threadIdx.x); j < nb; j += static_cast<int>(blockDim.x)) {
+        f.leaf[std::size_t(t) * f.batch + j] = 0;
+        learn_one(f, t, codes, labels, j, pos);
+      }
+      __syncthreads();
+    }
     return;
   }
   const int n = f.n_nodes[t];
@@ -551,6 +563,8 @@ __device__ void split_tree(const ForestView& f, int t) {
   }
 }
 
-__global__ void k_split(ForestView f) { split_tree(f, blockIdx.x); }
+__global__ void k_split(ForestView f, const std::uint8_t* codes, const std::uint8_t* labels, int nb, std::uint64_t pos) {
+  split_tree(f, blockIdx.x, codes, labels, nb, pos);
+}
 
 }  // namespace gpudm::backend::cuda::vfdt_kernels

@@ -148,7 +148,7 @@ __device__ void adwin_prefix_batch(const ForestView& f, int t, const std::uint8_
         const std::uint64_t ones = gpudm::vfdt::adwinp_ones(s_base, P);
         const bool rise = w_before == 0 ? ones > 0 : ones * w_before > ones_before * s_base.width;
         if (rise) {
-          f.drift[t] = 1;
+          f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired (reset_replay)
           s_stop = 1;
         }
       }
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(BLOCK) k_forest_persistent(ForestView f, const
     long long c2 = clock64();
     if (f.adwin) adwin_prefix_batch<BLOCK>(f, t, pred, lb, nb, pos);
     long long c3 = clock64();
-    split_tree(f, t);
+    split_tree(f, t, cb, lb, nb, pos);
     __syncthreads();
     long long c4 = clock64();
     ph[kPhTraversal] += c1 - c0;
