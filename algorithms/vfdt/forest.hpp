@@ -37,9 +37,10 @@ struct ForestParams {
   bool bagging = true;        // Poisson(1) weights
   bool adwin = true;          // one ADWIN per tree resetting it on a rise in error
   // A tree reset at the end of a batch learns the batch's instances after the one whose ADWIN
-  // check fired (the exact B = 1 algorithm would have taught them to the fresh tree). Off (the
-  // default): the paper's batch semantics, those instances are lost to the new tree. B = 1 is the
-  // same either way. Not on the CUDA faithful path.
+  // check fired, all into its root leaf (closer to B = 1, where the fresh tree would have learned
+  // them one by one; its new ADWIN does not see them either way). Off (the default): the paper's
+  // batch semantics, those instances are lost to the new tree. B = 1 is the same either way. Not
+  // on the CUDA faithful path.
   bool reset_replay = false;
   double adwin_delta = 0.002;
   int max_depth = 20;

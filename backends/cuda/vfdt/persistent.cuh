@@ -154,7 +154,7 @@ __device__ void adwin_prefix_batch(const ForestView& f, int t, const std::uint8_
       }
     }
     __syncthreads();
-    if (s_stop) break;  // the tree resets: the rest of the batch goes to the fresh tree's detector
+    if (s_stop) break;  // the tree resets at the end of the batch; the rest of the batch is not fed to any detector
     done = j + 1;
   }
   if (tid == 0) f.adwinp[t] = s_base;
