@@ -81,6 +81,27 @@ class PhaseTimer {
     for (const auto& p : other.phases_) add(p.name, p.seconds, p.clock);
   }
 
+  // Timers that ran in parallel (one per device or thread), phases in first-seen order:
+  // slowest() keeps each phase's largest time (the critical path), mean() the average over all
+  // of them (a phase missing from a timer counts as 0 there).
+  static PhaseTimer slowest(const std::vector<PhaseTimer>& timers) {
+    PhaseTimer out;
+    for (const auto& t : timers)
+      for (const auto& p : t.phases_) {
+        auto it = out.index_.find(p.name);
+        if (it == out.index_.end()) out.add(p.name, p.seconds, p.clock);
+        else if (p.seconds > out.phases_[it->second].seconds) out.phases_[it->second].seconds = p.seconds;
+      }
+    return out;
+  }
+  static PhaseTimer mean(const std::vector<PhaseTimer>& timers) {
+    PhaseTimer sum, out;
+    for (const auto& t : timers) sum.merge(t);
+    const double n = timers.empty() ? 1.0 : static_cast<double>(timers.size());
+    for (const auto& p : sum.phases_) out.add(p.name, p.seconds / n, p.clock);
+    return out;
+  }
+
   // Results JSON: {"phase": {"seconds": s, "clock": "host"|"device", "calls": n}}, in insertion
   // order, each divided by `divisor` (repetitions) so the breakdown is per run.
   nlohmann::ordered_json to_json(double divisor = 1.0) const {

@@ -39,7 +39,7 @@ void ForestParams::validate(int d) const {
   if (adwin_kernel != "prefix" && adwin_kernel != "warp" && adwin_kernel != "simple")
     bad("adwin_kernel", "must be \"prefix\", \"warp\" or \"simple\", got \"" + adwin_kernel + "\"");
   if (reset_replay && path == "faithful")
-    bad("reset_replay", "is not implemented on the faithful path (the paper's layout resets without replay)");
+    bad("reset_replay", "applies to path \"default\" only: path \"faithful\" keeps the paper's batch semantics (reset without replay)");
   if (engine == "persistent" && adwin_kernel != "prefix" && path == "default")
     bad("adwin_kernel", "\"" + adwin_kernel + "\" runs only with engine \"batched\" (the persistent engine runs \"prefix\")");
   if (d < 1) throw Error("vfdt: the stream has no attributes");

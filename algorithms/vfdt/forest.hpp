@@ -39,8 +39,8 @@ struct ForestParams {
   // A tree reset at the end of a batch learns the batch's instances after the one whose ADWIN
   // check fired, all into its root leaf (closer to B = 1, where the fresh tree would have learned
   // them one by one; its new ADWIN does not see them either way). Off (the default): the paper's
-  // batch semantics, those instances are lost to the new tree. B = 1 is the same either way. Not
-  // on the CUDA faithful path.
+  // batch semantics, those instances are lost to the new tree. B = 1 is the same either way.
+  // path "faithful" keeps the paper's semantics and refuses it.
   bool reset_replay = false;
   double adwin_delta = 0.002;
   int max_depth = 20;

@@ -52,15 +52,7 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
       }
       for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
-      std::vector<std::string> names;
-      for (const auto& t : timers)
-        for (const auto& p : t.phases())
-          if (std::find(names.begin(), names.end(), p.name) == names.end()) names.push_back(p.name);
-      for (const auto& n : names) {
-        double s = 0;
-        for (const auto& t : timers) s += t.seconds(n);
-        timer.add(n, s / used);
-      }
+      timer.merge(PhaseTimer::mean(timers));
       return;
     }
     for (std::size_t k = 0; k < trees.size(); ++k) {

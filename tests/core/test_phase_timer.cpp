@@ -34,3 +34,24 @@ TEST(Timing, MedianMinMax) {
   EXPECT_EQ(calls, 5);
   EXPECT_EQ(m.samples.size(), 3u);
 }
+
+TEST(PhaseTimer, SlowestAndMeanOfParallelTimers) {
+  std::vector<PhaseTimer> ts(2);
+  ts[0].add("a", 1.0);
+  ts[0].add("b", 4.0, PhaseClock::device);
+  ts[1].add("b", 6.0, PhaseClock::device);
+  ts[1].add("c", 2.0);  // only on the second timer
+  const PhaseTimer s = PhaseTimer::slowest(ts);
+  ASSERT_EQ(s.phases().size(), 3u);
+  EXPECT_EQ(s.phases()[0].name, "a");
+  EXPECT_EQ(s.phases()[2].name, "c");
+  EXPECT_DOUBLE_EQ(s.seconds("a"), 1.0);
+  EXPECT_DOUBLE_EQ(s.seconds("b"), 6.0);
+  EXPECT_EQ(s.phases()[1].clock, PhaseClock::device);
+  EXPECT_DOUBLE_EQ(s.seconds("c"), 2.0);
+  const PhaseTimer m = PhaseTimer::mean(ts);
+  EXPECT_DOUBLE_EQ(m.seconds("a"), 0.5);
+  EXPECT_DOUBLE_EQ(m.seconds("b"), 5.0);
+  EXPECT_DOUBLE_EQ(m.seconds("c"), 1.0);
+  EXPECT_EQ(m.phases()[1].clock, PhaseClock::device);
+}

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <utility>
 #include <functional>
 #include <vector>
 
@@ -183,6 +184,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
                          " words, above the fast path's shared-memory staging limit";
     }
     // The f16x2 layout (two rows per word) when the data allows it and the stacks fit 16 bits.
+    // (f16_reason_ is empty when the data allow f16x2; thresholds are rewritten on the device)
     bool packed = fast && f16_ok_;
     packed_reason_ = fast ? f16_reason_ : "";
     if (packed && f.max_depth > pitt::kMaxPackedDepth) {
@@ -190,7 +192,6 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       packed_reason_ = "a rule's stack depth " + std::to_string(f.max_depth) + " exceeds the f16x2 layout's " +
                        std::to_string(pitt::kMaxPackedDepth);
     }
-    if (packed) packed_reason_.clear();  // thresholds are rewritten on the device (rewrite_f16_kernel)
     res.phases.add("encode", enc.seconds());
     used_path_ = fast ? "fast" : "faithful";
     used_packed_ = packed;
@@ -218,27 +219,17 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     }
     std::vector<PhaseTimer> timers(nd);
     const std::function<void(std::size_t)> work = [&](std::size_t d) {
-      {
-        set_device(states_[d]->device);
-        if (nd == 1) run_device(*states_[d], f, fast, packed, res, 0, 0, timers[d]);
-        else
-          run_device(*states_[d], slice(f, cut[d], cut[d + 1]), fast, packed, res, f.individual_rule_begin[cut[d]],
-                     cut[d], timers[d]);
-      }
+      set_device(states_[d]->device);
+      if (nd == 1) run_device(*states_[d], f, fast, packed, res, 0, 0, timers[d]);
+      else
+        run_device(*states_[d], slice(f, cut[d], cut[d + 1]), fast, packed, res, f.individual_rule_begin[cut[d]],
+                   cut[d], timers[d]);
     };
     if (nd == 1) work(0);
     else workers_->run(work, nd);  // device 0 on this thread, the others on persistent workers
-    // The critical path: per phase, the slowest device.
-    // (every device's phase names: a device whose slice has no rules skips rewrite_f16)
-    std::vector<std::string> seen;
-    for (const auto& t : timers)
-      for (const auto& p : t.phases()) {
-        if (std::find(seen.begin(), seen.end(), p.name) != seen.end()) continue;
-        seen.push_back(p.name);
-        double s = 0;
-        for (const auto& u : timers) s = std::max(s, u.seconds(p.name));
-        res.phases.add(p.name, s, p.clock);
-      }
+    // The critical path: per phase, the slowest device (over every device's phase names: one
+    // whose slice has no rules skips rewrite_f16).
+    res.phases.merge(PhaseTimer::slowest(timers));
     for (std::size_t i = 0; i < f.individuals(); ++i)
       res.accuracy[i] = rows ? static_cast<double>(res.correct[i]) / static_cast<double>(rows) : 0.0;
   }
@@ -392,21 +383,21 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     std::size_t off[8] = {};
     {
       auto ph = st.phases.scope("transfers");
-      const std::vector<std::uint32_t>* parts[7] = {&s.words, &s.rule_word_begin, nullptr, &s.individual_rule_begin,
-                                                    &s.individual_word_begin, nullptr, fast ? &groups : nullptr};
-      const std::size_t sizes[7] = {s.words.size(), s.rule_word_begin.size(), s.rule_consequent.size(),
-                                    s.individual_rule_begin.size(), s.individual_word_begin.size(),
-                                    s.default_class.size(), fast ? groups.size() : 0};
-      for (int k = 0; k < 7; ++k) off[k + 1] = off[k] + sizes[k];
+      // 32-bit words, in the order of off[]: words, rule_word_begin, consequent, ind_rule_begin,
+      // ind_word_begin, default_class, groups (fast path)
+      const std::pair<const void*, std::size_t> parts[7] = {
+          {s.words.data(), s.words.size()},
+          {s.rule_word_begin.data(), s.rule_word_begin.size()},
+          {s.rule_consequent.data(), s.rule_consequent.size()},
+          {s.individual_rule_begin.data(), s.individual_rule_begin.size()},
+          {s.individual_word_begin.data(), s.individual_word_begin.size()},
+          {s.default_class.data(), s.default_class.size()},
+          {groups.data(), fast ? groups.size() : 0}};
+      for (int k = 0; k < 7; ++k) off[k + 1] = off[k] + parts[k].second;
       const std::size_t total = std::max<std::size_t>(1, off[7]);
       if (st.h_in.size() < total) st.h_in = PinnedBuffer<std::uint32_t>(total + total / 2);
-      for (int k = 0; k < 7; ++k) {
-        if (!sizes[k]) continue;
-        const void* src = parts[k] ? static_cast<const void*>(parts[k]->data())
-                                   : (k == 2 ? static_cast<const void*>(s.rule_consequent.data())
-                                             : static_cast<const void*>(s.default_class.data()));
-        std::memcpy(st.h_in.data() + off[k], src, sizes[k] * sizeof(std::uint32_t));
-      }
+      for (int k = 0; k < 7; ++k)
+        if (parts[k].second) std::memcpy(st.h_in.data() + off[k], parts[k].first, parts[k].second * sizeof(std::uint32_t));
       st.in_blob.resize(total);
       st.in_blob.upload_async(st.h_in.data(), off[7], strm);
       in_dev = st.in_blob.data();
