@@ -16,6 +16,7 @@ void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params)
   params.validate(stream);
   s_ = &stream;
   p_ = params;
+  stream_order_ = params.stream_order();
   L_ = ForestLayout::make(stream, params);
   const double r = std::log2(static_cast<double>(L_.classes));
   hb_numer_ = r * r * std::log(1.0 / p_.delta);
@@ -26,7 +27,6 @@ void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params)
   n_slots_.assign(T, 0);
   generation_.assign(T, 0);
   drift_.assign(T, 0);
-  drift_pos_.assign(T, 0);
   adwin_.resize(T);
   splits_.assign(T, 0);
   resets_.assign(T, 0);
@@ -81,19 +81,25 @@ void CpuForest::reset() {
   phases_.clear();
 }
 
-void CpuForest::predict_tree(int t, std::size_t b0, std::size_t b1) {
+int CpuForest::route(int t, std::size_t i) const {
   const std::int32_t* attr = node_attr_.data() + node_index(t, 0);
   const std::int32_t* child = node_child_.data() + node_index(t, 0);
-  const std::uint32_t* cls = slot_class_.data() + slot_index(t, 0) * L_.classes;
-  const int d = s_->attributes;
+  const std::uint8_t* x = s_->codes.data() + i * s_->attributes;
+  int node = 0;
+  while (attr[node] >= 0) node = child[node] + x[attr[node]];
+  return child[node];
+}
+
+std::uint8_t CpuForest::leaf_vote(int t, int slot) const {
+  return static_cast<std::uint8_t>(majority(slot_class_.data() + slot_index(t, slot) * L_.classes, L_.classes));
+}
+
+void CpuForest::predict_tree(int t, std::size_t b0, std::size_t b1) {
   for (std::size_t i = b0; i < b1; ++i) {
-    const std::uint8_t* x = s_->codes.data() + i * d;
-    int node = 0;
-    while (attr[node] >= 0) node = child[node] + x[attr[node]];
-    const int slot = child[node];
+    const int slot = route(t, i);
     const std::size_t j = std::size_t(t) * p_.batch + (i - b0);
     leaf_[j] = slot;
-    tree_pred_[j] = static_cast<std::uint8_t>(majority(cls + std::size_t(slot) * L_.classes, L_.classes));
+    tree_pred_[j] = leaf_vote(t, slot);
   }
 }
 
@@ -106,25 +112,26 @@ void CpuForest::vote(std::size_t j0, std::size_t j1, std::size_t b0, std::int32_
   }
 }
 
-void CpuForest::learn_tree(int t, std::size_t b0, std::size_t b1) {
-  const int d = s_->attributes, k = L_.features, V = L_.values, C = L_.classes;
-  for (std::size_t i = b0; i < b1; ++i) {
-    const std::uint32_t w = p_.bagging ? static_cast<std::uint32_t>(poisson1(p_.seed, static_cast<std::uint32_t>(t), i)) : 1u;
-    if (w == 0) continue;
-    const int slot = leaf_[std::size_t(t) * p_.batch + (i - b0)];
-    const std::size_t si = slot_index(t, slot);
-    const int y = s_->labels[i];
-    const std::uint8_t* x = s_->codes.data() + i * d;
-    slot_class_[si * C + y] += w;
-    slot_seen_[si] += w;
-    if (!slot_due_[si] && slot_seen_[si] - slot_last_[si] >= static_cast<std::uint32_t>(p_.grace)) {
-      slot_due_[si] = 1;
-      due_[t].push_back(slot);
-    }
-    const std::int16_t* sub = slot_subset_.data() + si * k;
-    std::uint32_t* cnt = counters(t, slot);
-    for (int p = 0; p < k; ++p) cnt[(std::size_t(p) * V + x[sub[p]]) * C + y] += w;
+void CpuForest::learn_one(int t, std::size_t i, int slot) {
+  const int k = L_.features, V = L_.values, C = L_.classes;
+  const std::uint32_t w = p_.bagging ? static_cast<std::uint32_t>(poisson1(p_.seed, static_cast<std::uint32_t>(t), i)) : 1u;
+  if (w == 0) return;
+  const std::size_t si = slot_index(t, slot);
+  const int y = s_->labels[i];
+  const std::uint8_t* x = s_->codes.data() + i * s_->attributes;
+  slot_class_[si * C + y] += w;
+  slot_seen_[si] += w;
+  if (!slot_due_[si] && slot_seen_[si] - slot_last_[si] >= static_cast<std::uint32_t>(p_.grace)) {
+    slot_due_[si] = 1;
+    due_[t].push_back(slot);
   }
+  const std::int16_t* sub = slot_subset_.data() + si * k;
+  std::uint32_t* cnt = counters(t, slot);
+  for (int p = 0; p < k; ++p) cnt[(std::size_t(p) * V + x[sub[p]]) * C + y] += w;
+}
+
+void CpuForest::learn_tree(int t, std::size_t b0, std::size_t b1) {
+  for (std::size_t i = b0; i < b1; ++i) learn_one(t, i, leaf_[std::size_t(t) * p_.batch + (i - b0)]);
 }
 
 void CpuForest::adwin_tree(int t, std::size_t b0, std::size_t b1) {
@@ -134,8 +141,21 @@ void CpuForest::adwin_tree(int t, std::size_t b0, std::size_t b1) {
     const std::uint32_t err = tree_pred_[std::size_t(t) * p_.batch + (i - b0)] != s_->labels[i];
     if (adwin_update(a, err, p_.adwin_delta)) {
       drift_[t] = 1;
-      drift_pos_[t] = i;
       break;  // the tree and its ADWIN are replaced at the end of the batch
+    }
+  }
+}
+
+void CpuForest::stream_tree(int t, std::size_t b0, std::size_t b1) {
+  for (std::size_t i = b0; i < b1; ++i) {
+    const int slot = route(t, i);
+    const std::size_t j = std::size_t(t) * p_.batch + (i - b0);
+    const std::uint8_t vote = leaf_vote(t, slot);
+    tree_pred_[j] = vote;
+    learn_one(t, i, slot);
+    if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta)) {
+      init_tree(t, generation_[t] + 1);  // at once: the fresh tree and detector take the next instance
+      ++resets_[t];
     }
   }
 }
@@ -144,10 +164,6 @@ void CpuForest::split_tree(int t) {
   if (drift_[t]) {
     init_tree(t, generation_[t] + 1);
     ++resets_[t];
-    if (p_.reset_replay && drift_pos_[t] + 1 < batch_end_) {  // the fresh tree learns the rest of the batch
-      predict_tree(t, drift_pos_[t] + 1, batch_end_);
-      learn_tree(t, drift_pos_[t] + 1, batch_end_);
-    }
     return;
   }
   if (due_[t].empty()) return;
@@ -235,13 +251,18 @@ void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predic
   for (std::size_t b0 = begin; b0 < end; b0 += B) {
     const std::size_t b1 = std::min(end, b0 + B);
     std::int32_t* out = predictions + (b0 - begin);
-    batch_end_ = b1;
-    phase("traversal", [&] { parallel_trees(L_.trees, [&](int t) { predict_tree(t, b0, b1); }); });
+    if (stream_order_) {
+      phase("stream", [&] { parallel_trees(L_.trees, [&](int t) { stream_tree(t, b0, b1); }); });
+    } else {
+      phase("traversal", [&] { parallel_trees(L_.trees, [&](int t) { predict_tree(t, b0, b1); }); });
+    }
     phase("vote", [&] {
       parallel_instances(b1 - b0, [&](std::size_t j0, std::size_t j1) { vote(j0, j1, 0, out); });
     });
-    phase("counters", [&] { parallel_trees(L_.trees, [&](int t) { learn_tree(t, b0, b1); }); });
-    phase("adwin", [&] { parallel_trees(L_.trees, [&](int t) { adwin_tree(t, b0, b1); }); });
+    if (!stream_order_) {
+      phase("counters", [&] { parallel_trees(L_.trees, [&](int t) { learn_tree(t, b0, b1); }); });
+      phase("adwin", [&] { parallel_trees(L_.trees, [&](int t) { adwin_tree(t, b0, b1); }); });
+    }
     phase("split", [&] { parallel_trees(L_.trees, [&](int t) { split_tree(t); }); });
   }
   if (!timed) phases_.add("prequential", total.seconds());

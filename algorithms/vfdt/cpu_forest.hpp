@@ -26,6 +26,8 @@ class CpuForest : public ForestBackend {
   void learn_tree(int t, std::size_t b0, std::size_t b1);
   void adwin_tree(int t, std::size_t b0, std::size_t b1);
   void split_tree(int t);
+  // batch_order "stream": predict, learn and ADWIN instance by instance (reset at once) for tree t
+  void stream_tree(int t, std::size_t b0, std::size_t b1);
 
  protected:
   // How loops run: serially here, with OpenMP in backends/openmp.
@@ -33,6 +35,9 @@ class CpuForest : public ForestBackend {
   virtual void parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
 
  private:
+  int route(int t, std::size_t i) const;                 // leaf slot of stream instance i in tree t
+  std::uint8_t leaf_vote(int t, int slot) const;          // majority class of a leaf
+  void learn_one(int t, std::size_t i, int slot);         // tree t learns instance i at its leaf
   void init_tree(int t, std::uint32_t generation);
   void init_slot(int t, int slot, std::uint64_t key, int depth);
   std::size_t node_index(int t, int node) const { return std::size_t(t) * L_.nodes + node; }
@@ -41,6 +46,7 @@ class CpuForest : public ForestBackend {
 
   const EncodedStream* s_ = nullptr;
   ForestParams p_;
+  bool stream_order_ = false;  // p_.stream_order()
   ForestLayout L_;
   double hb_numer_ = 0;
   std::vector<int> attr_values_;
@@ -48,8 +54,6 @@ class CpuForest : public ForestBackend {
   std::vector<std::int32_t> n_nodes_, n_slots_;
   std::vector<std::uint32_t> generation_;
   std::vector<std::uint8_t> drift_;
-  std::vector<std::size_t> drift_pos_;  // stream position of the input whose ADWIN check fired
-  std::size_t batch_end_ = 0;           // end of the batch being processed (reset_replay)
   std::vector<Adwin> adwin_;
   std::vector<long long> splits_, resets_;
   // per node (trees x nodes)

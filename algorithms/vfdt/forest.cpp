@@ -20,6 +20,11 @@ std::string ForestParams::cuda_engine() const {
   return trees >= kPersistentMinTrees && adwin_kernel == "prefix" ? "persistent" : "batched";
 }
 
+std::string ForestParams::order() const {
+  if (batch_order != "auto") return batch_order;
+  return path == "default" && cuda_engine() == "persistent" ? "stream" : "deferred";
+}
+
 void ForestParams::validate(int d) const {
   auto bad = [](const std::string& key, const std::string& why) {
     throw Error("vfdt params: '" + key + "' " + why);
@@ -38,8 +43,10 @@ void ForestParams::validate(int d) const {
     bad("engine", "must be \"auto\", \"persistent\" or \"batched\", got \"" + engine + "\"");
   if (adwin_kernel != "prefix" && adwin_kernel != "warp" && adwin_kernel != "simple")
     bad("adwin_kernel", "must be \"prefix\", \"warp\" or \"simple\", got \"" + adwin_kernel + "\"");
-  if (reset_replay && path == "faithful")
-    bad("reset_replay", "applies to path \"default\" only: path \"faithful\" keeps the paper's batch semantics (reset without replay)");
+  if (batch_order != "auto" && batch_order != "stream" && batch_order != "deferred")
+    bad("batch_order", "must be \"auto\", \"stream\" or \"deferred\", got \"" + batch_order + "\"");
+  if (batch_order == "stream" && path == "faithful")
+    bad("batch_order", "\"stream\" applies to path \"default\" only: path \"faithful\" keeps the paper's batch order (\"deferred\")");
   if (engine == "persistent" && adwin_kernel != "prefix" && path == "default")
     bad("adwin_kernel", "\"" + adwin_kernel + "\" runs only with engine \"batched\" (the persistent engine runs \"prefix\")");
   if (d < 1) throw Error("vfdt: the stream has no attributes");

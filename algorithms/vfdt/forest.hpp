@@ -15,6 +15,9 @@
 //        information gain of each subset attribute, split on the best when
 //        best - second > Hoeffding bound or bound < tau (multiway, one child per value; children
 //        start with the class distribution of their branch, as MOA).
+//   That is batch_order "deferred" (the paper's). batch_order "stream" runs steps 1-3 and the
+//   reset of step 4 instance by instance inside each tree, as B = 1 does, and keeps only the split
+//   checks for the batch end (ForestParams::batch_order).
 // Numeric attributes are binned (quantiles of a warm-up prefix), nominal ones used as they are.
 #include <cstdint>
 #include <memory>
@@ -36,12 +39,20 @@ struct ForestParams {
   int features = 0;           // attributes per leaf; 0 = floor(sqrt(d)) for forests, d for one tree
   bool bagging = true;        // Poisson(1) weights
   bool adwin = true;          // one ADWIN per tree resetting it on a rise in error
-  // A tree reset at the end of a batch learns the batch's instances after the one whose ADWIN
-  // check fired, all into its root leaf (closer to B = 1, where the fresh tree would have learned
-  // them one by one; its new ADWIN does not see them either way). Off (the default): the paper's
-  // batch semantics, those instances are lost to the new tree. B = 1 is the same either way.
-  // path "faithful" keeps the paper's semantics and refuses it.
-  bool reset_replay = false;
+  // Order of the steps inside a mini-batch (B > 1; B = 1 is the exact algorithm either way):
+  //  "deferred": the paper's — every instance of the batch is predicted with the model from before
+  //              the batch, then all are learned, then ADWIN sees the batch's errors, and a tree
+  //              whose ADWIN fired is reset at the end of the batch (the instances after the one
+  //              that fired are lost to the fresh tree);
+  //  "stream":   each tree predicts, learns and feeds its ADWIN instance by instance, as B = 1
+  //              does (a prediction sees the leaf counts of the batch's earlier instances; a tree
+  //              whose ADWIN fires is reset at once and the fresh tree learns the rest of the
+  //              batch); only the split checks wait for the end of the batch;
+  //  "auto":     "stream" where the CUDA engine is the persistent one (path default, forests of
+  //              >= kPersistentMinTrees trees, prefix ADWIN), else "deferred" — a function of the
+  //              parameters only, so every backend resolves it the same way (order()).
+  // The CUDA batched engine and the faithful path run "deferred" only.
+  std::string batch_order = "auto";
   double adwin_delta = 0.002;
   int max_depth = 20;
   int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)
@@ -60,6 +71,8 @@ struct ForestParams {
   // spread over many blocks; one block per tree would leave all but one SM idle).
   static constexpr int kPersistentMinTrees = 16;
   std::string cuda_engine() const;
+  std::string order() const;  // batch_order with "auto" resolved: "stream" | "deferred"
+  bool stream_order() const { return order() == "stream"; }
   int features_for(int d) const;
   void validate(int d) const;  // throws gpudm::Error naming the parameter
   // Checks against the stream too (the faithful path needs binary attributes and a depth whose

@@ -211,6 +211,18 @@ GPUDM_HD int majority(const std::uint32_t* counts, int classes) {
   return best;
 }
 
+// majority() and how far ahead it is: *margin = counts[top] - the largest other count (0 on a tie).
+// A leaf whose margin exceeds the weight that other classes can still add keeps its majority
+// (batch_order "stream" on the GPU: such leaves need no instance-by-instance walk).
+GPUDM_HD int majority_margin(const std::uint32_t* counts, int classes, std::uint32_t* margin) {
+  const int top = majority(counts, classes);
+  std::uint32_t second = 0;
+  for (int c = 0; c < classes; ++c)
+    if (c != top && counts[c] > second) second = counts[c];
+  *margin = counts[top] - second;
+  return top;
+}
+
 // ---------------------------------------------------------------- ADWIN on a 0/1 stream
 // MOA's ADWIN (exponential histogram, M = 5 buckets per row, clock 32, minimum window 10,
 // sub-windows > 6, cut when |mu0 - mu1| > sqrt(2 m v dd) + 2/3 dd m with m = 1/(n0-4)+1/(n1-4),

@@ -97,15 +97,18 @@ std::vector<Case> cases() {
   small.max_nodes = 9;
   small.batch = 64;
   v.push_back({"mixed_forest_full_pool", small, mixed});
-  // reset_replay (a tree reset after drift learns the rest of its batch) on the persistent engine
-  // and on the batched engine with each ADWIN kernel, where the fired position comes from.
-  const std::pair<const char*, ForestParams> replay[] = {
-      {"replay_b777_adwin_delta_0.3", sensitive}, {"replay_b100_batched_simple_adwin", simple},
-      {"replay_b1024_batched_warp_adwin", warp}, {"replay_b333_batched_prefix_adwin", prefix}};
-  for (auto [name, rp] : replay) {
-    rp.reset_replay = true;
-    v.push_back({name, rp, mixed});
-  }
+  // batch_order: the persistent-engine cases above run "stream" ("auto"); the batched-engine and
+  // faithful cases "deferred". These run "deferred" on the persistent engine and "stream" with a
+  // detector that resets trees several times inside one batch.
+  ForestParams deferred = sensitive;
+  deferred.batch_order = "deferred";
+  v.push_back({"mixed_forest_b777_adwin_delta_0.3_deferred", deferred, mixed});
+  deferred = big;
+  deferred.batch_order = "deferred";
+  v.push_back({"mixed_forest_b4096_deferred", deferred, mixed});
+  ForestParams resets = big;
+  resets.adwin_delta = 0.5;
+  v.push_back({"mixed_forest_b4096_adwin_delta_0.5_stream", resets, mixed});
   return v;
 }
 
@@ -133,23 +136,58 @@ TEST(VfdtEquivalence, ForestsGrowAndDriftInTheseCases) {
   EXPECT_GT(r.snap.resets, 0);
 }
 
-// reset_replay must change the batched forests (the replayed instances reach the fresh trees) and
-// leave B = 1 alone (nothing remains of a one-instance batch after the input that fired).
-TEST(VfdtEquivalence, ResetReplayChangesBatchesNotTheExactAlgorithm) {
+// batch_order "stream" differs from the exact algorithm only in when leaves are checked for a
+// split: with no split possible it must give B = 1's predictions at any B (resets included), and
+// with splits it must differ from "deferred" at B > 1 and equal it at B = 1.
+TEST(VfdtEquivalence, StreamOrderIsTheExactAlgorithmUpToSplitTiming) {
   const auto mixed = EncodedStream::encode(testing::mixed_drift_stream(30000, 21, 15000, 0.05));
   ForestParams p;
   p.trees = 12;
   p.adwin_delta = 0.3;
+  p.batch_order = "stream";
+  p.grace = 1 << 30;  // no leaf is ever checked
+  p.batch = 1;
+  const Result exact = run("sequential", {"exact", p, mixed});
+  EXPECT_GT(exact.snap.resets, 0);
+  EXPECT_EQ(exact.snap.splits, 0);
+  for (int b : {7, 777, 4096}) {
+    p.batch = b;
+    const Result got = run("sequential", {"stream", p, mixed});
+    EXPECT_EQ(got.pred, exact.pred) << "batch " << b;
+    EXPECT_EQ(got.snap.resets, exact.snap.resets) << "batch " << b;
+  }
+  p.grace = 200;
   for (int b : {1, 777}) {
     p.batch = b;
-    p.reset_replay = false;
-    const Result off = run("sequential", {"off", p, mixed});
-    p.reset_replay = true;
-    const Result on = run("sequential", {"on", p, mixed});
-    EXPECT_GT(off.snap.resets, 0) << "batch " << b;
-    if (b == 1) EXPECT_EQ(off.pred, on.pred);
-    else EXPECT_NE(off.pred, on.pred);
+    p.batch_order = "deferred";
+    const Result deferred = run("sequential", {"deferred", p, mixed});
+    p.batch_order = "stream";
+    const Result stream = run("sequential", {"stream", p, mixed});
+    EXPECT_GT(stream.snap.splits, 20) << "batch " << b;
+    if (b == 1) EXPECT_EQ(deferred.pred, stream.pred);
+    else EXPECT_NE(deferred.pred, stream.pred);
   }
+}
+
+TEST(VfdtEquivalence, BatchOrderResolvesFromTheParametersAlone) {
+  ForestParams p;
+  p.trees = 100;
+  EXPECT_EQ(p.order(), "stream");  // persistent engine
+  p.trees = 1;
+  EXPECT_EQ(p.order(), "deferred");  // batched engine
+  p.trees = 100;
+  p.path = "faithful";
+  EXPECT_EQ(p.order(), "deferred");
+  p.batch_order = "stream";
+  try {
+    p.validate(10);
+    ADD_FAILURE() << "stream order accepted on path faithful";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("batch_order"), std::string::npos) << e.what();
+  }
+  p.path = "default";
+  p.batch_order = "sideways";
+  EXPECT_THROW(p.validate(10), Error);
 }
 
 TEST(VfdtEquivalence, OpenmpIsEquivalentToSequential) {

@@ -116,5 +116,25 @@ TEST(VfdtMath, MajorityBreaksTiesTowardsTheLowestClass) {
   EXPECT_EQ(majority(z, 3), 0);
 }
 
+TEST(VfdtMath, MajorityMarginIsTheLeadOverTheRunnerUp) {
+  std::uint32_t m = 99;
+  const std::uint32_t a[4] = {3, 9, 4, 1}, tie[3] = {2, 5, 5}, z[2] = {0, 0};
+  EXPECT_EQ(majority_margin(a, 4, &m), 1);
+  EXPECT_EQ(m, 5u);
+  EXPECT_EQ(majority_margin(tie, 3, &m), 1);
+  EXPECT_EQ(m, 0u);
+  EXPECT_EQ(majority_margin(z, 2, &m), 0);
+  EXPECT_EQ(m, 0u);
+  // the "settled" rule: adding less than the margin to other classes never changes the majority;
+  // adding the margin makes a tie, which a lower class index wins
+  std::uint32_t b[4] = {3, 9, 4, 1};
+  b[2] += 4;
+  EXPECT_EQ(majority(b, 4), 1);
+  b[2] += 1;  // class 2 reaches 9: a tie, class 1 keeps it (lower index)
+  EXPECT_EQ(majority(b, 4), 1);
+  b[0] += 6;  // class 0 reaches 9: a tie that class 0 wins (lower index)
+  EXPECT_EQ(majority(b, 4), 0);
+}
+
 }  // namespace
 }  // namespace gpudm::vfdt

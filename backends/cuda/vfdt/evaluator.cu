@@ -54,6 +54,8 @@ class CudaForest final : public vfdt::ForestBackend {
       split_merit_ = DeviceBuffer<std::int64_t>(T * N * L_.features);
       slot_class_ = DeviceBuffer<std::uint32_t>(T * N * L_.classes);
       slot_seen_ = DeviceBuffer<std::uint32_t>(T * N);
+      slot_other_ = DeviceBuffer<std::uint32_t>(T * N);
+
       slot_last_ = DeviceBuffer<std::uint32_t>(T * N);
       slot_key_ = DeviceBuffer<std::uint64_t>(T * N);
       slot_subset_ = DeviceBuffer<std::int16_t>(T * N * L_.features);
@@ -62,6 +64,9 @@ class CudaForest final : public vfdt::ForestBackend {
       leaf_ = DeviceBuffer<std::int32_t>(T * B);
       tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
       persistent_ = p.cuda_engine() == "persistent";
+      if (p.stream_order() && !persistent_)
+        throw Error("vfdt/cuda: batch_order \"stream\" runs on the persistent engine only (engine \"" + p.cuda_engine() +
+                    "\" runs \"deferred\"); use engine \"persistent\" or batch_order \"deferred\"");
       if (p.adwin_kernel == "prefix") {
         // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
         // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).
@@ -88,6 +93,7 @@ class CudaForest final : public vfdt::ForestBackend {
     } else {
       vfdt_kernels::k_init<<<L_.trees, Policy::kSplitBlock, 0, stream_>>>(view());
       GPUDM_CUDA_CHECK_LAUNCH();
+      slot_other_.memset_async(0, stream_);  // kept zero between batches by the kernels themselves
     }
     stream_.synchronize();
     phases_.clear();
@@ -155,7 +161,7 @@ class CudaForest final : public vfdt::ForestBackend {
       }
       {
         auto ph = dp.scope("split");
-        vfdt_kernels::k_split<<<L_.trees, Policy::kSplitBlock, 0, stream_>>>(f, codes, labels, nb, begin + b0);
+        vfdt_kernels::k_split<<<L_.trees, Policy::kSplitBlock, 0, stream_>>>(f);
         GPUDM_CUDA_CHECK_LAUNCH();
       }
     }
@@ -243,7 +249,7 @@ class CudaForest final : public vfdt::ForestBackend {
     f.max_depth = p_.max_depth;
     f.bagging = p_.bagging;
     f.adwin = p_.adwin;
-    f.reset_replay = p_.reset_replay;
+    f.stream_order = p_.stream_order();
     const double r = std::log2(static_cast<double>(L_.classes));
     f.hb_numer = r * r * std::log(1.0 / p_.delta);
     f.tau = p_.tau;
@@ -261,6 +267,7 @@ class CudaForest final : public vfdt::ForestBackend {
     f.node_depth = node_depth_.data();
     f.slot_class = slot_class_.data();
     f.slot_seen = slot_seen_.data();
+    f.slot_other = slot_other_.data();
     f.slot_last = slot_last_.data();
     f.slot_key = slot_key_.data();
     f.slot_subset = slot_subset_.data();
@@ -290,7 +297,7 @@ class CudaForest final : public vfdt::ForestBackend {
   bool persistent_ = false;
   vfdt_faithful::FaithfulForest faithful_state_;
   DeviceBuffer<std::int32_t> attr_values_, n_nodes_, n_slots_, drift_, node_attr_, node_child_, node_depth_, decision_, leaf_;
-  DeviceBuffer<std::uint32_t> generation_, slot_class_, slot_seen_, slot_last_, counters_;
+  DeviceBuffer<std::uint32_t> generation_, slot_class_, slot_seen_, slot_other_, slot_last_, counters_;
   DeviceBuffer<unsigned long long> splits_, resets_;
   DeviceBuffer<std::uint64_t> slot_key_, split_total_;
   DeviceBuffer<std::int64_t> split_class_term_, split_merit_;

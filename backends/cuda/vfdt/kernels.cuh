@@ -31,14 +31,14 @@ struct ForestView {
   int trees, nodes, attributes, classes, values, features, batch;
   int grace, max_depth;
   bool bagging, adwin;
-  bool reset_replay;  // ForestParams::reset_replay
+  bool stream_order;  // ForestParams::stream_order() (persistent engine only)
   double hb_numer, tau, adwin_delta;
   std::uint64_t seed;
   const std::int32_t* attr_values;  // [attributes]
   std::int32_t* n_nodes;            // [trees]
   std::int32_t* n_slots;
   std::uint32_t* generation;
-  std::int32_t* drift;
+  std::int32_t* drift;       // nonzero: the tree's ADWIN fired in this batch (prefix: 1 + its position)
   unsigned long long* splits;
   unsigned long long* resets;
   std::int32_t* node_attr;  // [trees x nodes]
@@ -46,6 +46,8 @@ struct ForestView {
   std::int32_t* node_depth;
   std::uint32_t* slot_class;  // [trees x nodes x classes]
   std::uint32_t* slot_seen;
+  std::uint32_t* slot_other;  // [trees x nodes] batch_order "stream": weight of the batch's instances
+                              // of a class other than the leaf's majority (zero between batches)
   std::uint32_t* slot_last;
   std::uint64_t* slot_key;
   std::int16_t* slot_subset;  // [trees x nodes x features]
@@ -142,8 +144,8 @@ __global__ void k_init(ForestView f) {
 }
 
 // ---- per-instance steps, shared by the per-step kernels and the persistent kernel
-// Tree t routes instance j of the batch to its leaf: stores the leaf slot in f.leaf, returns the vote.
-__device__ inline std::uint8_t predict_one(const ForestView& f, int t, const std::uint8_t* codes, int j) {
+// Leaf slot of instance j of the batch in tree t; stored in f.leaf.
+__device__ inline int route_one(const ForestView& f, int t, const std::uint8_t* codes, int j) {
   const std::int32_t* attr = f.node_attr + std::size_t(t) * f.nodes;
   const std::int32_t* child = f.node_child + std::size_t(t) * f.nodes;
   const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
@@ -151,20 +153,31 @@ __device__ inline std::uint8_t predict_one(const ForestView& f, int t, const std
   for (int a = attr[0]; a >= 0; a = attr[node]) node = child[node] + x[a];
   const int slot = child[node];
   f.leaf[std::size_t(t) * f.batch + j] = slot;
+  return slot;
+}
+
+// Tree t routes instance j of the batch to its leaf (f.leaf) and returns the leaf's vote.
+__device__ inline std::uint8_t predict_one(const ForestView& f, int t, const std::uint8_t* codes, int j) {
+  const int slot = route_one(f, t, codes, j);
   return static_cast<std::uint8_t>(gpudm::vfdt::majority(f.slot_class + f.slot_index(t, slot) * f.classes, f.classes));
 }
 
-// Tree t learns instance j of the batch (leaf from predict_one); integer atomics, order-free.
+// Online-bagging weight of stream instance i in tree t (1 without bagging).
+__device__ inline std::uint32_t tree_weight(const ForestView& f, int t, std::uint64_t i) {
+  return f.bagging ? static_cast<std::uint32_t>(gpudm::vfdt::poisson1(f.seed, static_cast<std::uint32_t>(t), i)) : 1u;
+}
+
+// Tree t learns instance j of the batch (leaf from route_one); integer atomics, order-free.
+// add_class false: the leaf's class count was already added (batch_order "stream" walk).
 __device__ inline void learn_one(const ForestView& f, int t, const std::uint8_t* codes, const std::uint8_t* labels, int j,
-                                 std::uint64_t first_instance) {
-  const std::uint32_t w =
-      f.bagging ? static_cast<std::uint32_t>(gpudm::vfdt::poisson1(f.seed, static_cast<std::uint32_t>(t), first_instance + j)) : 1u;
+                                 std::uint64_t first_instance, bool add_class = true) {
+  const std::uint32_t w = tree_weight(f, t, first_instance + j);
   if (w == 0) return;
   const int slot = f.leaf[std::size_t(t) * f.batch + j];
   const std::size_t si = f.slot_index(t, slot);
   const int y = labels[j];
   const std::uint8_t* x = codes + std::size_t(j) * f.attributes;
-  atomicAdd(f.slot_class + si * f.classes + y, w);
+  if (add_class) atomicAdd(f.slot_class + si * f.classes + y, w);
   atomicAdd(f.slot_seen + si, w);
   const std::int16_t* sub = f.slot_subset + si * f.features;
   std::uint32_t* cnt = f.counters + si * f.counters_per_slot();
@@ -240,7 +253,7 @@ __global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
       if (cut && lane == 0) {
         const bool rise = w_before == 0 ? a.ones > 0 : a.ones * w_before > ones_before * a.width;
         if (rise) {
-          f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired (reset_replay)
+          f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired
           stop = 1;
         }
       }
@@ -407,27 +420,22 @@ __global__ void k_adwin_warp(ForestView f, const std::uint8_t* labels, int nb) {
   }
 }
 
+// One block per tree: reset to a fresh leaf after drift (every thread calls it).
+__device__ inline void reset_tree(const ForestView& f, int t) {
+  __syncthreads();
+  const std::uint32_t gen = f.generation[t] + 1;
+  __syncthreads();  // every thread has read the generation (and drift) before thread 0 rewrites them
+  init_tree(f, t, gen);
+  if (threadIdx.x == 0) f.resets[t] += 1;
+  __syncthreads();
+}
+
 // 5. split (or reset after drift): one block per tree. Phase 1 evaluates the due leaves in
 // parallel; phase 2 applies the splits in node order (one thread: node numbering and the pool
 // capacity check are sequential by definition), then the block zeroes the new leaves.
-// codes/labels/nb/pos: the batch (its first instance at stream position pos), for reset_replay.
-__device__ void split_tree(const ForestView& f, int t, const std::uint8_t* codes, const std::uint8_t* labels, int nb,
-                           std::uint64_t pos) {
+__device__ void split_tree(const ForestView& f, int t) {
   if (f.drift[t]) {
-    __syncthreads();
-    const std::uint32_t gen = f.generation[t] + 1;
-    const int fired = f.drift[t] - 1;  // batch position of the input whose ADWIN check fired
-    __syncthreads();
-    init_tree(f, t, gen);
-    if (threadIdx.x == 0) f.resets[t] += 1;
-    if (f.reset_replay) {  // the fresh tree (one leaf, slot 0) learns the batch after that input
-      __syncthreads();
-      for (int j = fired + 1 + static_cast<int>(threadIdx.x); j < nb; j += static_cast<int>(blockDim.x)) {
-        f.leaf[std::size_t(t) * f.batch + j] = 0;
-        learn_one(f, t, codes, labels, j, pos);
-      }
-      __syncthreads();
-    }
+    reset_tree(f, t);
     return;
   }
   const int n = f.n_nodes[t];
@@ -563,8 +571,6 @@ __device__ void split_tree(const ForestView& f, int t, const std::uint8_t* codes
   }
 }
 
-__global__ void k_split(ForestView f, const std::uint8_t* codes, const std::uint8_t* labels, int nb, std::uint64_t pos) {
-  split_tree(f, blockIdx.x, codes, labels, nb, pos);
-}
+__global__ void k_split(ForestView f) { split_tree(f, blockIdx.x); }
 
 }  // namespace gpudm::backend::cuda::vfdt_kernels

@@ -148,13 +148,14 @@ __device__ void adwin_prefix_batch(const ForestView& f, int t, const std::uint8_
         const std::uint64_t ones = gpudm::vfdt::adwinp_ones(s_base, P);
         const bool rise = w_before == 0 ? ones > 0 : ones * w_before > ones_before * s_base.width;
         if (rise) {
-          f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired (reset_replay)
+          f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired
           s_stop = 1;
         }
       }
     }
     __syncthreads();
-    if (s_stop) break;  // the tree resets at the end of the batch; the rest of the batch is not fed to any detector
+    if (s_stop) break;  // deferred order: the tree resets at the batch end and the rest of the batch feeds no
+                        // detector; stream order: the caller resets it now and feeds the rest to the fresh one
     done = j + 1;
   }
   if (tid == 0) f.adwinp[t] = s_base;
@@ -166,6 +167,90 @@ template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) k_adwin_prefix(ForestView f, const std::uint8_t* labels, int nb, std::uint32_t pos0) {
   const int t = blockIdx.x;
   adwin_prefix_batch<BLOCK>(f, t, f.tree_pred + std::size_t(t) * f.batch, labels, nb, pos0);
+}
+
+// batch_order "stream", step "predict": tree t's votes for instances [s, nb) of a batch as the
+// instance-by-instance algorithm gives them, each seeing the class counts its leaf had after the
+// batch's earlier instances. A leaf whose majority leads by more than the weight the batch adds
+// to its other classes keeps that majority for every one of its instances (majority_margin), so
+// its votes are the leaf's vote at the segment's start; the instances of the other leaves are
+// walked by warp 0 in stream order, lane c holding class c's count of the current leaf, and their
+// class counts are added there (the learn step must then skip them: flag[j] = 1).
+template <int BLOCK>
+__device__ void stream_predict(const ForestView& f, int t, const std::uint8_t* codes, const std::uint8_t* labels, int s,
+                               int nb, std::uint64_t pos, std::uint8_t* pred, std::uint8_t* flag) {
+  constexpr unsigned kAll = 0xffffffffu;
+  const int tid = threadIdx.x, lane = tid & 31, C = f.classes;
+  for (int j = s + tid; j < nb; j += BLOCK) {
+    const int slot = route_one(f, t, codes, j);
+    const std::size_t si = f.slot_index(t, slot);
+    const int top = gpudm::vfdt::majority(f.slot_class + si * C, C);
+    pred[j] = static_cast<std::uint8_t>(top);
+    const std::uint32_t w = tree_weight(f, t, pos + j);
+    if (w != 0 && labels[j] != top) atomicAdd(f.slot_other + si, w);
+  }
+  __syncthreads();
+  for (int j = s + tid; j < nb; j += BLOCK) {
+    const std::size_t si = f.slot_index(t, f.leaf[std::size_t(t) * f.batch + j]);
+    std::uint32_t margin = 0;
+    gpudm::vfdt::majority_margin(f.slot_class + si * C, C, &margin);
+    flag[j] = margin <= f.slot_other[si];
+  }
+  __syncthreads();
+  for (int j = s + tid; j < nb; j += BLOCK) f.slot_other[f.slot_index(t, f.leaf[std::size_t(t) * f.batch + j])] = 0;
+  if (tid < 32) {
+    int cached = -1;  // leaf slot whose class counts the lanes hold
+    std::uint32_t c0 = 0, c1 = 0;  // counts of classes lane and lane + 32 (Policy::kMaxClasses = 64)
+    std::uint32_t* cls = nullptr;
+    for (int base = s; base < nb; base += 32) {
+      const int j = base + lane;
+      const bool walk = j < nb && flag[j];
+      unsigned todo = __ballot_sync(kAll, walk);
+      const int my_slot = walk ? f.leaf[std::size_t(t) * f.batch + j] : 0;
+      const int my_y = walk ? labels[j] : 0;
+      const std::uint32_t my_w = walk ? tree_weight(f, t, pos + j) : 0u;
+      while (todo) {
+        const int k = __ffs(todo) - 1;
+        todo &= todo - 1;
+        const int slot = __shfl_sync(kAll, my_slot, k);
+        const int y = __shfl_sync(kAll, my_y, k);
+        const std::uint32_t w = __shfl_sync(kAll, my_w, k);
+        if (slot != cached) {  // uniform across the warp
+          if (cached >= 0) {
+            if (lane < C) cls[lane] = c0;
+            if (lane + 32 < C) cls[lane + 32] = c1;
+          }
+          cached = slot;
+          cls = f.slot_class + f.slot_index(t, slot) * C;
+          c0 = lane < C ? cls[lane] : 0u;
+          c1 = lane + 32 < C ? cls[lane + 32] : 0u;
+        }
+        // majority, ties to the lowest class: (count, class) reduced over the warp
+        std::uint32_t bv = c0;
+        int bc = lane;
+        if (c1 > bv) {
+          bv = c1;
+          bc = lane + 32;
+        }
+        for (int o = 16; o > 0; o >>= 1) {
+          const std::uint32_t ov = __shfl_xor_sync(kAll, bv, o);
+          const int oc = __shfl_xor_sync(kAll, bc, o);
+          if (ov > bv || (ov == bv && oc < bc)) {
+            bv = ov;
+            bc = oc;
+          }
+        }
+        if (lane == 0) pred[base + k] = static_cast<std::uint8_t>(bc);
+        if (lane == y) c0 += w;
+        if (lane + 32 == y) c1 += w;
+      }
+    }
+    if (cached >= 0) {
+      if (lane < C) cls[lane] = c0;
+      if (lane + 32 < C) cls[lane + 32] = c1;
+    }
+  }
+  __syncthreads();
 }
 
 // Cycle counters of the persistent kernel's phases, per tree (SM clock, summed over batches).
@@ -185,22 +270,55 @@ __global__ void __launch_bounds__(BLOCK) k_forest_persistent(ForestView f, const
     const std::uint8_t* lb = labels + b0;
     const std::uint32_t pos = pos0 + static_cast<std::uint32_t>(b0);
     std::uint8_t* pred = f.pred_all + std::size_t(t) * f.pred_stride + pos;
-    long long c0 = clock64();
-    for (int j = threadIdx.x; j < nb; j += BLOCK) pred[j] = predict_one(f, t, cb, j);
-    __syncthreads();
-    long long c1 = clock64();
-    for (int j = threadIdx.x; j < nb; j += BLOCK) learn_one(f, t, cb, lb, j, pos);
-    __syncthreads();
-    long long c2 = clock64();
-    if (f.adwin) adwin_prefix_batch<BLOCK>(f, t, pred, lb, nb, pos);
+    if (!f.stream_order) {
+      long long c0 = clock64();
+      for (int j = threadIdx.x; j < nb; j += BLOCK) pred[j] = predict_one(f, t, cb, j);
+      __syncthreads();
+      long long c1 = clock64();
+      for (int j = threadIdx.x; j < nb; j += BLOCK) learn_one(f, t, cb, lb, j, pos);
+      __syncthreads();
+      long long c2 = clock64();
+      if (f.adwin) adwin_prefix_batch<BLOCK>(f, t, pred, lb, nb, pos);
+      long long c3 = clock64();
+      split_tree(f, t);
+      __syncthreads();
+      long long c4 = clock64();
+      ph[kPhTraversal] += c1 - c0;
+      ph[kPhCounters] += c2 - c1;
+      ph[kPhAdwin] += c3 - c2;
+      ph[kPhSplit] += c4 - c3;
+      continue;
+    }
+    // batch_order "stream": segments of the batch, each ending where the tree's ADWIN fires (the
+    // tree is reset at once and the fresh one takes the next segment); the last one is learned.
+    std::uint8_t* flag = f.tree_pred + std::size_t(t) * f.batch;
+    for (int s = 0; s < nb;) {
+      long long c0 = clock64();
+      stream_predict<BLOCK>(f, t, cb, lb, s, nb, pos, pred, flag);
+      long long c1 = clock64();
+      int fired = 0;
+      if (f.adwin) {
+        adwin_prefix_batch<BLOCK>(f, t, pred + s, lb + s, nb - s, pos + static_cast<std::uint32_t>(s));
+        fired = f.drift[t];  // 1 + the segment position of the input that fired; 0: none
+      }
+      long long c2 = clock64();
+      ph[kPhTraversal] += c1 - c0;
+      ph[kPhAdwin] += c2 - c1;
+      if (fired) {  // the instances up to the one that fired belong to the discarded tree
+        reset_tree(f, t);
+        ph[kPhSplit] += clock64() - c2;
+        s += fired;
+        continue;
+      }
+      for (int j = s + static_cast<int>(threadIdx.x); j < nb; j += BLOCK) learn_one(f, t, cb, lb, j, pos, flag[j] == 0);
+      __syncthreads();
+      ph[kPhCounters] += clock64() - c2;
+      break;
+    }
     long long c3 = clock64();
-    split_tree(f, t, cb, lb, nb, pos);
+    split_tree(f, t);
     __syncthreads();
-    long long c4 = clock64();
-    ph[kPhTraversal] += c1 - c0;
-    ph[kPhCounters] += c2 - c1;
-    ph[kPhAdwin] += c3 - c2;
-    ph[kPhSplit] += c4 - c3;
+    ph[kPhSplit] += clock64() - c3;
   }
   if (threadIdx.x == 0)
     for (int k = 0; k < kPhCount; ++k) cycles[std::size_t(t) * kPhCount + k] = ph[k];
