@@ -67,6 +67,9 @@ class CudaForest final : public vfdt::ForestBackend {
       if (p.stream_order() && !persistent_)
         throw Error("vfdt/cuda: batch_order \"stream\" runs on the persistent engine only (engine \"" + p.cuda_engine() +
                     "\" runs \"deferred\"); use engine \"persistent\" or batch_order \"deferred\"");
+      if (p.stream_order() && p.batch > 32 * Policy::kStreamWindows)
+        throw Error("vfdt/cuda: batch_order \"stream\" supports batch <= " + std::to_string(32 * Policy::kStreamWindows) +
+                    " on the GPU, got " + std::to_string(p.batch) + "; use a smaller batch or batch_order \"deferred\"");
       if (p.adwin_kernel == "prefix") {
         // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
         // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).

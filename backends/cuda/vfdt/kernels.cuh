@@ -24,6 +24,7 @@ struct Policy {
   static constexpr int kScanMax = 1024;       // largest block block_compact supports
   static constexpr int kPersistentBlock = 512;  // threads per tree in the persistent kernel
   static constexpr int kAdwinBlock = 256;     // threads per tree in the per-batch prefix ADWIN kernel
+  static constexpr int kStreamWindows = 256;  // batch_order "stream": 32-instance windows per batch (B <= 8192)
 };
 
 // Device view of the forest (flat arrays, [tree][node|slot][...]).

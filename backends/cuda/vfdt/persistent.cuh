@@ -173,14 +173,21 @@ __global__ void __launch_bounds__(BLOCK) k_adwin_prefix(ForestView f, const std:
 // instance-by-instance algorithm gives them, each seeing the class counts its leaf had after the
 // batch's earlier instances. A leaf whose majority leads by more than the weight the batch adds
 // to its other classes keeps that majority for every one of its instances (majority_margin), so
-// its votes are the leaf's vote at the segment's start; the instances of the other leaves are
-// walked by warp 0 in stream order, lane c holding class c's count of the current leaf, and their
-// class counts are added there (the learn step must then skip them: flag[j] = 1).
+// its votes are the leaf's vote at the segment's start. The instances of the other leaves are
+// listed in stream order (per-window ballots, compacted by warp 0) and walked by warp 0, 32 at a
+// time: lanes of one leaf (match_any) get their exclusive prefix of the chunk's weights per class
+// from ballots over the weight bits, add it to the leaf's counts, and vote; the leaf's last lane
+// of the chunk then stores the counts. Their class counts are added there, so the learn step skips
+// them (flag[j] = 1). Needs nb - s <= 32 * Policy::kStreamWindows.
 template <int BLOCK>
 __device__ void stream_predict(const ForestView& f, int t, const std::uint8_t* codes, const std::uint8_t* labels, int s,
                                int nb, std::uint64_t pos, std::uint8_t* pred, std::uint8_t* flag) {
   constexpr unsigned kAll = 0xffffffffu;
+  __shared__ unsigned s_mask[Policy::kStreamWindows];             // lanes to walk, per 32-instance window
+  __shared__ std::uint16_t s_list[Policy::kStreamWindows * 32];  // segment positions to walk, in order
   const int tid = threadIdx.x, lane = tid & 31, C = f.classes;
+  const int n = nb - s;
+  const std::int32_t* leaf = f.leaf + std::size_t(t) * f.batch;
   for (int j = s + tid; j < nb; j += BLOCK) {
     const int slot = route_one(f, t, codes, j);
     const std::size_t si = f.slot_index(t, slot);
@@ -190,64 +197,70 @@ __device__ void stream_predict(const ForestView& f, int t, const std::uint8_t* c
     if (w != 0 && labels[j] != top) atomicAdd(f.slot_other + si, w);
   }
   __syncthreads();
-  for (int j = s + tid; j < nb; j += BLOCK) {
-    const std::size_t si = f.slot_index(t, f.leaf[std::size_t(t) * f.batch + j]);
-    std::uint32_t margin = 0;
-    gpudm::vfdt::majority_margin(f.slot_class + si * C, C, &margin);
-    flag[j] = margin <= f.slot_other[si];
+  const int rounded = (n + 31) & ~31;  // whole windows: a warp's lanes enter and leave together
+  for (int i = tid; i < rounded; i += BLOCK) {
+    bool walk = false;
+    if (i < n) {
+      const std::size_t si = f.slot_index(t, leaf[s + i]);
+      std::uint32_t margin = 0;
+      gpudm::vfdt::majority_margin(f.slot_class + si * C, C, &margin);
+      walk = margin <= f.slot_other[si];
+      flag[s + i] = walk;
+    }
+    const unsigned m = __ballot_sync(kAll, walk);
+    if (lane == 0) s_mask[i >> 5] = m;
   }
   __syncthreads();
-  for (int j = s + tid; j < nb; j += BLOCK) f.slot_other[f.slot_index(t, f.leaf[std::size_t(t) * f.batch + j])] = 0;
+  for (int j = s + tid; j < nb; j += BLOCK) f.slot_other[f.slot_index(t, leaf[j])] = 0;
   if (tid < 32) {
-    int cached = -1;  // leaf slot whose class counts the lanes hold
-    std::uint32_t c0 = 0, c1 = 0;  // counts of classes lane and lane + 32 (Policy::kMaxClasses = 64)
-    std::uint32_t* cls = nullptr;
-    for (int base = s; base < nb; base += 32) {
-      const int j = base + lane;
-      const bool walk = j < nb && flag[j];
-      unsigned todo = __ballot_sync(kAll, walk);
-      const int my_slot = walk ? f.leaf[std::size_t(t) * f.batch + j] : 0;
-      const int my_y = walk ? labels[j] : 0;
-      const std::uint32_t my_w = walk ? tree_weight(f, t, pos + j) : 0u;
-      while (todo) {
-        const int k = __ffs(todo) - 1;
-        todo &= todo - 1;
-        const int slot = __shfl_sync(kAll, my_slot, k);
-        const int y = __shfl_sync(kAll, my_y, k);
-        const std::uint32_t w = __shfl_sync(kAll, my_w, k);
-        if (slot != cached) {  // uniform across the warp
-          if (cached >= 0) {
-            if (lane < C) cls[lane] = c0;
-            if (lane + 32 < C) cls[lane + 32] = c1;
-          }
-          cached = slot;
-          cls = f.slot_class + f.slot_index(t, slot) * C;
-          c0 = lane < C ? cls[lane] : 0u;
-          c1 = lane + 32 < C ? cls[lane + 32] : 0u;
-        }
-        // majority, ties to the lowest class: (count, class) reduced over the warp
-        std::uint32_t bv = c0;
-        int bc = lane;
-        if (c1 > bv) {
-          bv = c1;
-          bc = lane + 32;
-        }
-        for (int o = 16; o > 0; o >>= 1) {
-          const std::uint32_t ov = __shfl_xor_sync(kAll, bv, o);
-          const int oc = __shfl_xor_sync(kAll, bc, o);
-          if (ov > bv || (ov == bv && oc < bc)) {
-            bv = ov;
-            bc = oc;
-          }
-        }
-        if (lane == 0) pred[base + k] = static_cast<std::uint8_t>(bc);
-        if (lane == y) c0 += w;
-        if (lane + 32 == y) c1 += w;
+    // compaction: windows' counts scanned 32 at a time, each lane writes its window's positions
+    const int windows = rounded >> 5;
+    int total = 0;
+    for (int w0 = 0; w0 < windows; w0 += 32) {
+      const int w = w0 + lane;
+      const unsigned m = w < windows ? s_mask[w] : 0u;
+      const int c = __popc(m);
+      int incl = c;
+      for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(kAll, incl, o);
+        if (lane >= o) incl += y;
       }
+      int at = total + incl - c;
+      for (unsigned mm = m; mm; mm &= mm - 1) s_list[at++] = static_cast<std::uint16_t>(w * 32 + __ffs(mm) - 1);
+      total += __shfl_sync(kAll, incl, 31);
     }
-    if (cached >= 0) {
-      if (lane < C) cls[lane] = c0;
-      if (lane + 32 < C) cls[lane + 32] = c1;
+    __syncwarp();
+    std::uint32_t incl[Policy::kMaxClasses];
+    for (int e0 = 0; e0 < total; e0 += 32) {
+      const int e = e0 + lane;
+      const bool act = e < total;
+      const int j = s + (act ? s_list[e] : 0);
+      const int slot = act ? leaf[j] : -1 - lane;  // idle lanes: a group of their own
+      const int y = act ? labels[j] : -1;
+      const std::uint32_t w = act ? tree_weight(f, t, pos + j) : 0u;
+      const unsigned peers = __match_any_sync(kAll, slot);
+      const unsigned before = peers & ((1u << lane) - 1u);
+      const bool last = act && (peers >> lane) == 1u;  // no later lane of this leaf in the chunk
+      const int bits = 32 - __clz(__reduce_max_sync(kAll, w));
+      std::uint32_t* cls = f.slot_class + f.slot_index(t, act ? slot : 0) * C;
+      std::uint32_t best_v = 0;
+      int best_c = 0;
+      for (int c = 0; c < C; ++c) {
+        std::uint32_t pre = 0;  // weight of class c in the earlier lanes of this leaf
+        for (int b = 0; b < bits; ++b)
+          pre += static_cast<std::uint32_t>(__popc(__ballot_sync(kAll, y == c && ((w >> b) & 1u)) & before)) << b;
+        const std::uint32_t v = act ? cls[c] + pre : 0u;
+        if (c == 0 || v > best_v) {  // ties -> the lowest class, as majority()
+          best_v = v;
+          best_c = c;
+        }
+        incl[c] = v + (y == c ? w : 0u);
+      }
+      if (act) pred[j] = static_cast<std::uint8_t>(best_c);
+      __syncwarp();
+      if (last)
+        for (int c = 0; c < C; ++c) cls[c] = incl[c];
+      __syncwarp();
     }
   }
   __syncthreads();
