@@ -89,9 +89,14 @@ class GmtFamily final : public Family {
     res.metrics["train_rmse"] = st.rmse;
     res.metrics["train_mae"] = st.mae;
     if (test_ds) {
-      const Scores sv = score(root, *test_ds);
+      // gross errors: |error| > 10 x the training RMSE (a row routed to the wrong leaf model)
+      const double gross = 10.0 * st.rmse;
+      const Scores sv = score(root, *test_ds, gross);
       res.metrics["test_rmse"] = sv.rmse;
       res.metrics["test_mae"] = sv.mae;
+      res.metrics["test_gross_errors"] = sv.gross;
+      res.metrics["test_gross_threshold"] = gross;
+      res.metrics["test_rmse_without_gross"] = sv.rmse_without_gross;
     }
     res.metrics["leaves"] = count_leaves(root);
     res.metrics["internal_nodes"] = count_internal(root);

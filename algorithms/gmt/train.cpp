@@ -132,18 +132,21 @@ EvalOptions eval_options_from_json(const nlohmann::json& j) {
   return o;
 }
 
-Scores score(const Node* root, const Dataset& d) {
+Scores score(const Node* root, const Dataset& d, double gross_threshold) {
   Scores s;
   s.rows = static_cast<std::int64_t>(d.rows());
-  double se = 0.0, ae = 0.0;
+  double se = 0.0, ae = 0.0, se_rest = 0.0;
   for (std::size_t r = 0; r < d.rows(); ++r) {
     const double e = static_cast<double>(d.target(r)) - predict(root, d, r);
     se += e * e;
     ae += std::fabs(e);
+    if (gross_threshold > 0.0 && std::fabs(e) > gross_threshold) ++s.gross;
+    else se_rest += e * e;
   }
   const double n = std::max<double>(1.0, static_cast<double>(d.rows()));
   s.rmse = std::sqrt(se / n);
   s.mae = ae / n;
+  s.rmse_without_gross = std::sqrt(se_rest / std::max<double>(1.0, n - static_cast<double>(s.gross)));
   return s;
 }
 

@@ -26,8 +26,13 @@ EvalOptions eval_options_from_json(const nlohmann::json& j);
 struct Scores {
   std::int64_t rows = 0;
   double rmse = 0.0, mae = 0.0;
+  // rows whose |error| exceeds the gross_threshold given to score() (0: not counted), and the RMSE
+  // of the other rows: on a target with jumps (Armchair) a test row that falls between a split
+  // threshold and the true boundary is predicted by the wrong leaf model.
+  std::int64_t gross = 0;
+  double rmse_without_gross = 0.0;
 };
-Scores score(const Node* root, const Dataset& d);
+Scores score(const Node* root, const Dataset& d, double gross_threshold = 0.0);
 
 struct TrainResult {
   Individual best;

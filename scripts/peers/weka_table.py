@@ -97,7 +97,8 @@ for n, g, m5, rep in rows:
     cell = lambda r: ("**" + fmt(r["rmse"]) + "**") if r["rmse"] == best else fmt(r["rmse"])
     md.append(f"| {n} | {g['train_rows']} | {cell(g)} | {cell(m5)} | {cell(rep)} | {g['leaves']} / {g['attrs']} | "
               f"{m5['leaves']} / {m5['attrs']} | {rep['leaves']} | {g['iterations']}{(' (' + g['stop'] + ')') if g['stop'] else ''} | {fmt(g['seconds'], 3)} ({fmt(g['cpu'], 3)}) | {fmt(m5['seconds'], 3)} ({fmt(m5['cpu'], 3)}) | {fmt(rep['seconds'], 3)} ({fmt(rep['cpu'], 3)}) |")
-md += ["", "GMT iterations (stop reason): stall = no improvement of the best for stall_iterations (1,000) generations, "
+md += ["", "GMT iterations (stop reason): stall = no improvement of the best for stall_iterations generations "
+       "(default off since 2026-11-23; the study committed under results/h200/gmt_weka_study ran with the earlier default 1,000), "
        "iterations = the iteration limit, time = the max_seconds cap (MAX_SECONDS); no reason = a run before stop reasons were recorded.", ""]
 md += ["", "Paper (cuGMT Sec. 6, Armchair): GMT 5 leaf models, RMSE < 0.1; M5 18 models, RMSE 2.33; REPTree 87 leaves, RMSE 1.48 "
        "(their Armchair definition is not public; ours is the datasets/ reconstruction, noise sd 0.05).", ""]
