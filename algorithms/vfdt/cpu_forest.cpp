@@ -90,8 +90,13 @@ int CpuForest::route(int t, std::size_t i) const {
   return child[node];
 }
 
-std::uint8_t CpuForest::leaf_vote(int t, int slot) const {
-  return static_cast<std::uint8_t>(majority(slot_class_.data() + slot_index(t, slot) * L_.classes, L_.classes));
+std::uint8_t CpuForest::leaf_vote(int t, int slot, std::size_t i) {
+  const std::size_t si = slot_index(t, slot);
+  const std::uint32_t* cls = slot_class_.data() + si * L_.classes;
+  if (!p_.naive_bayes()) return static_cast<std::uint8_t>(majority(cls, L_.classes));
+  return static_cast<std::uint8_t>(naive_bayes_vote(cls, counters(t, slot), slot_subset_.data() + si * L_.features,
+                                                    attr_values_.data(), s_->codes.data() + i * s_->attributes,
+                                                    L_.features, L_.values, L_.classes));
 }
 
 void CpuForest::predict_tree(int t, std::size_t b0, std::size_t b1) {
@@ -99,7 +104,7 @@ void CpuForest::predict_tree(int t, std::size_t b0, std::size_t b1) {
     const int slot = route(t, i);
     const std::size_t j = std::size_t(t) * p_.batch + (i - b0);
     leaf_[j] = slot;
-    tree_pred_[j] = leaf_vote(t, slot);
+    tree_pred_[j] = leaf_vote(t, slot, i);
   }
 }
 
@@ -150,7 +155,7 @@ void CpuForest::stream_tree(int t, std::size_t b0, std::size_t b1) {
   for (std::size_t i = b0; i < b1; ++i) {
     const int slot = route(t, i);
     const std::size_t j = std::size_t(t) * p_.batch + (i - b0);
-    const std::uint8_t vote = leaf_vote(t, slot);
+    const std::uint8_t vote = leaf_vote(t, slot, i);
     tree_pred_[j] = vote;
     learn_one(t, i, slot);
     if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta)) {

@@ -36,7 +36,7 @@ class CpuForest : public ForestBackend {
 
  private:
   int route(int t, std::size_t i) const;                 // leaf slot of stream instance i in tree t
-  std::uint8_t leaf_vote(int t, int slot) const;          // majority class of a leaf
+  std::uint8_t leaf_vote(int t, int slot, std::size_t i);  // leaf's vote for instance i (mc or nb)
   void learn_one(int t, std::size_t i, int slot);         // tree t learns instance i at its leaf
   void init_tree(int t, std::uint32_t generation);
   void init_slot(int t, int slot, std::uint64_t key, int depth);

@@ -38,6 +38,7 @@ class VfdtFamily final : public Family {
         {"adwin", "bool", true, "one ADWIN per tree resetting it on a rise in error (mode forest)"},
         {"adwin_delta", "number", 0.002, "ADWIN confidence"},
         {"batch_order", "string", "auto", "inside a mini-batch: \"stream\" (each tree predicts, learns and feeds ADWIN instance by instance, resets at once; only split checks wait for the batch end: B = 1's accuracy), \"deferred\" (the paper's: predict all, learn all, ADWIN, reset at the batch end) or \"auto\" (stream where the CUDA engine is the persistent one, else deferred)"},
+        {"leaf_prediction", "string", "mc", "leaf vote: \"mc\" (majority class) or \"nb\" (naive Bayes over the leaf's attribute counters, as MOA's NB leaves; not on path faithful)"},
         {"max_depth", "int", 20, "depth limit"},
         {"max_nodes", "int", 4096, "node-pool capacity per tree"},
         {"bins", "int", 8, "quantile bins of numeric attributes"},
@@ -72,6 +73,7 @@ class VfdtFamily final : public Family {
     fp.adwin = mode == "forest" && P.value("adwin", true);
     fp.adwin_delta = P.value("adwin_delta", 0.002);
     fp.batch_order = P.value("batch_order", "auto");
+    fp.leaf_prediction = P.value("leaf_prediction", "mc");
     fp.max_depth = P.value("max_depth", 20);
     fp.max_nodes = P.value("max_nodes", 4096);
     fp.path = P.value("path", "default");
@@ -138,6 +140,7 @@ class VfdtFamily final : public Family {
     m["trees"] = fp.trees;
     m["batch"] = fp.batch;
     m["batch_order"] = fp.order();
+    m["leaf_prediction"] = fp.leaf_prediction;
     m["features_per_leaf"] = fp.features_for(stream.attributes);
     m["encoded_attributes"] = stream.attributes;
     m["binary_attributes"] = stream.all_binary();

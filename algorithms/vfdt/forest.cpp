@@ -22,7 +22,7 @@ std::string ForestParams::cuda_engine() const {
 
 std::string ForestParams::order() const {
   if (batch_order != "auto") return batch_order;
-  return path == "default" && cuda_engine() == "persistent" ? "stream" : "deferred";
+  return path == "default" && cuda_engine() == "persistent" && !naive_bayes() ? "stream" : "deferred";
 }
 
 void ForestParams::validate(int d) const {
@@ -45,6 +45,10 @@ void ForestParams::validate(int d) const {
     bad("adwin_kernel", "must be \"prefix\", \"warp\" or \"simple\", got \"" + adwin_kernel + "\"");
   if (batch_order != "auto" && batch_order != "stream" && batch_order != "deferred")
     bad("batch_order", "must be \"auto\", \"stream\" or \"deferred\", got \"" + batch_order + "\"");
+  if (leaf_prediction != "mc" && leaf_prediction != "nb")
+    bad("leaf_prediction", "must be \"mc\" (majority class) or \"nb\" (naive Bayes), got \"" + leaf_prediction + "\"");
+  if (naive_bayes() && path == "faithful")
+    bad("leaf_prediction", "\"nb\" applies to path \"default\" only: the faithful path keeps the paper's majority-class leaves");
   if (batch_order == "stream" && path == "faithful")
     bad("batch_order", "\"stream\" applies to path \"default\" only: path \"faithful\" keeps the paper's batch order (\"deferred\")");
   if (engine == "persistent" && adwin_kernel != "prefix" && path == "default")

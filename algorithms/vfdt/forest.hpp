@@ -53,6 +53,12 @@ struct ForestParams {
   //              parameters only, so every backend resolves it the same way (order()).
   // The CUDA batched engine and the faithful path run "deferred" only.
   std::string batch_order = "auto";
+  // Leaf vote: "mc" (majority class, the paper's and the default) or "nb" (naive Bayes over the
+  // leaf's attribute counters, MOA's NB leaves; vfdt_math.hpp naive_bayes_vote). Not on path
+  // faithful; "nb" makes batch_order "auto" resolve to "deferred" (the GPU's in-batch walk
+  // relies on majority votes), and the GPU refuses "stream" with "nb".
+  std::string leaf_prediction = "mc";
+  bool naive_bayes() const { return leaf_prediction == "nb"; }
   double adwin_delta = 0.002;
   int max_depth = 20;
   int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)

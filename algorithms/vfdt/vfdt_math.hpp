@@ -223,6 +223,44 @@ GPUDM_HD int majority_margin(const std::uint32_t* counts, int classes, std::uint
   return top;
 }
 
+// Naive Bayes vote of a leaf (MOA's LearningNodeNB / NaiveBayes.doNaiveBayesPrediction): class c
+// scores ln n_c + sum over the leaf's attributes p of ln P(x_p | c), with
+// P(v | c) = (n_pvc + 1) / (n_c' + V_p): Laplace over the attribute's V_p values, n_pvc and
+// n_c' = sum_v n_pvc counted since the leaf was created (its counters, cnt[(p*V + v)*C + c]); n_c
+// is the leaf's class count (inherited from the parent's branch, as MOA's observed class
+// distribution). A class with n_c = 0 or n_c' = 0 gets no vote (MOA: probability 0). If no class has
+// a vote (a leaf that has learned nothing yet) the leaf votes its majority class. Highest score
+// wins, ties -> the lowest class. det_ln and the d* ops give the same bits on host and device.
+GPUDM_HD int naive_bayes_vote(const std::uint32_t* cls, const std::uint32_t* cnt, const std::int16_t* subset,
+                              const std::int32_t* attr_values, const std::uint8_t* x, int features, int values,
+                              int classes) {
+  int best = -1;
+  double best_score = 0.0;
+  for (int c = 0; c < classes; ++c) {
+    if (cls[c] == 0) continue;
+    std::uint64_t learned = 0;  // n_c': the same for every attribute of the leaf (each counts every instance)
+    for (int v = 0; v < values; ++v) learned += cnt[std::size_t(v) * classes + c];
+    if (learned == 0) continue;
+    double score = det_ln(static_cast<double>(cls[c]));
+    int last_v = -1;  // ln(n_c' + V) is reused while consecutive attributes have the same V
+    double ln_den = 0.0;
+    for (int p = 0; p < features; ++p) {
+      const int a = subset[p];
+      const std::uint32_t n = cnt[(std::size_t(p) * values + x[a]) * classes + c];
+      if (attr_values[a] != last_v) {
+        last_v = attr_values[a];
+        ln_den = det_ln(static_cast<double>(learned) + static_cast<double>(last_v));
+      }
+      score = dadd(score, dsub(det_ln(static_cast<double>(n) + 1.0), ln_den));
+    }
+    if (best < 0 || score > best_score) {
+      best = c;
+      best_score = score;
+    }
+  }
+  return best >= 0 ? best : majority(cls, classes);
+}
+
 // ---------------------------------------------------------------- ADWIN on a 0/1 stream
 // MOA's ADWIN (exponential histogram, M = 5 buckets per row, clock 32, minimum window 10,
 // sub-windows > 6, cut when |mu0 - mu1| > sqrt(2 m v dd) + 2/3 dd m with m = 1/(n0-4)+1/(n1-4),

@@ -9,6 +9,7 @@
 #     accuracy  Table 1 and Table 2 (exact sequential B=1 forest: the slow part) and the learning
 #               curves of Figs 8-10                                              ~6-9 min
 #     scaling   Fig. 11 (forest time vs REC instances, OpenMP(16) vs GPU)       ~1-2 min
+#     leaf      majority-class vs naive Bayes leaves, tree and forest (configs/vfdt_leaf_prediction.json) ~2 min
 #     order     batch orders "deferred" vs "stream" against the exact B = 1 run, accuracy and GPU time
 #               (configs/vfdt_batch_order.json)                                  ~3 min
 #     smoke     every config with --smoke (seconds)
@@ -66,6 +67,9 @@ if has accuracy; then
   run_cfg vfdt_fig10.json 200
   run_cfg vfdt_fig8.json 200
   run_cfg vfdt_fig9.json 400
+fi
+if has leaf; then
+  run_cfg vfdt_leaf_prediction.json 300
 fi
 if has order; then
   run_cfg vfdt_batch_order.json 400

@@ -106,6 +106,15 @@ std::vector<Case> cases() {
   deferred = big;
   deferred.batch_order = "deferred";
   v.push_back({"mixed_forest_b4096_deferred", deferred, mixed});
+  // naive Bayes leaves: the forest on the persistent engine ("auto" order resolves to deferred)
+  // and a single tree on the batched engine
+  ForestParams nb = forest;
+  nb.batch = 1024;
+  nb.leaf_prediction = "nb";
+  v.push_back({"mixed_forest_b1024_naive_bayes", nb, mixed});
+  ForestParams nb_tree = tree;
+  nb_tree.leaf_prediction = "nb";
+  v.push_back({"mixed_tree_b256_naive_bayes", nb_tree, mixed});
   ForestParams resets = big;
   resets.adwin_delta = 0.5;
   v.push_back({"mixed_forest_b4096_adwin_delta_0.5_stream", resets, mixed});
@@ -169,10 +178,28 @@ TEST(VfdtEquivalence, StreamOrderIsTheExactAlgorithmUpToSplitTiming) {
   }
 }
 
+TEST(VfdtEquivalence, NaiveBayesLeavesChangeTheVotes) {
+  const auto mixed = EncodedStream::encode(testing::mixed_drift_stream(30000, 21, 15000, 0.05));
+  ForestParams p;
+  p.trees = 1;
+  p.bagging = p.adwin = false;
+  p.batch = 1;
+  const Result mc = run("sequential", {"mc", p, mixed});
+  p.leaf_prediction = "nb";
+  const Result nb = run("sequential", {"nb", p, mixed});
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < mc.pred.size(); ++i) differ += mc.pred[i] != nb.pred[i];
+  EXPECT_GT(differ, 100u);
+  EXPECT_EQ(mc.snap.checksum(), nb.snap.checksum());  // without drift resets the votes do not change the tree
+}
+
 TEST(VfdtEquivalence, BatchOrderResolvesFromTheParametersAlone) {
   ForestParams p;
   p.trees = 100;
   EXPECT_EQ(p.order(), "stream");  // persistent engine
+  p.leaf_prediction = "nb";
+  EXPECT_EQ(p.order(), "deferred");
+  p.leaf_prediction = "mc";
   p.trees = 1;
   EXPECT_EQ(p.order(), "deferred");  // batched engine
   p.trees = 100;

@@ -116,6 +116,26 @@ TEST(VfdtMath, MajorityBreaksTiesTowardsTheLowestClass) {
   EXPECT_EQ(majority(z, 3), 0);
 }
 
+TEST(VfdtMath, NaiveBayesVoteByHand) {
+  // one attribute (2 values) in the leaf's subset, 2 classes; counters cnt[v*C + c]
+  const std::uint32_t cls[2] = {3, 5};
+  const std::uint32_t cnt[4] = {2, 1,   // v = 0: class 0, class 1
+                                1, 4};  // v = 1
+  const std::int16_t subset[1] = {0};
+  const std::int32_t values[1] = {2};
+  const std::uint8_t x0[1] = {0}, x1[1] = {1};
+  // v = 0: ln 3 + ln(3/5) = ln 1.8  >  ln 5 + ln(2/7) = ln 1.43 -> class 0 (the majority is 1)
+  EXPECT_EQ(naive_bayes_vote(cls, cnt, subset, values, x0, 1, 2, 2), 0);
+  // v = 1: ln 3 + ln(2/5) = ln 1.2  <  ln 5 + ln(5/7) = ln 3.57 -> class 1
+  EXPECT_EQ(naive_bayes_vote(cls, cnt, subset, values, x1, 1, 2, 2), 1);
+  // a class the leaf has not learned (counters 0) gets no vote even with an inherited count
+  const std::uint32_t inherited[2] = {50, 5}, learned_c1[4] = {0, 1, 0, 4};
+  EXPECT_EQ(naive_bayes_vote(inherited, learned_c1, subset, values, x0, 1, 2, 2), 1);
+  // nothing learned yet: the majority class
+  const std::uint32_t none[4] = {0, 0, 0, 0};
+  EXPECT_EQ(naive_bayes_vote(inherited, none, subset, values, x0, 1, 2, 2), 0);
+}
+
 TEST(VfdtMath, MajorityMarginIsTheLeadOverTheRunnerUp) {
   std::uint32_t m = 99;
   const std::uint32_t a[4] = {3, 9, 4, 1}, tie[3] = {2, 5, 5}, z[2] = {0, 0};

@@ -67,6 +67,9 @@ class CudaForest final : public vfdt::ForestBackend {
       if (p.stream_order() && !persistent_)
         throw Error("vfdt/cuda: batch_order \"stream\" runs on the persistent engine only (engine \"" + p.cuda_engine() +
                     "\" runs \"deferred\"); use engine \"persistent\" or batch_order \"deferred\"");
+      if (p.stream_order() && p.naive_bayes())
+        throw Error("vfdt/cuda: batch_order \"stream\" runs majority-class leaves only (its in-batch walk keeps majority "
+                    "votes); leaf_prediction \"nb\" runs with batch_order \"deferred\" (or \"auto\")");
       if (p.stream_order() && p.batch > 32 * Policy::kStreamWindows)
         throw Error("vfdt/cuda: batch_order \"stream\" supports batch <= " + std::to_string(32 * Policy::kStreamWindows) +
                     " on the GPU, got " + std::to_string(p.batch) + "; use a smaller batch or batch_order \"deferred\"");
@@ -253,6 +256,7 @@ class CudaForest final : public vfdt::ForestBackend {
     f.bagging = p_.bagging;
     f.adwin = p_.adwin;
     f.stream_order = p_.stream_order();
+    f.naive_bayes = p_.naive_bayes();
     const double r = std::log2(static_cast<double>(L_.classes));
     f.hb_numer = r * r * std::log(1.0 / p_.delta);
     f.tau = p_.tau;

@@ -33,6 +33,7 @@ struct ForestView {
   int grace, max_depth;
   bool bagging, adwin;
   bool stream_order;  // ForestParams::stream_order() (persistent engine only)
+  bool naive_bayes;   // ForestParams::naive_bayes(): leaves vote naive Bayes (not with stream_order)
   double hb_numer, tau, adwin_delta;
   std::uint64_t seed;
   const std::int32_t* attr_values;  // [attributes]
@@ -160,7 +161,11 @@ __device__ inline int route_one(const ForestView& f, int t, const std::uint8_t* 
 // Tree t routes instance j of the batch to its leaf (f.leaf) and returns the leaf's vote.
 __device__ inline std::uint8_t predict_one(const ForestView& f, int t, const std::uint8_t* codes, int j) {
   const int slot = route_one(f, t, codes, j);
-  return static_cast<std::uint8_t>(gpudm::vfdt::majority(f.slot_class + f.slot_index(t, slot) * f.classes, f.classes));
+  const std::size_t si = f.slot_index(t, slot);
+  if (!f.naive_bayes) return static_cast<std::uint8_t>(gpudm::vfdt::majority(f.slot_class + si * f.classes, f.classes));
+  return static_cast<std::uint8_t>(gpudm::vfdt::naive_bayes_vote(
+      f.slot_class + si * f.classes, f.counters + si * f.counters_per_slot(), f.slot_subset + si * f.features, f.attr_values,
+      codes + std::size_t(j) * f.attributes, f.features, f.values, f.classes));
 }
 
 // Online-bagging weight of stream instance i in tree t (1 without bagging).
