@@ -220,14 +220,22 @@ class VfdtFamily final : public Family {
       if (run.value("total_rows", std::size_t(0)) != rows || n == 0 || n > rows) continue;  // another length
       std::size_t ok = 0;
       for (std::size_t i = 0; i < n; ++i) ok += pred[i] == stream.labels[i];
+      // forests: River's own vote ("soft", summed class probabilities; runs without "vote" are
+      // those) -> river_*; one vote per tree ("majority", as ours) -> river_majority_*
+      const std::string vote = run.value("vote", std::string(mode == "forest" ? "soft" : "tree"));
+      if (vote == "majority") {
+        m["river_majority_accuracy"] = run.value("accuracy", 0.0);
+        m["river_majority_instances"] = n;
+        m["accuracy_at_river_majority_prefix"] = 100.0 * static_cast<double>(ok) / static_cast<double>(n);
+        continue;
+      }
       m["accuracy_at_river_prefix"] = 100.0 * static_cast<double>(ok) / static_cast<double>(n);
       m["river_model"] = run.value("model", "");
       m["river_accuracy"] = run.value("accuracy", 0.0);
       m["river_instances"] = n;
       m["river_instances_per_s"] = run.value("instances_per_s", 0.0);
-      m["river_version"] = j.value("river_version", "");
+      m["river_version"] = run.value("river_version", j.value("river_version", ""));
       m["river_estimated"] = n != rows;
-      return;
     }
   }
 };

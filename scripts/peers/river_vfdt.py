@@ -2,11 +2,14 @@
 """River as a live peer of the vfdt family (issue 5).
 
 Runs River's HoeffdingTreeClassifier (mode "tree") and ARFClassifier (mode "forest": n_models=100,
-lambda=1, sqrt features, majority vote, one ADWIN per tree, no background trees) prequentially
+lambda=1, sqrt features, one ADWIN per tree, no background trees) prequentially
 (predict_one, then learn_one) on the same streams our learners see: each stream is exported by
 build/algorithms/vfdt/vfdt_export as integer codes (binary, nominal, quantile-binned numeric),
 and every attribute is declared nominal so River splits multiway on the codes as ours does.
 Hoeffding parameters match ours: delta 1e-7, tau 0.05, grace period 200, majority-class leaves.
+The forest runs twice (--votes): River's own vote ("soft": the sum of the trees' class
+probabilities, disable_weighted_vote=True, as MOA's ARF) and one vote per tree ("majority", ties
+-> the lowest class), which is how our forest and the paper's GPU forest vote.
 
 River processes one instance at a time in Python (~10^3-10^4 instances/s for a tree, ~10^2 for a
 forest of 100), so large streams are run on a prefix (--tree-rows / --forest-rows); the JSON says
@@ -58,25 +61,48 @@ def read_stream(path, limit):
     return names, rows, total
 
 
-def make_model(mode, names, seed):
+class MajorityVote:
+    """River's ARF with one vote per tree (ties -> the lowest class), as our forest and the paper vote.
+    River's own ARF (and MOA's) sums the trees' class probabilities instead ("soft")."""
+
+    def __init__(self, forest):
+        self.forest = forest
+
+    def predict_one(self, x):
+        votes = {}
+        for member in self.forest:
+            p = member.predict_one(x)
+            if p is not None:
+                votes[p] = votes.get(p, 0) + 1
+        if not votes:
+            return None
+        top = max(votes.values())
+        return min(c for c, v in votes.items() if v == top)
+
+    def learn_one(self, x, y):
+        self.forest.learn_one(x, y)
+
+
+def make_model(mode, names, seed, vote="soft"):
     from river import drift, forest, tree
 
     common = dict(grace_period=200, delta=1e-7, tau=0.05, leaf_prediction="mc", nominal_attributes=list(names))
     if mode == "tree":
         return tree.HoeffdingTreeClassifier(**common), "river.tree.HoeffdingTreeClassifier"
-    return (
-        forest.ARFClassifier(
-            n_models=100,
-            max_features="sqrt",
-            lambda_value=1,
-            disable_weighted_vote=True,
-            drift_detector=drift.ADWIN(delta=0.002),
-            warning_detector=None,
-            seed=seed,
-            **common,
-        ),
-        "river.forest.ARFClassifier(n_models=100, lambda=1, sqrt, no background, ADWIN 0.002)",
+    arf = forest.ARFClassifier(
+        n_models=100,
+        max_features="sqrt",
+        lambda_value=1,
+        disable_weighted_vote=True,
+        drift_detector=drift.ADWIN(delta=0.002),
+        warning_detector=None,
+        seed=seed,
+        **common,
     )
+    label = "river.forest.ARFClassifier(n_models=100, lambda=1, sqrt, no background, ADWIN 0.002)"
+    if vote == "majority":
+        return MajorityVote(arf), label + " with one vote per tree (majority, ties -> lowest class)"
+    return arf, label + " (River's vote: sum of the trees' class probabilities)"
 
 
 def prequential(model, rows):
@@ -100,6 +126,8 @@ def main():
     ap.add_argument("--streams", default=",".join(n for n, _ in STREAMS))
     ap.add_argument("--modes", default="tree,forest")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--votes", default="soft,majority",
+                    help="forest votes to run: soft (River's: sum of class probabilities), majority (one vote per tree)")
     args = ap.parse_args()
 
     import river
@@ -107,8 +135,10 @@ def main():
     wanted = set(args.streams.split(","))
     runs = []
     if os.path.exists(args.out):  # keep runs of streams not redone now
+        redo = lambda r: (r["dataset"] in wanted and r["mode"] in args.modes.split(",")
+                          and (r["mode"] == "tree" or r.get("vote", "soft") in args.votes.split(",")))
         with open(args.out) as f:
-            runs = [r for r in json.load(f).get("runs", []) if not (r["dataset"] in wanted and r["mode"] in args.modes.split(","))]
+            runs = [r for r in json.load(f).get("runs", []) if not redo(r)]
     with tempfile.TemporaryDirectory() as tmp:
         for name, options in STREAMS:
             if name not in wanted:
@@ -119,16 +149,19 @@ def main():
             except subprocess.CalledProcessError as e:
                 print(f"river_vfdt: {name}: export failed ({e}); skipped", file=sys.stderr)
                 continue
-            for mode in args.modes.split(","):
+            for mode, vote in [(m, v) for m in args.modes.split(",") for v in (["soft"] if m == "tree" else args.votes.split(","))]:
                 limit = args.tree_rows if mode == "tree" else args.forest_rows
                 names, rows, total = read_stream(path, limit)
-                model, label = make_model(mode, names, args.seed)
+                model, label = make_model(mode, names, args.seed, vote)
                 acc, seconds = prequential(model, rows)
                 run = {
                     "dataset": name,
                     "options": options,
                     "mode": mode,
+                    "vote": vote if mode == "forest" else "tree",
                     "model": label,
+                    "river_version": river.__version__,
+                    "utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                     "instances": len(rows),
                     "total_rows": total,
                     "prefix_of_stream": len(rows) < total,
@@ -137,7 +170,7 @@ def main():
                     "instances_per_s": round(len(rows) / seconds, 1) if seconds > 0 else None,
                     "clock": "wall (time.perf_counter), single Python thread",
                 }
-                print(f"river_vfdt: {name} {mode}: {len(rows)}/{total} instances, accuracy {acc:.2f} %, "
+                print(f"river_vfdt: {name} {mode} ({run['vote']}): {len(rows)}/{total} instances, accuracy {acc:.2f} %, "
                       f"{run['instances_per_s']} inst/s", file=sys.stderr)
                 runs.append(run)
     doc = {
@@ -150,7 +183,7 @@ def main():
         "argv": sys.argv,
         "note": "Streams exported by vfdt_export (codes as the vfdt learners see them); all attributes nominal. "
                 "Prefix runs: accuracy over the first `instances` of `total_rows`.",
-        "runs": sorted(runs, key=lambda r: (r["dataset"], r["mode"])),
+        "runs": sorted(runs, key=lambda r: (r["dataset"], r["mode"], r.get("vote", "soft"))),
     }
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     tmp_out = args.out + ".tmp"
@@ -160,9 +193,10 @@ def main():
     os.replace(tmp_out, args.out)
     with open(os.path.splitext(args.out)[0] + ".csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["dataset", "mode", "instances", "total_rows", "accuracy_pct", "seconds", "instances_per_s"])
+        w.writerow(["dataset", "mode", "vote", "instances", "total_rows", "accuracy_pct", "seconds", "instances_per_s"])
         for r in doc["runs"]:
-            w.writerow([r["dataset"], r["mode"], r["instances"], r["total_rows"], r["accuracy"], r["seconds"], r["instances_per_s"]])
+            w.writerow([r["dataset"], r["mode"], r.get("vote", "soft" if r["mode"] == "forest" else "tree"), r["instances"],
+                        r["total_rows"], r["accuracy"], r["seconds"], r["instances_per_s"]])
     print(f"river_vfdt: wrote {args.out}", file=sys.stderr)
 
 

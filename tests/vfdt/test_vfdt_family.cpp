@@ -89,6 +89,27 @@ TEST(VfdtFamily, RejectsBadParameters) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("binary"), std::string::npos) << e.what();
   }
+  for (const auto& [key, value] : {std::pair<const char*, const char*>{"leaf_prediction", "bayes"},
+                                   {"batch_order", "sideways"}}) {
+    try {
+      fam->run_case(context(r, p, "sequential", {{key, value}}));
+      FAIL() << key << " " << value << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + key + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(VfdtFamily, ReportsTheBatchOrderAndLeafVote) {
+  Registry r;
+  register_vfdt(r);
+  TestProvider p;
+  auto fam = make_vfdt_family();
+  const CaseResult forest = fam->run_case(context(r, p, "sequential", {{"trees", 16}, {"batch", 256}}));
+  EXPECT_EQ(forest.metrics.at("batch_order"), "stream");
+  EXPECT_EQ(forest.metrics.at("leaf_prediction"), "mc");
+  const CaseResult nb = fam->run_case(context(r, p, "sequential", {{"trees", 16}, {"batch", 256}, {"leaf_prediction", "nb"}}));
+  EXPECT_EQ(nb.metrics.at("batch_order"), "deferred");
 }
 
 }  // namespace
