@@ -214,7 +214,12 @@ void CpuForest::split_tree(int t) {
         second = m;
       }
     }
-    if (best_p < 0 || !should_split(best, second, total, hb_numer_, p_.tau)) continue;
+    std::uint64_t n_bound = total;
+    if (p_.bound_total()) {  // the leaf's class counts: inherited at its creation + learned since
+      n_bound = 0;
+      for (int c = 0; c < C; ++c) n_bound += slot_class_[si * C + c];
+    }
+    if (best_p < 0 || !should_split(best, second, total, n_bound, hb_numer_, p_.tau)) continue;
     const int a = sub[best_p];
     const int va = attr_values_[a];
     if (n_nodes_[t] + va > L_.nodes || n_slots_[t] + va - 1 > L_.nodes) continue;  // pool full

@@ -39,6 +39,7 @@ class VfdtFamily final : public Family {
         {"adwin_delta", "number", 0.002, "ADWIN confidence"},
         {"batch_order", "string", "auto", "inside a mini-batch: \"stream\" (each tree predicts, learns and feeds ADWIN instance by instance, resets at once; only split checks wait for the batch end: B = 1's accuracy), \"deferred\" (the paper's: predict all, learn all, ADWIN, reset at the batch end) or \"auto\" (stream where the CUDA engine is the persistent one, else deferred)"},
         {"leaf_prediction", "string", "mc", "leaf vote: \"mc\" (majority class) or \"nb\" (naive Bayes over the leaf's attribute counters, as MOA's NB leaves; not on path faithful)"},
+        {"bound_weight", "string", "auto", "n of the Hoeffding bound: \"total\" (the leaf's class counts, inherited at the split + learned since: MOA's and River's), \"learned\" (learned since the leaf was created: VFDT's n, the faithful path's) or \"auto\" (total on path default, learned on faithful)"},
         {"max_depth", "int", 20, "depth limit"},
         {"max_nodes", "int", 4096, "node-pool capacity per tree"},
         {"bins", "int", 8, "quantile bins of numeric attributes"},
@@ -74,6 +75,7 @@ class VfdtFamily final : public Family {
     fp.adwin_delta = P.value("adwin_delta", 0.002);
     fp.batch_order = P.value("batch_order", "auto");
     fp.leaf_prediction = P.value("leaf_prediction", "mc");
+    fp.bound_weight = P.value("bound_weight", "auto");
     fp.max_depth = P.value("max_depth", 20);
     fp.max_nodes = P.value("max_nodes", 4096);
     fp.path = P.value("path", "default");
@@ -141,6 +143,7 @@ class VfdtFamily final : public Family {
     m["batch"] = fp.batch;
     m["batch_order"] = fp.order();
     m["leaf_prediction"] = fp.leaf_prediction;
+    m["bound_weight"] = fp.bound_total() ? "total" : "learned";
     m["features_per_leaf"] = fp.features_for(stream.attributes);
     m["encoded_attributes"] = stream.attributes;
     m["binary_attributes"] = stream.all_binary();

@@ -47,6 +47,10 @@ void ForestParams::validate(int d) const {
     bad("batch_order", "must be \"auto\", \"stream\" or \"deferred\", got \"" + batch_order + "\"");
   if (leaf_prediction != "mc" && leaf_prediction != "nb")
     bad("leaf_prediction", "must be \"mc\" (majority class) or \"nb\" (naive Bayes), got \"" + leaf_prediction + "\"");
+  if (bound_weight != "auto" && bound_weight != "learned" && bound_weight != "total")
+    bad("bound_weight", "must be \"auto\", \"learned\" or \"total\", got \"" + bound_weight + "\"");
+  if (bound_total() && path == "faithful")
+    bad("bound_weight", "\"total\" applies to path \"default\" only: the faithful path keeps the paper's n");
   if (naive_bayes() && path == "faithful")
     bad("leaf_prediction", "\"nb\" applies to path \"default\" only: the faithful path keeps the paper's majority-class leaves");
   if (batch_order == "stream" && path == "faithful")

@@ -58,6 +58,14 @@ struct ForestParams {
   // faithful; "nb" makes batch_order "auto" resolve to "deferred" (the GPU's in-batch walk
   // relies on majority votes), and the GPU refuses "stream" with "nb".
   std::string leaf_prediction = "mc";
+  // n of the Hoeffding bound: "learned" (the weight a leaf has learned since it was created, VFDT's
+  // n; the faithful path's, as the paper's counters) or "total" (plus the class counts it inherited
+  // from its parent's branch at the split: MOA's and River's weightSeen, so a new leaf's bound
+  // starts smaller); "auto" (the default) = "total" on path default, "learned" on path faithful.
+  // With "total" our single tree equals River's HoeffdingTreeClassifier on covertype, RT, rt_moa,
+  // Connect-4 and Poker prefixes to the last digit (results/cpu/vfdt_river_peer).
+  std::string bound_weight = "auto";
+  bool bound_total() const { return bound_weight == "total" || (bound_weight == "auto" && path == "default"); }
   bool naive_bayes() const { return leaf_prediction == "nb"; }
   double adwin_delta = 0.002;
   int max_depth = 20;

@@ -124,10 +124,14 @@ GPUDM_HD double merit_to_gain(std::int64_t merit, std::uint64_t n) {
   return ddiv(ddiv(static_cast<double>(merit), static_cast<double>(1u << kGainFracBits)), static_cast<double>(n));
 }
 
-// Split rule of the Hoeffding tree: best - second > HB, or HB < tau (tie). Merits scaled by n*2^20.
-GPUDM_HD bool should_split(std::int64_t best, std::int64_t second, std::uint64_t n, double hb_numer, double tau) {
+// Split rule of the Hoeffding tree: best - second > HB, or HB < tau (tie). Merits scaled by n*2^20
+// (n: the weight the leaf's counters hold). n_bound is the n of the bound: n itself (VFDT's "examples
+// seen at the leaf") or, with ForestParams::bound_weight "total", n plus the class counts the leaf
+// inherited from its parent's branch (MOA's and River's weightSeen).
+GPUDM_HD bool should_split(std::int64_t best, std::int64_t second, std::uint64_t n, std::uint64_t n_bound,
+                           double hb_numer, double tau) {
   if (best <= 0) return false;
-  const double hb = hoeffding_bound(hb_numer, static_cast<double>(n));
+  const double hb = hoeffding_bound(hb_numer, static_cast<double>(n_bound));
   const double diff = merit_to_gain(best - (second > 0 ? second : 0), n);
   return diff > hb || hb < tau;
 }

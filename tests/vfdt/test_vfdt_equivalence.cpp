@@ -115,6 +115,15 @@ std::vector<Case> cases() {
   ForestParams nb_tree = tree;
   nb_tree.leaf_prediction = "nb";
   v.push_back({"mixed_tree_b256_naive_bayes", nb_tree, mixed});
+  // the Hoeffding bound's n without the inherited class counts (VFDT's n; the default "auto" is
+  // MOA's / River's "total" on path default)
+  ForestParams learned = forest;
+  learned.batch = 777;
+  learned.bound_weight = "learned";
+  v.push_back({"mixed_forest_b777_bound_learned", learned, mixed});
+  ForestParams learned_tree = tree;
+  learned_tree.bound_weight = "learned";
+  v.push_back({"mixed_tree_b256_bound_learned", learned_tree, mixed});
   ForestParams resets = big;
   resets.adwin_delta = 0.5;
   v.push_back({"mixed_forest_b4096_adwin_delta_0.5_stream", resets, mixed});
@@ -200,6 +209,13 @@ TEST(VfdtEquivalence, BatchOrderResolvesFromTheParametersAlone) {
   p.leaf_prediction = "nb";
   EXPECT_EQ(p.order(), "deferred");
   p.leaf_prediction = "mc";
+  EXPECT_TRUE(p.bound_total());  // "auto" on path default
+  p.path = "faithful";
+  EXPECT_FALSE(p.bound_total());
+  p.bound_weight = "total";
+  EXPECT_THROW(p.validate(10), Error);
+  p.bound_weight = "auto";
+  p.path = "default";
   p.trees = 1;
   EXPECT_EQ(p.order(), "deferred");  // batched engine
   p.trees = 100;

@@ -62,13 +62,16 @@ TEST(VfdtMath, SplitRule) {
   const double numer = std::log(1e7);  // two classes
   const std::uint64_t n = 200;         // HB = 0.2007
   auto merit = [&](double gain) { return static_cast<std::int64_t>(gain * n * (1 << kGainFracBits)); };
-  EXPECT_TRUE(should_split(merit(0.5), merit(0.25), n, numer, 0.05));    // 0.25 > 0.2007
-  EXPECT_FALSE(should_split(merit(0.5), merit(0.35), n, numer, 0.05));   // 0.15 < 0.2007, HB > tau
-  EXPECT_TRUE(should_split(merit(0.3), -1, n, numer, 0.05));             // second = null split (0)
-  EXPECT_FALSE(should_split(0, -1, n, numer, 0.05));                     // nothing to gain
+  EXPECT_TRUE(should_split(merit(0.5), merit(0.25), n, n, numer, 0.05));    // 0.25 > 0.2007
+  EXPECT_FALSE(should_split(merit(0.5), merit(0.35), n, n, numer, 0.05));   // 0.15 < 0.2007, HB > tau
+  EXPECT_TRUE(should_split(merit(0.3), -1, n, n, numer, 0.05));             // second = null split (0)
+  EXPECT_FALSE(should_split(0, -1, n, n, numer, 0.05));                     // nothing to gain
   // tie: n large enough that HB < tau = 0.05: n > ln(1e7)/(2*0.0025) = 3223.6
-  EXPECT_TRUE(should_split(merit(0.30) * 20, merit(0.299) * 20, 4000, numer, 0.05));
-  EXPECT_FALSE(should_split(merit(0.30) * 15, merit(0.299) * 15, 3000, numer, 0.05));
+  EXPECT_TRUE(should_split(merit(0.30) * 20, merit(0.299) * 20, 4000, 4000, numer, 0.05));
+  EXPECT_FALSE(should_split(merit(0.30) * 15, merit(0.299) * 15, 3000, 3000, numer, 0.05));
+  // bound_weight "total": the same gains, the bound over n + 300 inherited = 500 -> HB = 0.1270
+  EXPECT_FALSE(should_split(merit(0.5), merit(0.35), n, n, numer, 0.05));
+  EXPECT_TRUE(should_split(merit(0.5), merit(0.35), n, n + 300, numer, 0.05));  // 0.15 > 0.1270
 }
 
 TEST(VfdtMath, PoissonWeightsHaveMeanOneAndTheRightZeroRate) {

@@ -105,14 +105,23 @@ TEST(VfdtTree, ForestReactsToDrift) {
 }
 
 TEST(VfdtTree, BatchOneAndLargeBatchesAgreeInAccuracy) {
+  // A short synthetic stream with many early splits, where waiting for the batch end to split
+  // costs most: measured B = 1 75.73 %, B = 512 "stream" 74.25 %, "deferred" 73.81 % (bound n
+  // "total"). On the 0.5-6M-instance streams of the tables "stream" is within 0.3 point of B = 1
+  // (results/<gpu>/vfdt_batch_order), "deferred" lost up to 27 (docs/perf-notes-vfdt.md).
   const auto s = EncodedStream::encode(testing::mixed_drift_stream(40000, 13, 0, 0.1));
   ForestParams p;
-  p.trees = 10;
+  p.trees = 16;
   p.batch = 1;
   const double a1 = summarize(s, run(s, p).pred, 1000, 10).accuracy;
   p.batch = 512;
-  const double a512 = summarize(s, run(s, p).pred, 1000, 10).accuracy;
-  EXPECT_NEAR(a1, a512, 1.5);
+  ASSERT_EQ(p.order(), "stream");
+  const double stream = summarize(s, run(s, p).pred, 1000, 10).accuracy;
+  p.batch_order = "deferred";
+  const double deferred = summarize(s, run(s, p).pred, 1000, 10).accuracy;
+  std::printf("B = 1: %.2f %%, B = 512 stream: %.2f %%, deferred: %.2f %%\n", a1, stream, deferred);
+  EXPECT_NEAR(a1, stream, 2.0);
+  EXPECT_NEAR(a1, deferred, 3.0);
 }
 
 TEST(VfdtStream, EncodesBinaryNominalAndBinnedAttributes) {

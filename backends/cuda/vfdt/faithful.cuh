@@ -257,7 +257,7 @@ __global__ void k_gain(View v) {
   }
   if (threadIdx.x == 0) {
     const long long best = s_merit[0], second = sort_n > 1 ? s_merit[1] : -1;
-    if (best >= 0 && gpudm::vfdt::should_split(best, second, s_total, v.hb_numer, v.tau))
+    if (best >= 0 && gpudm::vfdt::should_split(best, second, s_total, s_total, v.hb_numer, v.tau))
       v.decision[li] = Policy::kLeaf | static_cast<std::uint32_t>(s_attr[0]);
   }
 }

@@ -34,6 +34,7 @@ struct ForestView {
   bool bagging, adwin;
   bool stream_order;  // ForestParams::stream_order() (persistent engine only)
   bool naive_bayes;   // ForestParams::naive_bayes(): leaves vote naive Bayes (not with stream_order)
+  bool bound_total;   // ForestParams::bound_total(): n of the Hoeffding bound includes inherited counts
   double hb_numer, tau, adwin_delta;
   std::uint64_t seed;
   const std::int32_t* attr_values;  // [attributes]
@@ -510,8 +511,14 @@ __device__ void split_tree(const ForestView& f, int t) {
         second = m;
       }
     }
-    const bool split =
-        best_p >= 0 && gpudm::vfdt::should_split(best, second, f.split_total[nbase + node], f.hb_numer, f.tau);
+    const std::uint64_t n = f.split_total[nbase + node];
+    std::uint64_t n_bound = n;
+    if (f.bound_total) {  // the leaf's class counts: inherited at its creation + learned since
+      const std::uint32_t* cls = f.slot_class + f.slot_index(t, f.node_child[nbase + node]) * C;
+      n_bound = 0;
+      for (int c = 0; c < C; ++c) n_bound += cls[c];
+    }
+    const bool split = best_p >= 0 && gpudm::vfdt::should_split(best, second, n, n_bound, f.hb_numer, f.tau);
     f.decision[nbase + node] = split ? best_p : -1;
   }
   __syncthreads();
