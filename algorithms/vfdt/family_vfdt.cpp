@@ -37,7 +37,7 @@ class VfdtFamily final : public Family {
         {"bagging", "bool", true, "online bagging with Poisson(1) weights (mode forest)"},
         {"adwin", "bool", true, "one ADWIN per tree resetting it on a rise in error (mode forest)"},
         {"adwin_delta", "number", 0.002, "ADWIN confidence"},
-        {"batch_order", "string", "auto", "inside a mini-batch: \"stream\" (each tree predicts, learns and feeds ADWIN instance by instance, resets at once; only split checks wait for the batch end: B = 1's accuracy), \"deferred\" (the paper's: predict all, learn all, ADWIN, reset at the batch end) or \"auto\" (stream where the CUDA engine is the persistent one, else deferred)"},
+        {"batch_order", "string", "auto", "inside a mini-batch: \"stream\" (each tree predicts, learns and feeds ADWIN instance by instance, resets at once; only split checks wait for the batch end: B = 1's accuracy), \"deferred\" (the paper's: predict all, learn all, ADWIN, reset at the batch end) or \"auto\" (stream where the CUDA engine is the persistent one and leaves vote \"mc\", else deferred)"},
         {"leaf_prediction", "string", "mc", "leaf vote: \"mc\" (majority class) or \"nb\" (naive Bayes over the leaf's attribute counters, as MOA's NB leaves; not on path faithful)"},
         {"bound_weight", "string", "auto", "n of the Hoeffding bound: \"total\" (the leaf's class counts, inherited at the split + learned since: MOA's and River's), \"learned\" (learned since the leaf was created: VFDT's n, the faithful path's) or \"auto\" (total on path default, learned on faithful)"},
         {"max_depth", "int", 20, "depth limit"},
