@@ -17,6 +17,8 @@ void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params)
   s_ = &stream;
   p_ = params;
   stream_order_ = params.stream_order();
+  naive_bayes_ = params.naive_bayes();
+  bound_total_ = params.bound_total();
   L_ = ForestLayout::make(stream, params);
   const double r = std::log2(static_cast<double>(L_.classes));
   hb_numer_ = r * r * std::log(1.0 / p_.delta);
@@ -73,6 +75,11 @@ void CpuForest::init_tree(int t, std::uint32_t generation) {
   drift_[t] = 0;
 }
 
+void CpuForest::reset_tree(int t) {
+  init_tree(t, generation_[t] + 1);
+  ++resets_[t];
+}
+
 void CpuForest::reset() {
   for (int t = 0; t < L_.trees; ++t) {
     init_tree(t, 0);
@@ -93,7 +100,7 @@ int CpuForest::route(int t, std::size_t i) const {
 std::uint8_t CpuForest::leaf_vote(int t, int slot, std::size_t i) {
   const std::size_t si = slot_index(t, slot);
   const std::uint32_t* cls = slot_class_.data() + si * L_.classes;
-  if (!p_.naive_bayes()) return static_cast<std::uint8_t>(majority(cls, L_.classes));
+  if (!naive_bayes_) return static_cast<std::uint8_t>(majority(cls, L_.classes));
   return static_cast<std::uint8_t>(naive_bayes_vote(cls, counters(t, slot), slot_subset_.data() + si * L_.features,
                                                     attr_values_.data(), s_->codes.data() + i * s_->attributes,
                                                     L_.features, L_.values, L_.classes));
@@ -158,17 +165,14 @@ void CpuForest::stream_tree(int t, std::size_t b0, std::size_t b1) {
     const std::uint8_t vote = leaf_vote(t, slot, i);
     tree_pred_[j] = vote;
     learn_one(t, i, slot);
-    if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta)) {
-      init_tree(t, generation_[t] + 1);  // at once: the fresh tree and detector take the next instance
-      ++resets_[t];
-    }
+    if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta))
+      reset_tree(t);  // at once: the fresh tree and detector take the next instance
   }
 }
 
 void CpuForest::split_tree(int t) {
   if (drift_[t]) {
-    init_tree(t, generation_[t] + 1);
-    ++resets_[t];
+    reset_tree(t);
     return;
   }
   if (due_[t].empty()) return;
@@ -214,11 +218,8 @@ void CpuForest::split_tree(int t) {
         second = m;
       }
     }
-    std::uint64_t n_bound = total;
-    if (p_.bound_total()) {  // the leaf's class counts: inherited at its creation + learned since
-      n_bound = 0;
-      for (int c = 0; c < C; ++c) n_bound += slot_class_[si * C + c];
-    }
+    // bound_weight "total": the leaf's class counts, inherited at its creation + learned since
+    const std::uint64_t n_bound = bound_total_ ? class_total(slot_class_.data() + si * C, C) : total;
     if (best_p < 0 || !should_split(best, second, total, n_bound, hb_numer_, p_.tau)) continue;
     const int a = sub[best_p];
     const int va = attr_values_[a];

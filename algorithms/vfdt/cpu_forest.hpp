@@ -39,6 +39,7 @@ class CpuForest : public ForestBackend {
   std::uint8_t leaf_vote(int t, int slot, std::size_t i);  // leaf's vote for instance i (mc or nb)
   void learn_one(int t, std::size_t i, int slot);         // tree t learns instance i at its leaf
   void init_tree(int t, std::uint32_t generation);
+  void reset_tree(int t);  // after drift: a fresh tree of the next generation
   void init_slot(int t, int slot, std::uint64_t key, int depth);
   std::size_t node_index(int t, int node) const { return std::size_t(t) * L_.nodes + node; }
   std::size_t slot_index(int t, int slot) const { return std::size_t(t) * L_.nodes + slot; }
@@ -46,7 +47,10 @@ class CpuForest : public ForestBackend {
 
   const EncodedStream* s_ = nullptr;
   ForestParams p_;
+  // p_'s resolved choices, read per instance or per split check
   bool stream_order_ = false;  // p_.stream_order()
+  bool naive_bayes_ = false;   // p_.naive_bayes()
+  bool bound_total_ = false;   // p_.bound_total()
   ForestLayout L_;
   double hb_numer_ = 0;
   std::vector<int> attr_values_;

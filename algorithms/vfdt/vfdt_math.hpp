@@ -204,6 +204,13 @@ GPUDM_HD void draw_subset(std::uint64_t key, int d, int k, std::int16_t* out) {
 }
 
 // Majority class of a class-count vector (ties and all-zero -> lowest index, as MOA's maxIndex).
+// A leaf's whole class count: n of the Hoeffding bound with ForestParams::bound_weight "total".
+GPUDM_HD std::uint64_t class_total(const std::uint32_t* counts, int classes) {
+  std::uint64_t n = 0;
+  for (int c = 0; c < classes; ++c) n += counts[c];
+  return n;
+}
+
 GPUDM_HD int majority(const std::uint32_t* counts, int classes) {
   int best = 0;
   std::uint32_t bv = counts[0];

@@ -148,6 +148,8 @@ TEST(VfdtMath, MajorityMarginIsTheLeadOverTheRunnerUp) {
   EXPECT_EQ(m, 0u);
   EXPECT_EQ(majority_margin(z, 2, &m), 0);
   EXPECT_EQ(m, 0u);
+  EXPECT_EQ(class_total(a, 4), 17u);
+  EXPECT_EQ(class_total(z, 2), 0u);
   // the "settled" rule: adding less than the margin to other classes never changes the majority;
   // adding the margin makes a tie, which a lower class index wins
   std::uint32_t b[4] = {3, 9, 4, 1};

@@ -512,12 +512,9 @@ __device__ void split_tree(const ForestView& f, int t) {
       }
     }
     const std::uint64_t n = f.split_total[nbase + node];
-    std::uint64_t n_bound = n;
-    if (f.bound_total) {  // the leaf's class counts: inherited at its creation + learned since
-      const std::uint32_t* cls = f.slot_class + f.slot_index(t, f.node_child[nbase + node]) * C;
-      n_bound = 0;
-      for (int c = 0; c < C; ++c) n_bound += cls[c];
-    }
+    // bound_weight "total": the leaf's class counts, inherited at its creation + learned since
+    const std::uint64_t n_bound =
+        f.bound_total ? gpudm::vfdt::class_total(f.slot_class + f.slot_index(t, f.node_child[nbase + node]) * C, C) : n;
     const bool split = best_p >= 0 && gpudm::vfdt::should_split(best, second, n, n_bound, f.hb_numer, f.tau);
     f.decision[nbase + node] = split ? best_p : -1;
   }
