@@ -70,6 +70,8 @@ bool record_ok(const ojson& rec) { return rec.is_object() && rec.value("status",
 // The reference identity: the run identity without the backend and backend-only params.
 std::string reference_identity(const ojson& rec, const std::vector<std::string>& backend_only) {
   ojson params = rec.contains("params") && rec["params"].is_object() ? rec["params"] : ojson::object();
+  if (const ojson* res = find_path(rec, "resolved_params"); res && res->is_object())
+    for (auto it = res->begin(); it != res->end(); ++it) params[it.key()] = it.value();
   for (const auto& p : backend_only) params.erase(p);
   const ojson* opts = find_path(rec, "dataset.options");
   const ojson* name = find_path(rec, "dataset.name");
@@ -370,6 +372,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     rec["breakdown"] = res.breakdown.to_json(reps);
     rec["metrics"] = res.metrics.is_object() ? res.metrics : ojson::object();
     rec["validation"] = res.validation.is_object() ? res.validation : ojson::object();
+    if (res.resolved_params.is_object() && !res.resolved_params.empty()) rec["resolved_params"] = res.resolved_params;
     rec["checksum"] = res.checksum;
     rec["checksum_exact"] =
         res.checksum_exact || (res.metrics.is_object() && res.metrics.value("checksum_exact", false) == true);

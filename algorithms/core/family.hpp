@@ -68,6 +68,11 @@ struct CaseResult {
   // (backend-only ones aside) and seed; the runner then fills `validation` from it
   // (docs/results-schema.md). metrics["checksum_exact"] = true is accepted too.
   bool checksum_exact = false;
+  // Values the family resolved for params the run left to it ("auto", or a value that depends on
+  // a backend-only param): they replace the given values in the reference identity, so a run is
+  // only compared with a sequential run that computed the same thing. Written as
+  // "resolved_params" in the results JSON.
+  ojson resolved_params = ojson::object();
 };
 
 class Family {

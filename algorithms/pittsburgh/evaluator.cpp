@@ -5,13 +5,20 @@
 namespace gpudm::pittsburgh {
 
 void EvaluationResult::reset(const FlatPopulation& f, std::uint64_t n) {
-  rule_confusion.assign(f.rules(), rules::ConfusionMatrix{});
-  rule_fitness.assign(f.rules(), 0.0f);
-  individual_rule_begin = f.individual_rule_begin;
-  correct.assign(f.individuals(), 0);
-  accuracy.assign(f.individuals(), 0.0);
-  rows = n;
+  reset_counts(f.individual_rule_begin, n);
   gpops = f.primitives * n;
+}
+
+void EvaluationResult::reset_counts(std::vector<std::uint32_t> irb, std::uint64_t n) {
+  if (irb.empty()) irb.push_back(0);
+  const std::size_t individuals = irb.size() - 1, nrules = irb.back();
+  rule_confusion.assign(nrules, rules::ConfusionMatrix{});
+  rule_fitness.assign(nrules, 0.0f);
+  individual_rule_begin = std::move(irb);
+  correct.assign(individuals, 0);
+  accuracy.assign(individuals, 0.0);
+  rows = n;
+  gpops = 0;
   phases.clear();
 }
 

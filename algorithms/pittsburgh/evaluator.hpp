@@ -43,6 +43,9 @@ struct EvaluationResult {
   }
   // Resizes for `f` and zeroes every count.
   void reset(const FlatPopulation& f, std::uint64_t rows);
+  // The same from the rules' CSR offsets alone (gpops left 0 for the caller): a multi-device
+  // evaluation sizes the result before its slices are flattened.
+  void reset_counts(std::vector<std::uint32_t> individual_rule_begin, std::uint64_t rows);
   // Fills rule_fitness and accuracy from the counts.
   void finish();
   // FNV-1a over the confusion matrices and correct counts: equal across backends.

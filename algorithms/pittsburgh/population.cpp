@@ -14,12 +14,17 @@ std::string rule_where(std::size_t ind, std::size_t r) {
 }
 }  // namespace
 
-FlatPopulation flatten(const Population& p, const rules::Schema& schema) {
+FlatPopulation flatten(const Population& p, const rules::Schema& schema) { return flatten(p, schema, 0, p.size()); }
+
+FlatPopulation flatten(const Population& p, const rules::Schema& schema, std::size_t begin, std::size_t end) {
+  if (begin > end || end > p.size())
+    throw Error("population: flatten range [" + std::to_string(begin) + ", " + std::to_string(end) +
+                ") outside the " + std::to_string(p.size()) + " individuals");
   FlatPopulation f;
-  f.individual_rule_begin.reserve(p.size() + 1);
-  f.individual_word_begin.reserve(p.size() + 1);
-  f.default_class.reserve(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) {
+  f.individual_rule_begin.reserve(end - begin + 1);
+  f.individual_word_begin.reserve(end - begin + 1);
+  f.default_class.reserve(end - begin);
+  for (std::size_t i = begin; i < end; ++i) {
     const Individual& ind = p.individuals[i];
     if (schema.classes > 0 && (ind.default_class < 0 || ind.default_class >= schema.classes))
       throw Error("population: individual " + std::to_string(i) + ": default class " +
@@ -51,7 +56,7 @@ FlatPopulation flatten(const Population& p, const rules::Schema& schema) {
   }
   f.individual_rule_begin.push_back(static_cast<std::uint32_t>(f.rule_consequent.size()));
   f.individual_word_begin.push_back(static_cast<std::uint32_t>(f.words.size()));
-  for (std::size_t i = 0; i < p.size(); ++i)
+  for (std::size_t i = 0; i + 1 < f.individual_word_begin.size(); ++i)
     f.max_individual_words = std::max(f.max_individual_words,
                                       static_cast<int>(f.individual_word_begin[i + 1] - f.individual_word_begin[i]));
   return f;

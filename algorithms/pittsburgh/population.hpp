@@ -75,6 +75,9 @@ struct FlatPopulation {
 
 // Validates (against `schema`) and flattens.
 FlatPopulation flatten(const Population& p, const rules::Schema& schema);
+// Individuals [begin, end) only, offsets from 0 (errors name the individual's index in `p`): what
+// one device of a multi-GPU evaluation flattens on its own host thread.
+FlatPopulation flatten(const Population& p, const rules::Schema& schema, std::size_t begin, std::size_t end);
 
 // ---- JSON ----
 Population population_from_json(const nlohmann::json& j, const std::string& source = "population");

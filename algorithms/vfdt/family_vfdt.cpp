@@ -171,6 +171,9 @@ class VfdtFamily final : public Family {
 
     r.checksum = checksum_hex(pred.data(), pred.size() * sizeof(std::int32_t));
     r.checksum_exact = true;  // predictions equal the sequential backend's for the same params
+    // "auto" resolves from the params, backend-only ones included (engine, path): the CUDA batched
+    // engine and the faithful path run "deferred" where the CPU's "auto" is "stream"
+    r.resolved_params = {{"batch_order", fp.order()}, {"bound_weight", m["bound_weight"]}};
     m["checksum_definition"] = "FNV-1a of the forest's prequential predictions (int32 per instance)";
     m["repetitions_requested"] = ctx.repetitions;
     m["tree_checksum"] = snap.checksum();

@@ -35,3 +35,35 @@ TEST(DeviceWorkers, ManyRoundsAndWorkerExceptionsReachTheCaller) {
   w.run([&](std::size_t) { ++sum; }, 2);                            // still usable after a failure
   EXPECT_EQ(sum.load(), 2000L * 3 + 2);
 }
+
+TEST(OneShotBarrier, NoJobPassesBeforeAllArriveAndAFailingJobStillArrives) {
+  using gpudm::backend::cuda::OneShotBarrier;
+  DeviceWorkers w(3);
+  for (int round = 0; round < 200; ++round) {
+    OneShotBarrier met(4);
+    std::atomic<int> before{0};
+    std::vector<int> seen(4, -1);
+    w.run([&](std::size_t i) {
+      ++before;
+      met.arrive_and_wait();
+      seen[i] = before.load();  // every job arrived before any passed
+    }, 4);
+    for (int s : seen) EXPECT_EQ(s, 4);
+  }
+  // The pattern of the multi-GPU evaluation: a job that fails before the meeting still arrives,
+  // the others see the flag and return, and run() rethrows the failure.
+  OneShotBarrier met(2);
+  std::atomic<bool> invalid{false};
+  std::atomic<int> ran_on{0};
+  EXPECT_THROW(w.run([&](std::size_t i) {
+                 if (i == 1) {
+                   invalid = true;
+                   met.arrive_and_wait();
+                   throw std::runtime_error("slice 1 is malformed");
+                 }
+                 met.arrive_and_wait();
+                 if (!invalid) ++ran_on;
+               }, 2),
+               std::runtime_error);
+  EXPECT_EQ(ran_on.load(), 0);
+}

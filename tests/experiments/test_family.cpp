@@ -45,6 +45,8 @@ std::vector<ParamSpec> ToyFamily::params() const {
       {"exact", "bool", true, "checksum is exact"},
       {"estimated", "bool", false, "sets metrics.estimated"},
       {"weights", "array", nlohmann::json::array(), "an array-valued param (written {\"value\": [...]})"},
+      {"order", "string", "auto", "auto | stream | deferred; \"auto\" resolves from engine (resolved_params)"},
+      {"engine", "string", "auto", "auto | batched: backend-only, but \"batched\" makes order \"auto\" deferred", true},
   };
 }
 
@@ -73,6 +75,10 @@ CaseResult ToyFamily::run_case(const CaseContext& ctx) {
   });
   std::uint64_t v = static_cast<std::uint64_t>(sum) + ctx.seed;
   if (ctx.backend == "openmp" && ctx.params.at("openmp_differs").get<bool>()) v += 1;
+  std::string order = ctx.params.at("order").get<std::string>();
+  if (order == "auto") order = ctx.params.at("engine").get<std::string>() == "batched" ? "deferred" : "stream";
+  if (order == "deferred") v += 100;  // another order computes something else
+  r.resolved_params["order"] = order;
   r.checksum = checksum_hex(&v, sizeof v);
   r.checksum_exact = ctx.params.at("exact").get<bool>();
   r.dataset = describe_dataset(*data);

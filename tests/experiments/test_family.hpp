@@ -27,6 +27,9 @@ class TinyProvider : public DatasetProvider {
 //   openmp_differs (bool)   the openmp backend returns another checksum (validation must fail)
 //   exact (bool, true)      marks the checksum exact
 //   estimated (bool, false) sets metrics.estimated
+//   order (string, "auto")  "auto" resolves to "stream", or "deferred" with engine "batched"
+//                           (a backend-only param); "deferred" changes the checksum
+//   engine (string, "auto") backend-only
 // Backends: sequential, openmp (available), cuda (unavailable: "no device in tests").
 class ToyFamily : public Family {
  public:

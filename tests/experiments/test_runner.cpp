@@ -118,6 +118,18 @@ TEST_F(RunnerTest, ChecksumsAreValidatedAgainstSequential) {
       "params": {"exact": false, "openmp_differs": true}, "warmup": 0, "repetitions": 1})"));
   EXPECT_EQ(out[0].validation_failures, 0);
   EXPECT_TRUE(results("inexact")["runs"][1]["validation"]["passed"].is_null());
+  // A param the family resolves ("auto") from a backend-only one: runs are compared on the
+  // resolved value, so "auto" under engine "batched" (deferred) is not held against the
+  // sequential "auto" (stream), and an explicit "stream" is.
+  out = run(plan(R"({"experiment": "resolved", "family": "toy", "datasets": ["tiny"], "backends": ["sequential", "openmp"],
+      "cases": [{"backend": "sequential"}, {"backend": "openmp", "params": {"engine": "batched"}},
+                {"backend": "openmp", "params": {"order": "stream"}}], "warmup": 0, "repetitions": 1})"));
+  EXPECT_EQ(out[0].validation_failures, 0);
+  doc = results("resolved");
+  ASSERT_EQ(doc["runs"].size(), 3u);
+  EXPECT_EQ(doc["runs"][1]["resolved_params"]["order"], "deferred");
+  EXPECT_TRUE(doc["runs"][1]["validation"]["passed"].is_null());
+  EXPECT_EQ(doc["runs"][2]["validation"]["passed"], true);
 }
 
 TEST_F(RunnerTest, FailedAndSkippedRunsAreRecorded) {

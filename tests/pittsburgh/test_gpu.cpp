@@ -101,6 +101,24 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
   const EvaluationResult want = run("sequential", d, p);
   const EvaluationResult got = run("cuda", d, p, o);
   EXPECT_EQ(pitt_test::first_difference(want, got), "");
+  // A malformed individual in the last device's slice (each device validates its own slice):
+  // the error names it, and the evaluator stays usable.
+  Registry reg;
+  register_pittsburgh(reg);
+  auto ev = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  ev->configure(o);
+  ev->prepare(d);
+  Population bad = p;
+  bad.individuals[5].default_class = 9;
+  EvaluationResult r;
+  try {
+    ev->evaluate(bad, r);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("individual 5: default class 9"), std::string::npos) << e.what();
+  }
+  ev->evaluate(p, r);
+  EXPECT_EQ(pitt_test::first_difference(want, r), "");
 }
 
 // The f16x2 layout rewrites every threshold to an fp16 bound; these are the thresholds where a

@@ -62,6 +62,37 @@ TEST(Population, RandomPopulationShape) {
   EXPECT_NE(o.individuals[3].rules[2].tokens, p.individuals[3].rules[2].tokens);
 }
 
+TEST(Population, FlattenedRangesConcatenateToTheWholeAndNameGlobalIndexes) {
+  // What each device of a multi-GPU evaluation flattens: [begin, end) with offsets from 0.
+  const Dataset d = pitt_test::random_dataset(50, 6, 4, 2);
+  Population p = random_population(d, 9, RandomRuleSpec{}, 3);
+  const auto s = schema_of(d);
+  const FlatPopulation whole = flatten(p, s);
+  const FlatPopulation a = flatten(p, s, 0, 4), b = flatten(p, s, 4, 9), none = flatten(p, s, 9, 9);
+  EXPECT_EQ(none.individuals(), 0u);
+  EXPECT_EQ(none.individual_rule_begin, std::vector<std::uint32_t>{0});
+  ASSERT_EQ(a.individuals() + b.individuals(), whole.individuals());
+  EXPECT_EQ(a.primitives + b.primitives, whole.primitives);
+  EXPECT_EQ(std::max(a.max_depth, b.max_depth), whole.max_depth);
+  EXPECT_EQ(std::max(a.max_individual_words, b.max_individual_words), whole.max_individual_words);
+  std::vector<std::uint32_t> words = a.words;
+  words.insert(words.end(), b.words.begin(), b.words.end());
+  EXPECT_EQ(words, whole.words);
+  for (std::size_t i = 0; i <= b.individuals(); ++i) {
+    EXPECT_EQ(b.individual_rule_begin[i] + a.rules(), whole.individual_rule_begin[4 + i]);
+    EXPECT_EQ(b.individual_word_begin[i] + a.words.size(), whole.individual_word_begin[4 + i]);
+  }
+  for (std::size_t r = 0; r < b.rules(); ++r) EXPECT_EQ(b.rule_word_begin[r] + a.words.size(), whole.rule_word_begin[a.rules() + r]);
+  p.individuals[6].default_class = 7;
+  try {
+    (void)flatten(p, s, 4, 9);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("individual 6: default class 7"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)flatten(p, s, 5, 10), Error);
+}
+
 TEST(Population, MalformedPopulationsAreRejectedWithContext) {
   const Dataset d = pitt_test::random_dataset(10, 3, 3, 1);  // attrs 0..2 numeric, 3 nominal
   auto pop = [](const std::string& rules, int def = 0) {

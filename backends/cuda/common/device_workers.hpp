@@ -4,6 +4,7 @@
 // Starting a std::thread per device per call cost tens of microseconds each (thread creation,
 // join), which is a visible share of a sub-millisecond evaluation on two GPUs. Exceptions thrown
 // by f on a worker are captured and rethrown by run() (the first one, by device order).
+#include <atomic>
 #include <condition_variable>
 #include <stdexcept>
 #include <cstddef>
@@ -15,6 +16,22 @@
 #include <vector>
 
 namespace gpudm::backend::cuda {
+
+// A one-shot meeting point for the n jobs of one DeviceWorkers::run (std::barrier is C++20, and
+// the CUDA translation units are compiled as C++17): arrive_and_wait() returns once all n have
+// arrived. Spins with yield: every job runs on its own thread, and the wait is microseconds.
+class OneShotBarrier {
+ public:
+  explicit OneShotBarrier(std::size_t n) : n_(n) {}
+  void arrive_and_wait() {
+    arrived_.fetch_add(1, std::memory_order_acq_rel);
+    while (arrived_.load(std::memory_order_acquire) < n_) std::this_thread::yield();
+  }
+
+ private:
+  const std::size_t n_;
+  std::atomic<std::size_t> arrived_{0};
+};
 
 class DeviceWorkers {
  public:

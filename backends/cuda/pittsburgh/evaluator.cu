@@ -4,6 +4,7 @@
 #include "backends/cuda/pittsburgh/evaluator.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -31,30 +32,6 @@ namespace gpudm::backend::cuda {
 namespace {
 
 using pittsburgh::FlatPopulation;
-
-// Individuals [a, b) of `f` with offsets rebased to the slice.
-FlatPopulation slice(const FlatPopulation& f, std::size_t a, std::size_t b) {
-  FlatPopulation s;
-  const std::uint32_t ra = f.individual_rule_begin[a], rb = f.individual_rule_begin[b];
-  const std::uint32_t wa = f.individual_word_begin[a], wb = f.individual_word_begin[b];
-  s.words.assign(f.words.begin() + wa, f.words.begin() + wb);
-  for (std::uint32_t r = ra; r < rb; ++r) s.rule_word_begin.push_back(f.rule_word_begin[r] - wa);
-  s.rule_consequent.assign(f.rule_consequent.begin() + ra, f.rule_consequent.begin() + rb);
-  s.rule_primitives.assign(f.rule_primitives.begin() + ra, f.rule_primitives.begin() + rb);
-  for (std::size_t i = a; i <= b; ++i) {
-    s.individual_rule_begin.push_back(f.individual_rule_begin[i] - ra);
-    s.individual_word_begin.push_back(f.individual_word_begin[i] - wa);
-  }
-  s.default_class.assign(f.default_class.begin() + a, f.default_class.begin() + b);
-  for (std::size_t i = a; i < b; ++i) {
-    s.max_rules = std::max(s.max_rules, static_cast<int>(f.rules_of(i)));
-    s.max_individual_words = std::max(
-        s.max_individual_words, static_cast<int>(f.individual_word_begin[i + 1] - f.individual_word_begin[i]));
-  }
-  for (auto p : s.rule_primitives) s.primitives += p;
-  s.max_depth = f.max_depth;
-  return s;
-}
 
 static_assert(sizeof(rules::ConfusionMatrix) == 4 * sizeof(std::uint32_t), "confusion matrices travel as 4 words");
 
@@ -163,75 +140,23 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
 
   void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res) override {
     GPUDM_REQUIRE(data_ != nullptr, "pittsburgh/cuda: evaluate() before prepare()");
+    const std::size_t nd = std::min<std::size_t>(states_.size(), pop.size());
+    if (nd > 1) return evaluate_split(pop, res, nd);
     Stopwatch enc;
     const FlatPopulation f = pittsburgh::flatten(pop, schema_);
-    const std::size_t rows = data_->rows();
-    res.reset(f, rows);
-    bool fast = options_.path == "fast";
-    fallback_reason_.clear();
-    if (fast && rows == 0) {  // no tile to launch over; the faithful path's guards handle it
-      fast = false;
-      fallback_reason_ = "the dataset has no rows";
-    }
-    if (fast && f.max_depth > pitt::FastPolicy::kMaxStackBits) {  // documented fallback
-      fast = false;
-      fallback_reason_ = "a rule's stack depth " + std::to_string(f.max_depth) + " exceeds the fast path's " +
-                         std::to_string(pitt::FastPolicy::kMaxStackBits) + "-bit stack";
-    }
-    if (fast && f.max_individual_words > max_fast_words()) {
-      fast = false;
-      fallback_reason_ = "an individual has " + std::to_string(f.max_individual_words) +
-                         " words, above the fast path's shared-memory staging limit";
-    }
-    // The f16x2 layout (two rows per word) when the data allows it and the stacks fit 16 bits.
-    // (f16_reason_ is empty when the data allow f16x2; thresholds are rewritten on the device)
-    bool packed = fast && f16_ok_;
-    packed_reason_ = fast ? f16_reason_ : "";
-    if (packed && f.max_depth > pitt::kMaxPackedDepth) {
-      packed = false;
-      packed_reason_ = "a rule's stack depth " + std::to_string(f.max_depth) + " exceeds the f16x2 layout's " +
-                       std::to_string(pitt::kMaxPackedDepth);
-    }
+    res.reset(f, data_->rows());
+    const PathChoice c = choose_path(f.max_depth, f.max_individual_words);
     res.phases.add("encode", enc.seconds());
-    used_path_ = fast ? "fast" : "faithful";
-    used_packed_ = packed;
+    record_choice(c);
     if (f.individuals() == 0) {
       res.finish();
       return;
     }
-    // Split individuals evenly by primitives (work) over the devices.
-    const std::size_t nd = std::min<std::size_t>(states_.size(), f.individuals());
-    std::vector<std::size_t> cut(nd + 1, f.individuals());
-    cut[0] = 0;
-    {
-      std::vector<std::uint64_t> work(f.individuals() + 1, 0);
-      for (std::size_t i = 0; i < f.individuals(); ++i) {
-        std::uint64_t w = 1;
-        for (std::uint32_t r = f.individual_rule_begin[i]; r < f.individual_rule_begin[i + 1]; ++r)
-          w += f.rule_primitives[r];
-        work[i + 1] = work[i] + w;
-      }
-      for (std::size_t d = 1; d < nd; ++d) {
-        const std::uint64_t target = work.back() * d / nd;
-        std::size_t i = static_cast<std::size_t>(std::lower_bound(work.begin(), work.end(), target) - work.begin());
-        cut[d] = std::clamp<std::size_t>(i, cut[d - 1] + 1, f.individuals() - (nd - d));
-      }
-    }
-    std::vector<PhaseTimer> timers(nd);
-    const std::function<void(std::size_t)> work = [&](std::size_t d) {
-      set_device(states_[d]->device);
-      if (nd == 1) run_device(*states_[d], f, fast, packed, res, 0, 0, timers[d]);
-      else
-        run_device(*states_[d], slice(f, cut[d], cut[d + 1]), fast, packed, res, f.individual_rule_begin[cut[d]],
-                   cut[d], timers[d]);
-    };
-    if (nd == 1) work(0);
-    else workers_->run(work, nd);  // device 0 on this thread, the others on persistent workers
-    // The critical path: per phase, the slowest device (over every device's phase names: one
-    // whose slice has no rules skips rewrite_f16).
-    res.phases.merge(PhaseTimer::slowest(timers));
-    for (std::size_t i = 0; i < f.individuals(); ++i)
-      res.accuracy[i] = rows ? static_cast<double>(res.correct[i]) / static_cast<double>(rows) : 0.0;
+    PhaseTimer timer;
+    set_device(states_[0]->device);
+    run_device(*states_[0], f, c.fast, c.packed, res, 0, 0, timer);
+    res.phases.merge(timer);
+    fill_accuracy(res);
   }
 
   nlohmann::ordered_json info() const override {
@@ -278,6 +203,112 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   }
 
  private:
+  // Fast or faithful path, f32 or f16x2 features, from the population's deepest stack and largest
+  // individual (the documented fallbacks), and why.
+  struct PathChoice {
+    bool fast = false, packed = false;
+    std::string fallback_reason, packed_reason;
+  };
+  PathChoice choose_path(int max_depth, int max_individual_words) const {
+    PathChoice c;
+    c.fast = options_.path == "fast";
+    if (c.fast && data_->rows() == 0) {  // no tile to launch over; the faithful path's guards handle it
+      c.fast = false;
+      c.fallback_reason = "the dataset has no rows";
+    }
+    if (c.fast && max_depth > pitt::FastPolicy::kMaxStackBits) {
+      c.fast = false;
+      c.fallback_reason = "a rule's stack depth " + std::to_string(max_depth) + " exceeds the fast path's " +
+                          std::to_string(pitt::FastPolicy::kMaxStackBits) + "-bit stack";
+    }
+    if (c.fast && max_individual_words > max_fast_words()) {
+      c.fast = false;
+      c.fallback_reason = "an individual has " + std::to_string(max_individual_words) +
+                          " words, above the fast path's shared-memory staging limit";
+    }
+    // The f16x2 layout (two rows per word) when the data allows it and the stacks fit 16 bits
+    // (f16_reason_ is empty when the data allow f16x2; thresholds are rewritten on the device).
+    c.packed = c.fast && f16_ok_;
+    c.packed_reason = c.fast ? f16_reason_ : "";
+    if (c.packed && max_depth > pitt::kMaxPackedDepth) {
+      c.packed = false;
+      c.packed_reason = "a rule's stack depth " + std::to_string(max_depth) + " exceeds the f16x2 layout's " +
+                        std::to_string(pitt::kMaxPackedDepth);
+    }
+    return c;
+  }
+  void record_choice(const PathChoice& c) {
+    used_path_ = c.fast ? "fast" : "faithful";
+    used_packed_ = c.packed;
+    fallback_reason_ = c.fallback_reason;
+    packed_reason_ = c.packed_reason;
+  }
+  void fill_accuracy(pittsburgh::EvaluationResult& res) const {
+    const std::size_t rows = data_->rows();
+    for (std::size_t i = 0; i < res.correct.size(); ++i)
+      res.accuracy[i] = rows ? static_cast<double>(res.correct[i]) / static_cast<double>(rows) : 0.0;
+  }
+
+  // Several devices: the population is cut into nd slices of about equal work (words), and each
+  // device's host thread flattens and validates its own slice (the encode phase runs in parallel,
+  // no slice is copied), meets the others at a barrier to agree on the path, then runs its slice.
+  void evaluate_split(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, std::size_t nd) {
+    Stopwatch split;
+    const std::size_t n = pop.size();
+    std::vector<std::uint32_t> rule_begin(n + 1, 0);
+    std::vector<std::uint64_t> work(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t w = 1;
+      for (const auto& r : pop.individuals[i].rules) w += r.tokens.size();
+      work[i + 1] = work[i] + w;
+      rule_begin[i + 1] = rule_begin[i] + static_cast<std::uint32_t>(pop.individuals[i].rules.size());
+    }
+    std::vector<std::size_t> cut(nd + 1, n);
+    cut[0] = 0;
+    for (std::size_t d = 1; d < nd; ++d) {
+      const std::uint64_t target = work.back() * d / nd;
+      const std::size_t i = static_cast<std::size_t>(std::lower_bound(work.begin(), work.end(), target) - work.begin());
+      cut[d] = std::clamp<std::size_t>(i, cut[d - 1] + 1, n - (nd - d));
+    }
+    res.reset_counts(std::move(rule_begin), data_->rows());
+    const double split_s = split.seconds();
+
+    std::vector<FlatPopulation> parts(nd);
+    std::vector<PhaseTimer> timers(nd);
+    OneShotBarrier met(nd);
+    std::atomic<bool> invalid{false};
+    const std::function<void(std::size_t)> job = [&](std::size_t d) {
+      Stopwatch enc;
+      try {
+        parts[d] = pittsburgh::flatten(pop, schema_, cut[d], cut[d + 1]);
+      } catch (...) {
+        invalid = true;
+        met.arrive_and_wait();
+        throw;  // DeviceWorkers::run rethrows the first by device order = population order
+      }
+      timers[d].add("encode", enc.seconds() + split_s);
+      met.arrive_and_wait();
+      if (invalid) return;
+      int depth = 0, words = 0;
+      for (const auto& p : parts) {
+        depth = std::max(depth, p.max_depth);
+        words = std::max(words, p.max_individual_words);
+      }
+      const PathChoice c = choose_path(depth, words);  // every thread computes the same choice
+      if (d == 0) record_choice(c);
+      set_device(states_[d]->device);
+      run_device(*states_[d], parts[d], c.fast, c.packed, res, res.individual_rule_begin[cut[d]], cut[d], timers[d]);
+    };
+    workers_->run(job, nd);  // device 0 on this thread, the others on persistent workers
+    std::uint64_t primitives = 0;
+    for (const auto& p : parts) primitives += p.primitives;
+    res.gpops = primitives * res.rows;
+    // The critical path: per phase, the slowest device (over every device's phase names: one
+    // whose slice has no rules skips rewrite_f16).
+    res.phases.merge(PhaseTimer::slowest(timers));
+    fill_accuracy(res);
+  }
+
   int max_fast_words() const {
     return pitt::FastPolicy::kWordsBudget * 4;  // a single larger individual gets a larger group
   }
