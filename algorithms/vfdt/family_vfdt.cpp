@@ -227,8 +227,17 @@ class VfdtFamily final : public Family {
       std::size_t ok = 0;
       for (std::size_t i = 0; i < n; ++i) ok += pred[i] == stream.labels[i];
       // forests: River's own vote ("soft", summed class probabilities; runs without "vote" are
-      // those) -> river_*; one vote per tree ("majority", as ours) -> river_majority_*
+      // those) -> river_*; one vote per tree ("majority", as ours) -> river_majority_*. With
+      // MOA's reset rule ("detector": "rise", ours) -> river_rise_* / river_rise_majority_*;
+      // River's own rule ("any", or no "detector") keeps the names above.
       const std::string vote = run.value("vote", std::string(mode == "forest" ? "soft" : "tree"));
+      const bool rise = run.value("detector", std::string("any")) == "rise";
+      if (rise) {
+        const std::string key = vote == "majority" ? "river_rise_majority_accuracy" : "river_rise_accuracy";
+        m[key] = run.value("accuracy", 0.0);
+        m["river_rise_instances"] = n;
+        continue;
+      }
       if (vote == "majority") {
         m["river_majority_accuracy"] = run.value("accuracy", 0.0);
         m["river_majority_instances"] = n;

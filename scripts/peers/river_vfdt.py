@@ -7,9 +7,14 @@ lambda=1, sqrt features, one ADWIN per tree, no background trees) prequentially
 build/algorithms/vfdt/vfdt_export as integer codes (binary, nominal, quantile-binned numeric),
 and every attribute is declared nominal so River splits multiway on the codes as ours does.
 Hoeffding parameters match ours: delta 1e-7, tau 0.05, grace period 200, majority-class leaves.
-The forest runs twice (--votes): River's own vote ("soft": the sum of the trees' class
+The forest runs with each vote (--votes): River's own vote ("soft": the sum of the trees' class
 probabilities, disable_weighted_vote=True, as MOA's ARF) and one vote per tree ("majority", ties
--> the lowest class), which is how our forest and the paper's GPU forest vote.
+-> the lowest class), which is how our forest and the paper's GPU forest vote; and with each reset
+rule (--detectors): River's own ("any": a tree is reset whenever its ADWIN cuts its window, also
+when its error fell) and MOA's ("rise": MOA's ADWINChangeDetector counts a cut as a change only
+when the error estimate rose, which is also our forest's rule). River's "any" resets young trees
+that are still getting better: on rt_moa's 20k prefix 32-57 resets against 0 with "rise".
+Warnings and background trees are off (warning_detector=NoDrift(): River replaces None by ADWIN).
 
 River processes one instance at a time in Python (~10^3-10^4 instances/s for a tree, ~10^2 for a
 forest of 100), so large streams are run on a prefix (--tree-rows / --forest-rows); the JSON says
@@ -83,7 +88,26 @@ class MajorityVote:
         self.forest.learn_one(x, y)
 
 
-def make_model(mode, names, seed, vote="soft"):
+def rising_adwin(delta):
+    """MOA's ADWINChangeDetector on River's ADWIN: a cut is a change only if the estimate rose."""
+    from river import drift
+    from river.base import DriftDetector
+
+    class RisingADWIN(DriftDetector):
+        def __init__(self, delta=0.002):
+            super().__init__()
+            self.delta = delta
+            self.adwin = drift.ADWIN(delta=delta)
+
+        def update(self, x):
+            before = self.adwin.estimation
+            self.adwin.update(x)
+            self._drift_detected = self.adwin.drift_detected and self.adwin.estimation > before
+
+    return RisingADWIN(delta)
+
+
+def make_model(mode, names, seed, vote="soft", detector="any"):
     from river import drift, forest, tree
 
     common = dict(grace_period=200, delta=1e-7, tau=0.05, leaf_prediction="mc", nominal_attributes=list(names))
@@ -94,12 +118,16 @@ def make_model(mode, names, seed, vote="soft"):
         max_features="sqrt",
         lambda_value=1,
         disable_weighted_vote=True,
-        drift_detector=drift.ADWIN(delta=0.002),
-        warning_detector=None,
+        drift_detector=drift.ADWIN(delta=0.002) if detector == "any" else rising_adwin(0.002),
+        # NoDrift, not None: River's ARFClassifier replaces None by ADWIN(0.01) and then grows
+        # background trees on warnings (an earlier version of this script passed None and so ran
+        # River's forest with background trees while saying it did not)
+        warning_detector=drift.NoDrift(),
         seed=seed,
         **common,
     )
-    label = "river.forest.ARFClassifier(n_models=100, lambda=1, sqrt, no background, ADWIN 0.002)"
+    label = ("river.forest.ARFClassifier(n_models=100, lambda=1, sqrt, no background, ADWIN 0.002, "
+             + ("reset on any cut: River's rule)" if detector == "any" else "reset when the error rose: MOA's rule)"))
     if vote == "majority":
         return MajorityVote(arf), label + " with one vote per tree (majority, ties -> lowest class)"
     return arf, label + " (River's vote: sum of the trees' class probabilities)"
@@ -128,6 +156,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--votes", default="soft,majority",
                     help="forest votes to run: soft (River's: sum of class probabilities), majority (one vote per tree)")
+    ap.add_argument("--detectors", default="any,rise",
+                    help="forest reset rules to run: any (River's: every ADWIN cut), rise (MOA's: a cut that raised the error)")
     args = ap.parse_args()
 
     import river
@@ -136,7 +166,8 @@ def main():
     runs = []
     if os.path.exists(args.out):  # keep runs of streams not redone now
         redo = lambda r: (r["dataset"] in wanted and r["mode"] in args.modes.split(",")
-                          and (r["mode"] == "tree" or r.get("vote", "soft") in args.votes.split(",")))
+                          and (r["mode"] == "tree" or (r.get("vote", "soft") in args.votes.split(",")
+                                                       and r.get("detector", "any") in args.detectors.split(","))))
         with open(args.out) as f:
             runs = [r for r in json.load(f).get("runs", []) if not redo(r)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,16 +180,20 @@ def main():
             except subprocess.CalledProcessError as e:
                 print(f"river_vfdt: {name}: export failed ({e}); skipped", file=sys.stderr)
                 continue
-            for mode, vote in [(m, v) for m in args.modes.split(",") for v in (["soft"] if m == "tree" else args.votes.split(","))]:
+            combos = [(m, v, d) for m in args.modes.split(",")
+                      for v in (["soft"] if m == "tree" else args.votes.split(","))
+                      for d in (["any"] if m == "tree" else args.detectors.split(","))]
+            for mode, vote, detector in combos:
                 limit = args.tree_rows if mode == "tree" else args.forest_rows
                 names, rows, total = read_stream(path, limit)
-                model, label = make_model(mode, names, args.seed, vote)
+                model, label = make_model(mode, names, args.seed, vote, detector)
                 acc, seconds = prequential(model, rows)
                 run = {
                     "dataset": name,
                     "options": options,
                     "mode": mode,
                     "vote": vote if mode == "forest" else "tree",
+                    **({"detector": detector} if mode == "forest" else {}),
                     "model": label,
                     "river_version": river.__version__,
                     "utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -170,7 +205,7 @@ def main():
                     "instances_per_s": round(len(rows) / seconds, 1) if seconds > 0 else None,
                     "clock": "wall (time.perf_counter), single Python thread",
                 }
-                print(f"river_vfdt: {name} {mode} ({run['vote']}): {len(rows)}/{total} instances, accuracy {acc:.2f} %, "
+                print(f"river_vfdt: {name} {mode} ({run['vote']}, {run.get('detector', '-')}): {len(rows)}/{total} instances, accuracy {acc:.2f} %, "
                       f"{run['instances_per_s']} inst/s", file=sys.stderr)
                 runs.append(run)
     doc = {
@@ -183,7 +218,7 @@ def main():
         "argv": sys.argv,
         "note": "Streams exported by vfdt_export (codes as the vfdt learners see them); all attributes nominal. "
                 "Prefix runs: accuracy over the first `instances` of `total_rows`.",
-        "runs": sorted(runs, key=lambda r: (r["dataset"], r["mode"], r.get("vote", "soft"))),
+        "runs": sorted(runs, key=lambda r: (r["dataset"], r["mode"], r.get("vote", "soft"), r.get("detector", "any"))),
     }
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     tmp_out = args.out + ".tmp"
@@ -193,9 +228,10 @@ def main():
     os.replace(tmp_out, args.out)
     with open(os.path.splitext(args.out)[0] + ".csv", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["dataset", "mode", "vote", "instances", "total_rows", "accuracy_pct", "seconds", "instances_per_s"])
+        w.writerow(["dataset", "mode", "vote", "detector", "instances", "total_rows", "accuracy_pct", "seconds", "instances_per_s"])
         for r in doc["runs"]:
-            w.writerow([r["dataset"], r["mode"], r.get("vote", "soft" if r["mode"] == "forest" else "tree"), r["instances"],
+            w.writerow([r["dataset"], r["mode"], r.get("vote", "soft" if r["mode"] == "forest" else "tree"),
+                        r.get("detector", "any" if r["mode"] == "forest" else ""), r["instances"],
                         r["total_rows"], r["accuracy"], r["seconds"], r["instances_per_s"]])
     print(f"river_vfdt: wrote {args.out}", file=sys.stderr)
 
