@@ -89,22 +89,20 @@ class MajorityVote:
 
 
 def rising_adwin(delta):
-    """MOA's ADWINChangeDetector on River's ADWIN: a cut is a change only if the estimate rose."""
+    """MOA's ADWINChangeDetector on River's ADWIN: a cut is a change only if the estimate rose.
+
+    River's ADWIN.update starts by dropping its whole window when the previous update cut it; MOA
+    keeps the shortened window. So this overrides update() itself: the helper cuts as usual, and a
+    cut that lowered the estimate leaves the shortened window and reports no drift. (ARF replaces
+    the detector by a clone() after a reported drift, so a rising cut needs no reset here.)"""
     from river import drift
-    from river.base import DriftDetector
 
-    class RisingADWIN(DriftDetector):
-        def __init__(self, delta=0.002):
-            super().__init__()
-            self.delta = delta
-            self.adwin = drift.ADWIN(delta=delta)
-
+    class RisingADWIN(drift.ADWIN):
         def update(self, x):
-            before = self.adwin.estimation
-            self.adwin.update(x)
-            self._drift_detected = self.adwin.drift_detected and self.adwin.estimation > before
+            before = self.estimation
+            self._drift_detected = self._helper.update(x) and self.estimation > before
 
-    return RisingADWIN(delta)
+    return RisingADWIN(delta=delta)
 
 
 def make_model(mode, names, seed, vote="soft", detector="any"):

@@ -270,6 +270,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       const std::size_t i = static_cast<std::size_t>(std::lower_bound(work.begin(), work.end(), target) - work.begin());
       cut[d] = std::clamp<std::size_t>(i, cut[d - 1] + 1, n - (nd - d));
     }
+    // Sized before the slices run (they write their ranges concurrently after the barrier); an
+    // invalid population therefore leaves `res` zeroed, not as it was.
     res.reset_counts(std::move(rule_begin), data_->rows());
     const double split_s = split.seconds();
 
@@ -286,9 +288,10 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
         met.arrive_and_wait();
         throw;  // DeviceWorkers::run rethrows the first by device order = population order
       }
-      timers[d].add("encode", enc.seconds() + split_s);
-      met.arrive_and_wait();
+      const double encode_s = enc.seconds();
+      met.arrive_and_wait();  // nothing that can throw between the flatten and this: every job arrives once
       if (invalid) return;
+      timers[d].add("encode", encode_s + split_s);
       int depth = 0, words = 0;
       for (const auto& p : parts) {
         depth = std::max(depth, p.max_depth);

@@ -29,7 +29,11 @@ class CudaForest final : public vfdt::ForestBackend {
       throw Unavailable("vfdt/cuda: " + std::to_string(s.classes) + " classes; the vote kernel supports at most " +
                         std::to_string(Policy::kMaxClasses));
     require_device();
-    s_ = &s;
+    GPUDM_REQUIRE(s.codes.size() == s.rows * s.attributes && s.labels.size() == s.rows,
+                  "vfdt/cuda: the encoded stream's codes/labels do not match its rows x attributes");
+    // Set last (before reset()): a prepare() that fails half way (out of device or pinned memory)
+    // leaves an evaluator that says "before prepare()" instead of buffers of two streams.
+    s_ = nullptr;
     p_ = p;
     L_ = vfdt::ForestLayout::make(s, p);
     faithful_ = p.path == "faithful";
@@ -96,10 +100,9 @@ class CudaForest final : public vfdt::ForestBackend {
     // reading the file.
     h_codes_ = PinnedBuffer<std::uint8_t>(s.rows * s.attributes);
     h_labels_ = PinnedBuffer<std::uint8_t>(s.rows);
-    GPUDM_REQUIRE(s.codes.size() == s.rows * s.attributes && s.labels.size() == s.rows,
-                  "vfdt/cuda: the encoded stream's codes/labels do not match its rows x attributes");
     if (!s.codes.empty()) std::memcpy(h_codes_.data(), s.codes.data(), s.codes.size());
     if (!s.labels.empty()) std::memcpy(h_labels_.data(), s.labels.data(), s.labels.size());
+    s_ = &s;
     out_ = DeviceBuffer<std::int32_t>(s.rows);
     reset();  // also loads the module and warms the context before any timed call
   }
