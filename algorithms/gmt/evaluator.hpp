@@ -37,6 +37,13 @@ struct EvalOptions {
   // exactly (SSE 0), which BIC rewards (Mv in results/h200/gmt_weka_study).
   double rows_per_param = 0.0;
   int threads = 0;  // OpenMP backend: threads (0 = OpenMP default)
+  // OpenMP backend: what the threads share out. kRows: the fixed row chunks of each individual
+  // (and the TSQR blocks and leaves), one individual after the other (the paper's OpenMP GMT);
+  // kIndividuals: the generation's individuals, each evaluated in order by one thread with its own
+  // work buffers; kAuto: individuals when the data has fewer row chunks than threads, else rows.
+  // Every mode runs the same per-individual arithmetic, so results are identical.
+  enum class OmpMode { kAuto, kRows, kIndividuals };
+  OmpMode omp_mode = OmpMode::kAuto;
 };
 
 class ModelTreeEvaluator {

@@ -53,6 +53,8 @@ std::vector<ParamSpec> param_specs() {
   add("cx_branches", "number", d.cx_branches, "weight of crossover 'exchange branches'");
   add("cx_asymmetric", "number", d.cx_asymmetric, "weight of the asymmetric crossover (lower-error subtree copied over the higher-error one)");
   add("threads", "int", 0, "OpenMP threads (0 = OpenMP default); ignored by other backends");
+  add("omp_mode", "string", "auto", "OpenMP backend: rows (row chunks of one individual over threads, the paper's OpenMP GMT) | individuals (the generation's individuals over threads) | auto (individuals when the data has fewer row chunks than threads); same results in every mode");
+  v.back().backend_only = true;
   add("chunk_rows", "int", e.chunk_rows, "rows per fixed chunk of the data-parallel passes (results do not depend on threads)");
   add("qr_block_rows", "int", e.qr_block_rows, "rows per TSQR block of a leaf's least squares");
   add("rank_tol", "number", e.rank_tol, "rank rule: drop a model column whose remaining norm <= rank_tol x its norm");
@@ -124,6 +126,11 @@ EvalOptions eval_options_from_json(const nlohmann::json& j) {
   EvalOptions o;
   o.threads = get(j, "threads", o.threads);
   o.chunk_rows = get(j, "chunk_rows", o.chunk_rows);
+  const std::string mode = get<std::string>(j, "omp_mode", "auto");
+  if (mode == "auto") o.omp_mode = EvalOptions::OmpMode::kAuto;
+  else if (mode == "rows") o.omp_mode = EvalOptions::OmpMode::kRows;
+  else if (mode == "individuals") o.omp_mode = EvalOptions::OmpMode::kIndividuals;
+  else throw Error("gmt: params.omp_mode must be auto, rows or individuals, not \"" + mode + "\"");
   o.qr_block_rows = get(j, "qr_block_rows", o.qr_block_rows);
   o.rank_tol = get(j, "rank_tol", o.rank_tol);
   o.rows_per_param = get(j, "rows_per_param", o.rows_per_param);

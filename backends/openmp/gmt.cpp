@@ -29,14 +29,18 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
     GPUDM_REQUIRE(data_ != nullptr, "gmt: evaluate() called before prepare()");
     const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
     out.resize(trees.size());
-    // Small data (fewer row chunks than threads; every set under 16,384 rows has one chunk):
+    // omp_mode "individuals", or "auto" on small data (fewer row chunks than threads; every set
+    // under 16,384 rows has one chunk):
     // individuals over threads instead, each evaluated in order by its thread's own EvalWork —
     // the same per-individual arithmetic, so the results equal the sequential backend's bit for
     // bit. Phase seconds in this mode are the threads' summed phase times divided by the threads
     // that worked (they add up to about the wall time; per-phase wall times do not exist here).
     const std::size_t chunk = static_cast<std::size_t>(std::max(1, options_.chunk_rows));
     const int chunks = static_cast<int>((data_->rows() + chunk - 1) / chunk);
-    if (trees.size() > 1 && chunks < threads) {
+    using Mode = gmt::EvalOptions::OmpMode;
+    const bool by_individual = options_.omp_mode == Mode::kIndividuals ||
+                               (options_.omp_mode == Mode::kAuto && chunks < threads);
+    if (trees.size() > 1 && by_individual) {
       const int used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), trees.size()));
       if (works_.size() < static_cast<std::size_t>(used)) works_.resize(static_cast<std::size_t>(used));
       std::vector<PhaseTimer> timers(static_cast<std::size_t>(used));

@@ -18,12 +18,16 @@ TEST(GmtEquivalence, OpenmpEvaluationIsEquivalentToSequential) {
   const Dataset d = gmt_test::make_dataset(20000, 5, 31, gmt_test::piecewise, 0.2);
   auto seq = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
   auto omp = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "openmp");
-  // chunk_rows 1000: 20 chunks, rows over threads; 2^20: one chunk < 4 threads, the OpenMP
-  // backend's individual-parallel mode (individuals over threads).
-  for (const int chunk : {1000, 1 << 20}) {
-    SCOPED_TRACE("chunk_rows " + std::to_string(chunk));
+  // omp_mode auto with chunk_rows 1000: 20 chunks, rows over threads; auto with 2^20: one chunk
+  // < 4 threads, individuals over threads; then each mode forced where auto picks the other.
+  using Mode = EvalOptions::OmpMode;
+  const std::pair<int, Mode> cases[] = {
+      {1000, Mode::kAuto}, {1 << 20, Mode::kAuto}, {1000, Mode::kIndividuals}, {1 << 20, Mode::kRows}};
+  for (const auto& [chunk, mode] : cases) {
+    SCOPED_TRACE("chunk_rows " + std::to_string(chunk) + " omp_mode " + std::to_string(static_cast<int>(mode)));
     EvalOptions o;
     o.chunk_rows = chunk;
+    o.omp_mode = mode;
     o.qr_block_rows = 700;
     o.threads = 4;
     seq->set_options(o);

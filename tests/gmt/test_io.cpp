@@ -133,3 +133,12 @@ TEST(GmtIo, MalformedData) {
   Dataset cls("c", Task::classification, 10, {Attribute{"a"}}, {"x", "y"});
   EXPECT_THROW(eval->prepare(cls), Error);
 }
+
+TEST(GmtParams, OmpModeIsParsedAndBadValuesAreRejected) {
+  using Mode = EvalOptions::OmpMode;
+  EXPECT_EQ(eval_options_from_json(nlohmann::json::object()).omp_mode, Mode::kAuto);
+  EXPECT_EQ(eval_options_from_json(nlohmann::json{{"omp_mode", "rows"}}).omp_mode, Mode::kRows);
+  EXPECT_EQ(eval_options_from_json(nlohmann::json{{"omp_mode", "individuals"}}).omp_mode, Mode::kIndividuals);
+  EXPECT_THROW(eval_options_from_json(nlohmann::json{{"omp_mode", "leaves"}}), Error);
+  EXPECT_THROW(eval_options_from_json(nlohmann::json{{"omp_mode", 3}}), Error);
+}
