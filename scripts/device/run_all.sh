@@ -12,7 +12,9 @@
 # The stages can be split across calls (build-device stays while the machine is warm); every
 # stage ends by packing results/ and logs/ into $OUT/results.tar.gz (the device tool returns at
 # most 8 files). Keep the whole under the 10-minute command limit: GPUDM_AREA_TIMEOUT (s, default
-# 240) bounds each area script, GPUDM_AREAS (space-separated) picks the areas.
+# 240) bounds each area script, GPUDM_AREAS (space-separated) picks the areas, GPUDM_BUILD_TARGETS
+# (space-separated, default: all) the targets the build stage builds (e.g. "run_experiment
+# test_vfdt_gpu test_vfdt_equivalence test_vfdt_math test_vfdt_tree" for a vfdt-only call).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -67,7 +69,9 @@ if [ "$STAGE" = build ] || [ "$STAGE" = all ]; then
   # -k 0: one family's broken target must not hide every other area's results.
   KEEP_GOING=()
   grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja' "$BUILD/CMakeCache.txt" && KEEP_GOING=(-- -k 0)
-  if ! cmake --build "$BUILD" -j "$JOBS" "${KEEP_GOING[@]}" >"$LOGS/build.log" 2>&1; then
+  TARGETS=()
+  for t in ${GPUDM_BUILD_TARGETS:-}; do TARGETS+=(--target "$t"); done
+  if ! cmake --build "$BUILD" -j "$JOBS" "${TARGETS[@]}" "${KEEP_GOING[@]}" >"$LOGS/build.log" 2>&1; then
     status=1
     grep -E "error|FAILED" "$LOGS/build.log" | head -40
   fi
