@@ -151,7 +151,7 @@ void CpuForest::adwin_tree(int t, std::size_t b0, std::size_t b1) {
   Adwin& a = adwin_[t];
   for (std::size_t i = b0; i < b1; ++i) {
     const std::uint32_t err = tree_pred_[std::size_t(t) * p_.batch + (i - b0)] != s_->labels[i];
-    if (adwin_update(a, err, p_.adwin_delta)) {
+    if (adwin_update(a, err, p_.adwin_delta, p_.reset_on_any_cut())) {
       drift_[t] = 1;
       break;  // the tree and its ADWIN are replaced at the end of the batch
     }
@@ -165,7 +165,7 @@ void CpuForest::stream_tree(int t, std::size_t b0, std::size_t b1) {
     const std::uint8_t vote = leaf_vote(t, slot, i);
     tree_pred_[j] = vote;
     learn_one(t, i, slot);
-    if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta))
+    if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta, p_.reset_on_any_cut()))
       reset_tree(t);  // at once: the fresh tree and detector take the next instance
   }
 }

@@ -37,6 +37,7 @@ class VfdtFamily final : public Family {
         {"bagging", "bool", true, "online bagging with Poisson(1) weights (mode forest)"},
         {"adwin", "bool", true, "one ADWIN per tree resetting it on a rise in error (mode forest)"},
         {"adwin_delta", "number", 0.002, "ADWIN confidence"},
+        {"reset_rule", "string", "rise", "which ADWIN cut resets a tree: \"rise\" (the error estimate went up: MOA's ARF, the default) or \"any\" (every cut: River's ARF)"},
         {"batch_order", "string", "auto", "inside a mini-batch: \"stream\" (each tree predicts, learns and feeds ADWIN instance by instance, resets at once; only split checks wait for the batch end: B = 1's accuracy), \"deferred\" (the paper's: predict all, learn all, ADWIN, reset at the batch end) or \"auto\" (stream where the CUDA engine is the persistent one and leaves vote \"mc\", else deferred)"},
         {"leaf_prediction", "string", "mc", "leaf vote: \"mc\" (majority class) or \"nb\" (naive Bayes over the leaf's attribute counters, as MOA's NB leaves; not on path faithful)"},
         {"bound_weight", "string", "auto", "n of the Hoeffding bound: \"total\" (the leaf's class counts, inherited at the split + learned since: MOA's and River's), \"learned\" (learned since the leaf was created: VFDT's n, the faithful path's) or \"auto\" (total on path default, learned on faithful)"},
@@ -73,6 +74,7 @@ class VfdtFamily final : public Family {
     fp.bagging = mode == "forest" && P.value("bagging", true);
     fp.adwin = mode == "forest" && P.value("adwin", true);
     fp.adwin_delta = P.value("adwin_delta", 0.002);
+    fp.reset_rule = P.value("reset_rule", std::string("rise"));
     fp.batch_order = P.value("batch_order", "auto");
     fp.leaf_prediction = P.value("leaf_prediction", "mc");
     fp.bound_weight = P.value("bound_weight", "auto");

@@ -45,6 +45,8 @@ void ForestParams::validate(int d) const {
     bad("adwin_kernel", "must be \"prefix\", \"warp\" or \"simple\", got \"" + adwin_kernel + "\"");
   if (batch_order != "auto" && batch_order != "stream" && batch_order != "deferred")
     bad("batch_order", "must be \"auto\", \"stream\" or \"deferred\", got \"" + batch_order + "\"");
+  if (reset_rule != "rise" && reset_rule != "any")
+    bad("reset_rule", "must be \"rise\" (MOA's ARF) or \"any\" (River's ARF), got \"" + reset_rule + "\"");
   if (leaf_prediction != "mc" && leaf_prediction != "nb")
     bad("leaf_prediction", "must be \"mc\" (majority class) or \"nb\" (naive Bayes), got \"" + leaf_prediction + "\"");
   if (bound_weight != "auto" && bound_weight != "learned" && bound_weight != "total")

@@ -39,6 +39,11 @@ struct ForestParams {
   int features = 0;           // attributes per leaf; 0 = floor(sqrt(d)) for forests, d for one tree
   bool bagging = true;        // Poisson(1) weights
   bool adwin = true;          // one ADWIN per tree resetting it on a rise in error
+  // When a cut of a tree's ADWIN window resets the tree: "rise" (the default; MOA's ARF and its
+  // ADWINChangeDetector: only when the error estimate went up) or "any" (River's ARF: every cut,
+  // also when the error fell, as it does while a young tree learns). vfdt_math.hpp adwin_signals.
+  std::string reset_rule = "rise";
+  bool reset_on_any_cut() const { return reset_rule == "any"; }
   // Order of the steps inside a mini-batch (B > 1; B = 1 is the exact algorithm either way):
   //  "deferred": the paper's — every instance of the batch is predicted with the model from before
   //              the batch, then all are learned, then ADWIN sees the batch's errors, and a tree

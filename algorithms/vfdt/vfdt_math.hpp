@@ -470,9 +470,19 @@ GPUDM_HD bool adwin_check_due(const Adwin& a) {
   return a.time % Adwin::kClock == 0 && a.width > static_cast<std::uint64_t>(Adwin::kMinWindow);
 }
 
-// ADWINChangeDetector.input: insert, check every 32 inputs, report a change only when the window
-// was cut and the error estimate went up. Sequential reference of the check.
-GPUDM_HD bool adwin_update(Adwin& a, std::uint32_t x, double delta) {
+// Does a cut of the window signal drift? MOA's ADWINChangeDetector (reset_rule "rise", the
+// default): only when the error estimate went up, exactly ones/width > ones_before/w_before.
+// River's ARF (reset_rule "any"): on every cut, also when the error fell.
+GPUDM_HD bool adwin_signals(bool on_any_cut, std::uint64_t w_before, std::uint64_t ones_before, std::uint64_t width,
+                            std::uint64_t ones) {
+  if (on_any_cut) return true;
+  if (w_before == 0) return ones > 0;
+  return ones * w_before > ones_before * width;
+}
+
+// ADWINChangeDetector.input: insert, check every 32 inputs, report a change when the window was
+// cut and adwin_signals says so. Sequential reference of the check.
+GPUDM_HD bool adwin_update(Adwin& a, std::uint32_t x, double delta, bool on_any_cut = false) {
   const std::uint64_t w_before = a.width, ones_before = a.ones;
   a.time += 1;
   adwin_insert(a, x);
@@ -486,9 +496,7 @@ GPUDM_HD bool adwin_update(Adwin& a, std::uint32_t x, double delta) {
     }
   }
   if (!cut) return false;
-  // estimate after > estimate before, exactly: ones/width > ones_before/w_before
-  if (w_before == 0) return a.ones > 0;
-  return a.ones * w_before > ones_before * a.width;
+  return adwin_signals(on_any_cut, w_before, ones_before, a.width, a.ones);
 }
 
 
@@ -571,7 +579,8 @@ GPUDM_HD void adwinp_delete_oldest(AdwinPrefix& a) {
 }
 
 // adwin_update for the input at stream position pos (P[pos + 1] already includes it).
-GPUDM_HD bool adwinp_update(AdwinPrefix& a, std::uint32_t pos, const std::uint32_t* P, double delta) {
+GPUDM_HD bool adwinp_update(AdwinPrefix& a, std::uint32_t pos, const std::uint32_t* P, double delta,
+                            bool on_any_cut = false) {
   const std::uint64_t w_before = a.width, ones_before = adwinp_ones(a, P);
   adwinp_insert(a, pos, 1);
   bool cut = false;
@@ -582,9 +591,7 @@ GPUDM_HD bool adwinp_update(AdwinPrefix& a, std::uint32_t pos, const std::uint32
     }
   }
   if (!cut) return false;
-  const std::uint64_t ones = adwinp_ones(a, P);
-  if (w_before == 0) return ones > 0;
-  return ones * w_before > ones_before * a.width;
+  return adwin_signals(on_any_cut, w_before, ones_before, a.width, adwinp_ones(a, P));
 }
 
 }  // namespace gpudm::vfdt

@@ -153,6 +153,40 @@ TEST(Adwin, AFallInErrorShrinksTheWindowButIsNotReported) {
   EXPECT_LT(a->width, 25000u);  // the old high-error part was dropped
 }
 
+// reset_rule "any" (River's ARF): the same fall is reported, at the first cut, on both forms;
+// with "rise" neither form reports it.
+TEST(Adwin, OnAnyCutAFallIsReportedByBothForms) {
+  for (const bool any : {false, true}) {
+    auto a = std::make_unique<Adwin>();
+    AdwinPrefix b;
+    adwin_init(*a);
+    adwinp_init(b);
+    std::vector<std::uint32_t> P(40001, 0);
+    Rng rng(9);
+    long long first = -1;
+    for (int i = 0; i < 40000; ++i) {
+      const std::uint32_t x = rng.bernoulli(i < 20000 ? 0.6 : 0.05) ? 1 : 0;
+      P[i + 1] = P[i] + x;
+      const std::uint64_t w0 = a->width;
+      const bool ca = adwin_update(*a, x, 0.002, any);
+      const bool cb = adwinp_update(b, static_cast<std::uint32_t>(i), P.data(), 0.002, any);
+      ASSERT_EQ(ca, cb) << "input " << i;
+      if (any && first < 0 && a->width < w0 + 1) first = i;  // the first cut
+      if (ca) {
+        EXPECT_TRUE(any) << "a fall reported under rule rise at input " << i;
+        EXPECT_EQ(first, i) << "rule any reports the first cut";
+        break;
+      }
+    }
+    if (any) {
+      EXPECT_GE(first, 20000);
+    }
+  }
+  EXPECT_TRUE(adwin_signals(true, 100, 50, 60, 10));    // fell, any cut
+  EXPECT_FALSE(adwin_signals(false, 100, 50, 60, 10));  // fell, rise only
+  EXPECT_TRUE(adwin_signals(false, 100, 10, 60, 50));   // rose
+}
+
 // The CUDA kernel tests each boundary independently (one lane per boundary) and asks whether
 // any cuts; the sequential scan runs over the boundaries with running sums. Same answer, always.
 TEST(Adwin, PerBoundaryTestsAgreeWithTheSequentialScan) {

@@ -127,6 +127,16 @@ std::vector<Case> cases() {
   ForestParams resets = big;
   resets.adwin_delta = 0.5;
   v.push_back({"mixed_forest_b4096_adwin_delta_0.5_stream", resets, mixed});
+  // River's reset rule (every ADWIN cut resets, also when the error fell) on every ADWIN kernel:
+  // the persistent engine's prefix ADWIN in both orders, the batched engine's simple and warp
+  // kernels, and the faithful path
+  for (ForestParams any : {forest, deferred, simple, warp, faithful}) {
+    any.reset_rule = "any";
+    if (any.path != "faithful" && any.engine == "persistent") any.batch = 1024;
+    v.push_back({"reset_any_" + any.engine + "_" + any.adwin_kernel + "_" + any.path + "_" + any.batch_order + "_b" +
+                     std::to_string(any.batch),
+                 any, any.path == "faithful" ? known : mixed});
+  }
   return v;
 }
 
@@ -185,6 +195,22 @@ TEST(VfdtEquivalence, StreamOrderIsTheExactAlgorithmUpToSplitTiming) {
     if (b == 1) EXPECT_EQ(deferred.pred, stream.pred);
     else EXPECT_NE(deferred.pred, stream.pred);
   }
+}
+
+// reset_rule "any" (River's ARF) resets on cuts where the error fell too: more resets than
+// "rise", and never fewer cuts signalled on the same detector inputs.
+TEST(VfdtEquivalence, ResetOnAnyCutResetsMoreOften) {
+  const auto mixed = EncodedStream::encode(testing::mixed_drift_stream(30000, 21, 15000, 0.05));
+  ForestParams p;
+  p.trees = 12;
+  p.batch = 1;
+  const Result rise = run("sequential", {"rise", p, mixed});
+  p.reset_rule = "any";
+  const Result any = run("sequential", {"any", p, mixed});
+  EXPECT_GT(any.snap.resets, rise.snap.resets);
+  EXPECT_NE(any.pred, rise.pred);
+  p.reset_rule = "sometimes";
+  EXPECT_THROW(p.validate(10), Error);
 }
 
 TEST(VfdtEquivalence, NaiveBayesLeavesChangeTheVotes) {

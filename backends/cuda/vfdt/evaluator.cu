@@ -273,6 +273,7 @@ class CudaForest final : public vfdt::ForestBackend {
     f.stream_order = p_.stream_order();
     f.naive_bayes = p_.naive_bayes();
     f.bound_total = p_.bound_total();
+    f.reset_any = p_.reset_on_any_cut();
     const double r = std::log2(static_cast<double>(L_.classes));
     f.hb_numer = r * r * std::log(1.0 / p_.delta);
     f.tau = p_.tau;

@@ -376,6 +376,7 @@ class FaithfulForest {
     fv.classes = L_.classes;
     fv.batch = p_.batch;
     fv.adwin_delta = p_.adwin_delta;
+    fv.reset_any = p_.reset_on_any_cut();
     fv.tree_pred = tree_pred_.data();
     fv.drift = drift_.data();
     fv.adwins = adwins_.data();

@@ -35,6 +35,7 @@ struct ForestView {
   bool stream_order;  // ForestParams::stream_order() (persistent engine only)
   bool naive_bayes;   // ForestParams::naive_bayes(): leaves vote naive Bayes (not with stream_order)
   bool bound_total;   // ForestParams::bound_total(): n of the Hoeffding bound includes inherited counts
+  bool reset_any;     // ForestParams::reset_on_any_cut(): every ADWIN cut resets (else only a rise)
   double hb_numer, tau, adwin_delta;
   std::uint64_t seed;
   const std::int32_t* attr_values;  // [attributes]
@@ -258,8 +259,7 @@ __global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
         __syncwarp();
       }
       if (cut && lane == 0) {
-        const bool rise = w_before == 0 ? a.ones > 0 : a.ones * w_before > ones_before * a.width;
-        if (rise) {
+        if (gpudm::vfdt::adwin_signals(f.reset_any, w_before, ones_before, a.width, a.ones)) {
           f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired
           stop = 1;
         }
@@ -412,8 +412,7 @@ __global__ void k_adwin_warp(ForestView f, const std::uint8_t* labels, int nb) {
       __syncwarp();
     }
     if (cut) {
-      const bool rise = w_before == 0 ? a.ones > 0 : a.ones * w_before > ones_before * a.width;
-      if (rise) {
+      if (gpudm::vfdt::adwin_signals(f.reset_any, w_before, ones_before, a.width, a.ones)) {
         if (lane == 0) f.drift[t] = j;  // j is already past the block: 1 + its last input's position, where the check ran
         break;  // uniform across the warp
       }

@@ -7,7 +7,7 @@
 // of the tree's errors for the batch's positions (a block scan), then tests every clock tick of the
 // batch at once, one warp per tick, as if no earlier tick of the batch cut; from the first tick that
 // does cut, it replays exactly as adwin_update (delete the oldest bucket while any boundary cuts,
-// then the rise test) and resumes the speculation after it. Decisions are the sequential ADWIN's.
+// then the reset rule's test) and resumes the speculation after it. Decisions are the sequential ADWIN's.
 #include <climits>
 #include <cstdint>
 
@@ -146,8 +146,7 @@ __device__ void adwin_prefix_batch(const ForestView& f, int t, const std::uint8_
       }
       if (lane == 0 && cut) {
         const std::uint64_t ones = gpudm::vfdt::adwinp_ones(s_base, P);
-        const bool rise = w_before == 0 ? ones > 0 : ones * w_before > ones_before * s_base.width;
-        if (rise) {
+        if (gpudm::vfdt::adwin_signals(f.reset_any, w_before, ones_before, s_base.width, ones)) {
           f.drift[t] = 1 + j;  // 1 + the batch position of the input that fired
           s_stop = 1;
         }
