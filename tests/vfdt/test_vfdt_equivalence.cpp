@@ -162,6 +162,12 @@ TEST(VfdtEquivalence, ForestsGrowAndDriftInTheseCases) {
   const Result r = run("sequential", cs[0]);
   EXPECT_GT(r.snap.splits, 20);
   EXPECT_GT(r.snap.resets, 0);
+  // the faithful path must reset trees somewhere too (its reset restarts the detector: a case
+  // without resets let a CUDA reset that kept the old ADWIN window pass)
+  bool faithful_resets = false;
+  for (const auto& c : cs)
+    if (c.params.path == "faithful" && c.params.adwin) faithful_resets = faithful_resets || run("sequential", c).snap.resets > 0;
+  EXPECT_TRUE(faithful_resets);
 }
 
 // batch_order "stream" differs from the exact algorithm only in when leaves are checked for a

@@ -41,6 +41,7 @@ struct View {
   std::int32_t* n_leaves;     // [T]
   std::uint32_t* generation;  // [T]
   std::int32_t* drift;        // [T]
+  Adwin* adwins;              // [T]: a tree's detector, restarted with the tree
   unsigned long long* splits;
   unsigned long long* resets;
   std::uint8_t* leaf_class;   // [T x max_leaves]
@@ -92,23 +93,23 @@ __device__ inline void init_leaf(const View& v, int t, int l, int off, std::uint
   __syncthreads();
 }
 
+// The tree becomes a single fresh leaf of generation `gen` and its ADWIN starts empty (as the
+// CPU backends' reset_tree and MOA's ARF reset the detector with the tree).
 __device__ inline void init_tree(const View& v, int t, std::uint32_t gen) {
   if (threadIdx.x == 0) {
     v.generation[t] = gen;
     v.n_leaves[t] = 1;
     v.drift[t] = 0;
+    gpudm::vfdt::adwin_init(v.adwins[t]);
   }
   init_leaf(v, t, 0, 0, gpudm::vfdt::root_key(v.seed, static_cast<std::uint32_t>(t), gen), threadIdx.x, blockDim.x);
   if (threadIdx.x == 0) v.leaf_class[v.leaf_index(t, 0)] = 0;
 }
 
-__global__ void k_init(View v, Adwin* adwins) {
+__global__ void k_init(View v) {
   const int t = blockIdx.x;
   init_tree(v, t, 0);
-  if (threadIdx.x == 0) {
-    v.splits[t] = v.resets[t] = 0;
-    gpudm::vfdt::adwin_init(adwins[t]);
-  }
+  if (threadIdx.x == 0) v.splits[t] = v.resets[t] = 0;
 }
 
 // Traversal (Fig. 3): thread per instance, tree on z; then the tree's vote and the Poisson weight.
@@ -358,7 +359,7 @@ class FaithfulForest {
 
   void reset(cudaStream_t stream) {
     tree_.memset_async(0, stream);
-    k_init<<<L_.trees, Policy::kGainBlock, 0, stream>>>(view(), adwins_.data());
+    k_init<<<L_.trees, Policy::kGainBlock, 0, stream>>>(view());
     GPUDM_CUDA_CHECK_LAUNCH();
   }
 
@@ -475,6 +476,7 @@ class FaithfulForest {
     v.n_leaves = n_leaves_.data();
     v.generation = generation_.data();
     v.drift = drift_.data();
+    v.adwins = adwins_.data();
     v.splits = splits_.data();
     v.resets = resets_.data();
     v.leaf_class = leaf_class_.data();
