@@ -51,7 +51,7 @@ if has tests; then
     tail -4 "$OUT_DIR/$t.log"
   done
 fi
-has speedup && run_cfg gmt_speedup.json 150
+has speedup && run_cfg gmt_speedup.json 240
 has table4 && run_cfg gmt_table4.json 150
 has table3 && run_cfg gmt_table3.json 150
 has quality && run_cfg gmt_armchair_quality.json 420

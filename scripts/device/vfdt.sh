@@ -58,7 +58,7 @@ if has smoke; then
   done
 fi
 if has speed; then
-  run_cfg vfdt_table4.json 200
+  run_cfg vfdt_table4.json 280
   run_cfg vfdt_table3.json 150
 fi
 if has accuracy; then
