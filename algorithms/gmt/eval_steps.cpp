@@ -178,21 +178,23 @@ void EvalWork::redistribute_chunk(int c) {
   const FlatTree& t = *tree_;
   const std::size_t r0 = static_cast<std::size_t>(c) * static_cast<std::size_t>(opt_.chunk_rows);
   const std::size_t r1 = std::min(n_, r0 + static_cast<std::size_t>(opt_.chunk_rows));
-  std::int64_t* counts = chunk_counts_.data() + static_cast<std::size_t>(c) * n_leaves_;
   const std::int32_t* attr = t.attr.data();
   const float* thr = t.threshold.data();
   const std::size_t ld = data_->padded_rows();
   const float* feat = data_->features().data();
+  thread_local std::vector<std::int64_t> counts;  // the chunk's counts in this thread's locals (as estimate_chunk)
+  counts.assign(static_cast<std::size_t>(n_leaves_), 0);
   for (std::size_t r = r0; r < r1; ++r) {
     int i = 0;
     while (attr[i] >= 0) {
       const float x = feat[static_cast<std::size_t>(attr[i]) * ld + r];
-      i = x <= thr[i] ? 2 * i + 1 : 2 * i + 2;
+      i = 2 * i + 2 - static_cast<int>(x <= thr[i]);  // left when x <= threshold, NaN right; no branch to mispredict
     }
     const std::int32_t slot = t.leaf_slot[static_cast<std::size_t>(i)];
     leaf_of_[r] = slot;
-    ++counts[slot];
+    ++counts[static_cast<std::size_t>(slot)];
   }
+  std::copy(counts.begin(), counts.end(), chunk_counts_.begin() + static_cast<std::ptrdiff_t>(c) * n_leaves_);
 }
 
 void EvalWork::separate_offsets() {
@@ -214,8 +216,10 @@ void EvalWork::separate_offsets() {
 void EvalWork::separate_chunk(int c) {
   const std::size_t r0 = static_cast<std::size_t>(c) * static_cast<std::size_t>(opt_.chunk_rows);
   const std::size_t r1 = std::min(n_, r0 + static_cast<std::size_t>(opt_.chunk_rows));
-  std::int64_t* off = chunk_counts_.data() + static_cast<std::size_t>(c) * n_leaves_;
-  for (std::size_t r = r0; r < r1; ++r) order_[static_cast<std::size_t>(off[leaf_of_[r]]++)] = static_cast<std::int64_t>(r);
+  const std::int64_t* first = chunk_counts_.data() + static_cast<std::size_t>(c) * n_leaves_;
+  thread_local std::vector<std::int64_t> off;  // this chunk's write positions, advanced in locals
+  off.assign(first, first + n_leaves_);
+  for (std::size_t r = r0; r < r1; ++r) order_[static_cast<std::size_t>(off[static_cast<std::size_t>(leaf_of_[r])]++)] = static_cast<std::int64_t>(r);
 }
 
 void EvalWork::reorganize_layout() {
@@ -320,20 +324,35 @@ void EvalWork::estimate_chunk(int c) {
   const std::size_t base = static_cast<std::size_t>(c) * n_leaves_;
   const std::size_t ld = data_->padded_rows();
   const float* feat = data_->features().data();
+  const float* y = data_->targets().data();
   const double* coef = out_->coef.data();
   const std::size_t w = static_cast<std::size_t>(cols_ + 1);
+  // The chunk's partials live in this thread's locals while its rows are summed (in row order,
+  // from 0, as before: the same sums bit for bit) and are stored once at the end: the shared
+  // arrays see one write per (chunk, leaf) instead of a read-modify-write per row.
+  thread_local std::vector<double> sse, sae;
+  thread_local std::vector<std::int64_t> lo, hi;
+  const auto L = static_cast<std::size_t>(n_leaves_);
+  sse.assign(L, 0.0);
+  sae.assign(L, 0.0);
+  lo.assign(L, -1);
+  hi.assign(L, -1);
   for (std::size_t r = r0; r < r1; ++r) {
     const auto l = static_cast<std::size_t>(leaf_of_[r]);
     const double* cf = coef + l * w;
     double pred = cf[0];
     for (int a : leaf_attrs_[l]) pred += cf[a + 1] * static_cast<double>(feat[static_cast<std::size_t>(a) * ld + r]);
-    const double e = static_cast<double>(data_->target(r)) - pred;
-    part_sse_[base + l] += e * e;
-    part_sae_[base + l] += std::fabs(e);
+    const double e = static_cast<double>(y[r]) - pred;
+    sse[l] += e * e;
+    sae[l] += std::fabs(e);
     auto ri = static_cast<std::int64_t>(r);
-    if (lower_target(*data_, ri, part_lo_[base + l])) part_lo_[base + l] = ri;
-    if (higher_target(*data_, ri, part_hi_[base + l])) part_hi_[base + l] = ri;
+    if (lower_target(*data_, ri, lo[l])) lo[l] = ri;
+    if (higher_target(*data_, ri, hi[l])) hi[l] = ri;
   }
+  std::copy(sse.begin(), sse.end(), part_sse_.begin() + static_cast<std::ptrdiff_t>(base));
+  std::copy(sae.begin(), sae.end(), part_sae_.begin() + static_cast<std::ptrdiff_t>(base));
+  std::copy(lo.begin(), lo.end(), part_lo_.begin() + static_cast<std::ptrdiff_t>(base));
+  std::copy(hi.begin(), hi.end(), part_hi_.begin() + static_cast<std::ptrdiff_t>(base));
 }
 
 void EvalWork::reduce_leaf(int li) {
