@@ -164,6 +164,7 @@ TEST(Adwin, OnAnyCutAFallIsReportedByBothForms) {
     std::vector<std::uint32_t> P(40001, 0);
     Rng rng(9);
     long long first = -1;
+    bool reported = false;
     for (int i = 0; i < 40000; ++i) {
       const std::uint32_t x = rng.bernoulli(i < 20000 ? 0.6 : 0.05) ? 1 : 0;
       P[i + 1] = P[i] + x;
@@ -173,11 +174,13 @@ TEST(Adwin, OnAnyCutAFallIsReportedByBothForms) {
       ASSERT_EQ(ca, cb) << "input " << i;
       if (any && first < 0 && a->width < w0 + 1) first = i;  // the first cut
       if (ca) {
+        reported = true;
         EXPECT_TRUE(any) << "a fall reported under rule rise at input " << i;
         EXPECT_EQ(first, i) << "rule any reports the first cut";
         break;
       }
     }
+    EXPECT_EQ(reported, any);
     if (any) {
       EXPECT_GE(first, 20000);
     }
