@@ -19,6 +19,7 @@ void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params)
   stream_order_ = params.stream_order();
   naive_bayes_ = params.naive_bayes();
   bound_total_ = params.bound_total();
+  reset_any_ = params.reset_on_any_cut();
   L_ = ForestLayout::make(stream, params);
   const double r = std::log2(static_cast<double>(L_.classes));
   hb_numer_ = r * r * std::log(1.0 / p_.delta);
@@ -151,7 +152,7 @@ void CpuForest::adwin_tree(int t, std::size_t b0, std::size_t b1) {
   Adwin& a = adwin_[t];
   for (std::size_t i = b0; i < b1; ++i) {
     const std::uint32_t err = tree_pred_[std::size_t(t) * p_.batch + (i - b0)] != s_->labels[i];
-    if (adwin_update(a, err, p_.adwin_delta, p_.reset_on_any_cut())) {
+    if (adwin_update(a, err, p_.adwin_delta, reset_any_)) {
       drift_[t] = 1;
       break;  // the tree and its ADWIN are replaced at the end of the batch
     }
@@ -165,7 +166,7 @@ void CpuForest::stream_tree(int t, std::size_t b0, std::size_t b1) {
     const std::uint8_t vote = leaf_vote(t, slot, i);
     tree_pred_[j] = vote;
     learn_one(t, i, slot);
-    if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta, p_.reset_on_any_cut()))
+    if (p_.adwin && adwin_update(adwin_[t], vote != s_->labels[i], p_.adwin_delta, reset_any_))
       reset_tree(t);  // at once: the fresh tree and detector take the next instance
   }
 }

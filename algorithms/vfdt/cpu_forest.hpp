@@ -51,6 +51,7 @@ class CpuForest : public ForestBackend {
   bool stream_order_ = false;  // p_.stream_order()
   bool naive_bayes_ = false;   // p_.naive_bayes()
   bool bound_total_ = false;   // p_.bound_total()
+  bool reset_any_ = false;     // p_.reset_on_any_cut()
   ForestLayout L_;
   double hb_numer_ = 0;
   std::vector<int> attr_values_;
