@@ -1,7 +1,7 @@
 // Why a backend kind is missing from this build or machine; used by every register_<family>.
 #include "backends/register.hpp"
 
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 #include "gpudm/build_info.hpp"
 
 namespace gpudm {
@@ -16,7 +16,7 @@ std::string openmp_missing_reason() {
 
 std::string cuda_missing_reason() {
 #ifdef GPUDM_HAVE_CUDA
-  return cuda_info::device_count() > 0 ? "" : cuda_info::unavailable_reason();
+  return machine::gpu_count() > 0 ? "" : machine::gpu_unavailable_reason();
 #else
   return std::string("CUDA backend not built: ") + build_info::kCudaMissingReason;
 #endif

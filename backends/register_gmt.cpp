@@ -10,7 +10,7 @@ namespace gpudm {
 
 void register_gmt(Registry& r) {
   using gmt::ModelTreeEvaluator;
-  r.add<ModelTreeEvaluator>("gmt", "sequential", [] { return backend::sequential::make_gmt_evaluator(); });
+  r.add<ModelTreeEvaluator>("gmt", "sequential", [] { return backend::sequential::make_gmt_evaluator(); }, Registry::Role::reference);
 #ifdef GPUDM_HAVE_OPENMP
   r.add<ModelTreeEvaluator>("gmt", "openmp", [] { return backend::openmp::make_gmt_evaluator(); });
 #else

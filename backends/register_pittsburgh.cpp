@@ -1,6 +1,5 @@
 // Registers the Pittsburgh rule-set evaluators: sequential (oracle), openmp, cuda (paths
 // "faithful" and "fast", 1..N devices, chosen with EvaluatorOptions).
-#include "algorithms/pittsburgh/evaluate_cli.hpp"
 #include "algorithms/pittsburgh/evaluator.hpp"
 #include "backends/register.hpp"
 #include "backends/sequential/pittsburgh.hpp"
@@ -16,7 +15,7 @@ namespace gpudm {
 void register_pittsburgh(Registry& r) {
   using pittsburgh::RuleSetEvaluator;
   const std::string fam = pittsburgh::kFamilyName;
-  r.add<RuleSetEvaluator>(fam, "sequential", [] { return backend::sequential::make_pittsburgh_evaluator(); });
+  r.add<RuleSetEvaluator>(fam, "sequential", [] { return backend::sequential::make_pittsburgh_evaluator(); }, Registry::Role::reference);
 #ifdef GPUDM_HAVE_OPENMP
   r.add<RuleSetEvaluator>(fam, "openmp", [] { return backend::openmp::make_pittsburgh_evaluator(); });
 #else
@@ -30,15 +29,6 @@ void register_pittsburgh(Registry& r) {
 #else
   r.add_unavailable(fam, "cuda", cuda_missing_reason());
 #endif
-}
-
-// The CLI entry point with its own registry of this family's backends (the runner calls it
-// for `run_experiment --evaluate pittsburgh ...`).
-int pittsburgh::evaluate_cli(const std::string& population, const std::string& dataset, const std::string& backend,
-                             DatasetProvider& datasets) {
-  Registry r;
-  register_pittsburgh(r);
-  return evaluate_cli(population, dataset, backend, datasets, r, EvaluatorOptions{});
 }
 
 }  // namespace gpudm

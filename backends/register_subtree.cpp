@@ -1,25 +1,14 @@
 // Registers the subtree family's TreeInterpreter backends (unavailable ones with the reason).
-#include "algorithms/subtree/backends.hpp"
+#include "backends/subtree.hpp"
 #include "backends/register.hpp"
 
 namespace gpudm {
 
 void register_subtree(Registry& r) {
   using subtree::TreeInterpreter;
-  r.add<TreeInterpreter>("subtree", "sequential", [] { return backend::sequential::make_subtree_interpreter(); });
-#ifdef GPUDM_HAVE_OPENMP
-  r.add<TreeInterpreter>("subtree", "openmp", [] { return backend::openmp::make_subtree_interpreter(); });
-#else
-  r.add_unavailable("subtree", "openmp", openmp_missing_reason());
-#endif
-#ifdef GPUDM_HAVE_CUDA
-  if (const std::string why = cuda_missing_reason(); why.empty())
-    r.add<TreeInterpreter>("subtree", "cuda", [] { return backend::cuda::make_subtree_interpreter(); });
-  else
-    r.add_unavailable("subtree", "cuda", why);
-#else
-  r.add_unavailable("subtree", "cuda", cuda_missing_reason());
-#endif
+  r.add<TreeInterpreter>("subtree", "sequential", [] { return backend::sequential::make_subtree_interpreter(); }, Registry::Role::reference);
+  GPUDM_ADD_OPENMP(r, TreeInterpreter, "subtree", backend::openmp::make_subtree_interpreter);
+  GPUDM_ADD_CUDA(r, TreeInterpreter, "subtree", backend::cuda::make_subtree_interpreter);
 }
 
 }  // namespace gpudm

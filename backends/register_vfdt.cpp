@@ -13,7 +13,7 @@ namespace gpudm {
 
 void register_vfdt(Registry& r) {
   using vfdt::ForestBackend;
-  r.add<ForestBackend>("vfdt", "sequential", [] { return backend::sequential::make_vfdt_forest(); });
+  r.add<ForestBackend>("vfdt", "sequential", [] { return backend::sequential::make_vfdt_forest(); }, Registry::Role::reference);
 #ifdef GPUDM_HAVE_OPENMP
   r.add<ForestBackend>("vfdt", "openmp", [] { return backend::openmp::make_vfdt_forest(); });
 #else

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -27,6 +28,18 @@ int fail(int code, const std::string& msg) {
 }
 
 std::string pad(const std::string& s, std::size_t n) { return s.size() >= n ? s : s + std::string(n - s.size(), ' '); }
+
+// The "format" of a model file, for routing --predict (the family's command reads the file again).
+std::string model_format_of(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("cannot open model file '" + path + "'");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const ojson j = parse_json_text(text.str(), path);
+  if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
+    throw Error(path + ": not a model file (no \"format\" key at the top level)");
+  return j["format"].get<std::string>();
+}
 
 const char* kFooter =
     "\nExamples:\n"
@@ -144,7 +157,13 @@ std::string list_families(FamilySet& families, const Registry& registry) {
     const auto bs = registry.backends(n);
     if (bs.empty()) o << "    (none registered)\n";
     for (const auto& b : bs)
-      o << "    " << pad(b.backend, 12) << (b.available ? "available" : "skipped: " + one_line(b.reason)) << "\n";
+      o << "    " << pad(b.backend, 12) << (b.available ? "available" : "skipped: " + one_line(b.reason))
+        << (b.reference ? " (reference)" : "") << "\n";
+    const auto cmds = f->commands();
+    if (!cmds.empty()) {
+      o << "  commands:\n";
+      for (const auto& c : cmds) o << "    " << one_line(c.usage) << "\n";
+    }
     o << "  params:\n";
     const auto ps = f->params();
     if (ps.empty()) o << "    (none)\n";
@@ -152,7 +171,7 @@ std::string list_families(FamilySet& families, const Registry& registry) {
     for (const auto& p : ps) w = std::max(w, p.name.size());
     for (const auto& p : ps)
       o << "    " << pad(p.name, w + 2) << pad(p.type, 8) << " default " << pad(p.default_value.dump(), 10) << " "
-        << one_line(p.doc) << (p.backend_only ? " [backend-only]" : "") << "\n";
+        << one_line(p.doc) << p.constraint_text() << (p.backend_only ? " [backend-only]" : "") << "\n";
   }
   return o.str();
 }
@@ -183,6 +202,47 @@ std::vector<CliMode> builtin_modes() {
         return kExitOk;
       },
       {}, {}, {}});
+  return modes;
+}
+
+std::vector<CliMode> family_command_modes(FamilySet& families) {
+  struct Entry {
+    std::string family;
+    FamilyCommand command;
+  };
+  std::map<std::string, std::vector<Entry>> by_trigger;
+  std::vector<std::string> triggers;  // first-seen order
+  for (const auto& name : families.names())
+    for (auto& c : families.find(name)->commands()) {
+      if (!by_trigger.count(c.trigger)) triggers.push_back(c.trigger);
+      by_trigger[c.trigger].push_back(Entry{name, std::move(c)});
+    }
+  std::vector<CliMode> modes;
+  for (const auto& trigger : triggers) {
+    const auto entries = std::make_shared<std::vector<Entry>>(by_trigger[trigger]);
+    CliMode m;
+    m.name = trigger.substr(trigger.find_first_not_of('-'));
+    m.raw_trigger = trigger;
+    for (const auto& e : *entries) m.raw_help += (m.raw_help.empty() ? "" : "\n  ") + e.command.usage;
+    m.run_raw = [trigger, entries](const std::vector<std::string>& rest, CliServices& s) -> int {
+      CommandEnv env{&s.registry(), &s.datasets()};
+      std::string known;
+      const bool by_format = !entries->empty() && !entries->front().command.model_format.empty();
+      for (const auto& e : *entries) known += (known.empty() ? "" : ", ") + (by_format ? e.command.model_format : e.family);
+      if (by_format) {
+        if (rest.empty() || rest[0].rfind("-", 0) == 0) throw ConfigError(trigger + " needs a model file first: " + trigger + " MODEL.json ...");
+        const std::string format = model_format_of(rest[0]);
+        for (const auto& e : *entries)
+          if (e.command.model_format == format) return e.command.run(rest, env);
+        throw ConfigError(rest[0] + ": model format '" + format + "' is read by no family (known formats: " + known + ")");
+      }
+      if (rest.empty()) throw ConfigError(trigger + " needs a family: " + trigger + " FAMILY ... (" + known + ")");
+      for (const auto& e : *entries)
+        if (e.family == rest[0]) return e.command.run(std::vector<std::string>(rest.begin() + 1, rest.end()), env);
+      throw ConfigError(trigger + " " + rest[0] + ": no family has this mode (" + known + ")");
+    };
+    modes.push_back(std::move(m));
+  }
   return modes;
 }
 
@@ -218,7 +278,6 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
   app.add_flag("--resume", a.resume, "Keep the results file's runs and run only those not already ok");
   app.add_option("-r,--repetitions", a.repetitions, "Timed repetitions per run (overrides the config)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--dataset", a.dataset, "Dataset for modes that take one (--evaluate, --train, --predict)");
   app.add_flag("-q,--quiet", a.quiet, "No progress bar or summary on stderr (tables still go to stdout)");
   app.add_flag("-n,--dry-run", a.dry_run, "Validate CONFIG and print what would run; run and write nothing");
 

@@ -41,7 +41,6 @@ struct CliServices {
 struct CliArgs {
   std::string config;
   std::vector<std::string> backends;  // --backend, repeatable
-  std::string dataset;                // --dataset, for modes that take one dataset
   std::string out;                    // --out
   bool smoke = false;
   bool resume = false;
@@ -68,6 +67,11 @@ struct CliMode {
 
 // --list and --datasets.
 std::vector<CliMode> builtin_modes();
+
+// One raw mode per trigger the families' commands declare (Family::commands()): `--train F ...`
+// and `--evaluate F ...` go to family F's command; `--predict MODEL.json ...` to the family
+// whose command reads the model file's "format".
+std::vector<CliMode> family_command_modes(FamilySet& families);
 
 // Parses argv, dispatches to the first mode whose trigger was given, else runs CONFIG.
 // Prints errors on one line on stderr ("run_experiment: error: ...").

@@ -192,27 +192,6 @@ class Checker {
 
 // ---- family params ----
 
-bool one_type_ok(const std::string& t, const ojson& v) {
-  if (t == "int") return v.is_number_integer();
-  if (t == "number") return v.is_number();
-  if (t == "string") return v.is_string();
-  if (t == "bool") return v.is_boolean();
-  if (t == "array") return v.is_array();
-  if (t == "object") return v.is_object();
-  return true;  // "any" or a type the runner does not know: the family checks it
-}
-
-bool type_ok(const std::string& type, const ojson& v) {
-  std::size_t pos = 0;
-  while (pos <= type.size()) {
-    std::size_t bar = type.find('|', pos);
-    if (bar == std::string::npos) bar = type.size();
-    if (one_type_ok(type.substr(pos, bar - pos), v)) return true;
-    pos = bar + 1;
-  }
-  return false;
-}
-
 bool is_literal_wrapper(const ojson& v) { return v.is_object() && v.size() == 1 && v.contains("value"); }
 
 struct Axis {
@@ -248,9 +227,11 @@ class FamilyParams {
   // A concrete value (never an axis): literal wrappers are unwrapped.
   ojson value(const Checker& c, const ParamSpec& s, const ojson& raw, const std::string& path) const {
     const ojson v = is_literal_wrapper(raw) ? raw["value"] : raw;
-    if (!type_ok(s.type, v))
+    if (!param_type_ok(s.type, v))
       c.fail(path, "param '" + s.name + "' expects " + s.type + ", got " + type_name(v) + " " + shown(v) +
                        (v.is_array() && !is_literal_wrapper(raw) ? " (an array inside an axis; write {\"value\": [...]})" : ""));
+    // Ranges and allowed values, before anything under results/ is touched.
+    if (const std::string why = s.check(nlohmann::json(v)); !why.empty()) c.fail(path, "param '" + s.name + "' " + why);
     return v;
   }
 
@@ -430,7 +411,7 @@ struct Loader {
   std::vector<std::string> stack_shown;
 
   ExperimentPlan load(const fs::path& path, const std::string& shown_path);
-  void expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& plan, bool is_smoke_view);
+  void expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& plan);
 };
 
 ExperimentPlan Loader::load(const fs::path& path, const std::string& shown_path) {
@@ -519,7 +500,7 @@ ExperimentPlan Loader::load(const fs::path& path, const std::string& shown_path)
     c.object(cfg["smoke"], "smoke");
     c.keys(cfg["smoke"], kSmokeKeys, "smoke");
   }
-  expand_family(c, cfg, plan, false);
+  expand_family(c, cfg, plan);
   if (opt.smoke && cfg.contains("smoke")) {
     ojson eff = cfg;
     for (auto it = cfg["smoke"].begin(); it != cfg["smoke"].end(); ++it) {
@@ -531,12 +512,12 @@ ExperimentPlan Loader::load(const fs::path& path, const std::string& shown_path)
       }
     }
     plan.runs.clear();
-    expand_family(Checker(shown_path + " (smoke)"), eff, plan, true);
+    expand_family(Checker(shown_path + " (smoke)"), eff, plan);
   }
   return plan;
 }
 
-void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& plan, bool /*is_smoke_view*/) {
+void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& plan) {
   const Family& family = *ctx.families->find(plan.family);
   const FamilyParams fp(family);
 

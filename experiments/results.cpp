@@ -13,9 +13,7 @@
 #include <filesystem>
 
 #include "algorithms/core/error.hpp"
-#include "backends/cuda/common/device_info.hpp"
-#include "backends/openmp/omp_info.hpp"
-#include "backends/sequential/cpu_info.hpp"
+#include "algorithms/core/machine.hpp"
 #include "gpudm/build_info.hpp"
 
 namespace gpudm::experiments {
@@ -146,19 +144,11 @@ ojson make_provenance(const std::vector<std::string>& argv) {
   p["openmp"] = build_info::kHaveOpenmp;
   p["argv"] = argv;
   p["utc_time"] = utc_now_iso8601();
-  p["hostname"] = cpu_info::hostname();
+  p["hostname"] = machine::hostname();
   return p;
 }
 
-ojson make_environment() {
-  ojson e;
-  e["cpu_model"] = cpu_info::model_name();
-  e["cpu_cores"] = cpu_info::logical_cores();
-  e["openmp_threads"] = omp_info::max_threads();
-  e["devices"] = cuda_info::describe_devices();
-  if (e["devices"].empty()) e["devices_unavailable_reason"] = cuda_info::unavailable_reason();
-  return e;
-}
+ojson make_environment() { return machine::environment(); }
 
 std::string gpu_tag_from_name(const std::string& device_name) {
   std::vector<std::string> tokens;

@@ -21,7 +21,7 @@ ojson git_state(const std::string& source_dir);
 // argv, UTC time, hostname, gpudm version.
 ojson make_provenance(const std::vector<std::string>& argv);
 
-// environment: CPU model, logical cores, OpenMP threads, devices (cuda_info::describe_devices()).
+// environment: CPU model, logical cores, OpenMP threads, devices (machine::describe_gpus()).
 ojson make_environment();
 
 // "NVIDIA H100 80GB HBM3" -> "h100", "NVIDIA H200" -> "h200", "NVIDIA A100-SXM4-80GB" -> "a100",

@@ -82,17 +82,26 @@ std::string reference_identity(const ojson& rec, const std::vector<std::string>&
 
 }  // namespace
 
-int apply_validation(ojson& runs, const std::function<std::vector<std::string>(const std::string&)>& backend_only) {
+int apply_validation(ojson& runs, const std::function<std::vector<std::string>(const std::string&)>& backend_only,
+                     const std::function<std::string(const std::string&)>& reference_of) {
+  std::map<std::string, std::string> ref_cache;
+  auto ref_name = [&](const std::string& family) -> const std::string& {
+    auto it = ref_cache.find(family);
+    if (it == ref_cache.end()) it = ref_cache.emplace(family, reference_of(family)).first;
+    return it->second;
+  };
   std::map<std::string, std::vector<std::string>> bo_cache;
   auto bo = [&](const std::string& family) -> const std::vector<std::string>& {
     auto it = bo_cache.find(family);
     if (it == bo_cache.end()) it = bo_cache.emplace(family, backend_only ? backend_only(family) : std::vector<std::string>{}).first;
     return it->second;
   };
-  std::map<std::string, const ojson*> reference;  // reference identity -> ok sequential run
-  for (const auto& r : runs)
-    if (record_ok(r) && r.value("backend", std::string()) == "sequential")
-      reference.emplace(reference_identity(r, bo(r.value("family", std::string()))), &r);
+  std::map<std::string, const ojson*> reference;  // reference identity -> ok run of the reference backend
+  for (const auto& r : runs) {
+    const std::string family = r.value("family", std::string());
+    if (record_ok(r) && r.value("backend", std::string()) == ref_name(family))
+      reference.emplace(reference_identity(r, bo(family)), &r);
+  }
 
   int mismatches = 0;
   for (auto& r : runs) {
@@ -107,31 +116,32 @@ int apply_validation(ojson& runs, const std::function<std::vector<std::string>(c
     ojson out = ojson::object();
     out["source"] = "runner";
     const std::string backend = r.value("backend", std::string());
+    const std::string ref_backend = ref_name(r.value("family", std::string()));
     const bool exact = r.value("checksum_exact", false);
     if (!record_ok(r)) {
       out["reference_backend"] = nullptr;
       out["passed"] = nullptr;
       out["note"] = "run did not complete";
-    } else if (backend == "sequential") {
-      out["reference_backend"] = "sequential";
+    } else if (backend == ref_backend) {
+      out["reference_backend"] = ref_backend;
       out["is_reference"] = true;
       out["passed"] = nullptr;
-      out["note"] = "the sequential backend is the oracle";
+      out["note"] = "the " + ref_backend + " backend is the oracle";
     } else {
       auto it = reference.find(reference_identity(r, bo(r.value("family", std::string()))));
       if (it == reference.end()) {
         out["reference_backend"] = nullptr;
         out["passed"] = nullptr;
-        out["note"] = "no ok sequential run with the same dataset, params and seed in this results file";
+        out["note"] = "no ok " + ref_backend + " run with the same dataset, params and seed in this results file";
       } else if (!exact || !it->second->value("checksum_exact", false)) {
-        out["reference_backend"] = "sequential";
+        out["reference_backend"] = ref_backend;
         out["method"] = "none";
         out["passed"] = nullptr;
         out["note"] = "the family marks its checksum inexact (floating-point results); equivalence is tested by the family's tests";
       } else {
         const std::string mine = r.value("checksum", std::string());
         const std::string ref = it->second->value("checksum", std::string());
-        out["reference_backend"] = "sequential";
+        out["reference_backend"] = ref_backend;
         out["method"] = "checksum";
         out["reference_checksum"] = ref;
         out["max_error"] = mine == ref ? ojson(0) : ojson(nullptr);
@@ -212,6 +222,13 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   const auto bo_of = [this](const std::string& f) {
     const Family* fam = families_.find(f);
     return fam ? backend_only_params(*fam) : std::vector<std::string>{};
+  };
+  const auto ref_of = [this](const std::string& f) -> std::string {
+    try {
+      return registry_.reference(f);
+    } catch (const Error&) {
+      return "";  // a family without a reference backend: nothing is validated by checksum
+    }
   };
 
   // ---- before the first run: nothing below may touch the results folder until it passes ----
@@ -390,7 +407,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
       index[id] = doc["runs"].size();
       doc["runs"].push_back(rec);
     }
-    apply_validation(doc["runs"], bo_of);
+    apply_validation(doc["runs"], bo_of, ref_of);
     write_file_atomic(oc.json_path, dump_results(doc));
 
     auto lu = last_use.find(dkey);
@@ -398,7 +415,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     progress.advance();
   }
 
-  oc.validation_failures = apply_validation(doc["runs"], bo_of);
+  oc.validation_failures = apply_validation(doc["runs"], bo_of, ref_of);
   if (doc["runs"].empty()) {
     oc.json_path.clear();
     oc.markdown = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n_No runs (all filtered out by --backend)._\n\n";

@@ -60,12 +60,14 @@ class Runner {
   std::string out_dir_;
 };
 
-// Fills each run's `validation` from the sequential run of the same reference identity
-// (family, dataset + options, params without backend-only params, seed) when the family left
-// it to the runner. Returns the number of runs whose checksum differs from the reference.
-// `backend_only(family)` lists a family's backend-only params.
+// Fills each run's `validation` from the run of the family's reference backend with the same
+// reference identity (family, dataset + options, params without backend-only params, seed) when
+// the family left it to the runner. Returns the number of runs whose checksum differs from the
+// reference. `backend_only(family)` lists a family's backend-only params, `reference_of(family)`
+// names its reference backend (Registry::reference).
 int apply_validation(nlohmann::ordered_json& runs,
-                     const std::function<std::vector<std::string>(const std::string&)>& backend_only);
+                     const std::function<std::vector<std::string>(const std::string&)>& backend_only,
+                     const std::function<std::string(const std::string&)>& reference_of);
 
 // Backend-only params of a family: ParamSpec::backend_only, plus "threads", "devices" and "path"
 // (they choose how a backend runs, never what it computes).

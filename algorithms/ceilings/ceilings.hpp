@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "algorithms/ceilings/probe_math.hpp"
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/phase_timer.hpp"
 
 namespace gpudm::ceilings {
@@ -80,18 +81,25 @@ struct ProbeCheck {
   std::string what;
 };
 
-class CeilingsBackend {
+// The lifecycle of backend.hpp: configure(spec), prepare() allocates and initialises for the
+// probe (untimed; throws gpudm::Unavailable for a probe the backend does not run), then run()
+// once per timed repetition.
+class CeilingsBackend : public BackendOf<ProbeSpec, NoInput> {
  public:
-  virtual ~CeilingsBackend() = default;
-  virtual bool supports(Probe p) const = 0;
-  // Allocates and initialises for `spec` (untimed). Throws gpudm::Unavailable for a probe the
-  // backend does not support.
-  virtual ProbeWork prepare(const ProbeSpec& spec) = 0;
+  void prepare(const NoInput&) final { work_ = setup(options_); }
+  // What one repetition does (valid after prepare()).
+  const ProbeWork& work() const { return work_; }
   // One timed repetition; returns only when the work is complete (device synchronised).
-  // Device-clock phases go into `device_phases` when it is not null.
-  virtual void run(PhaseTimer* device_phases) = 0;
+  // Device-clock phases go into `phases` when it is enabled.
+  virtual void run(PhaseTimer& phases) = 0;
   // Checks the last run's output.
   virtual ProbeCheck check() = 0;
+
+ protected:
+  virtual ProbeWork setup(const ProbeSpec& spec) = 0;
+
+ private:
+  ProbeWork work_;
 };
 
 // ---- references for the checks ----

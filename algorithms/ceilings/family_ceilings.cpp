@@ -6,7 +6,7 @@
 #include "algorithms/ceilings/ceilings.hpp"
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/family.hpp"
-#include "backends/cuda/common/nvml.hpp"
+#include "algorithms/core/machine.hpp"
 
 namespace gpudm {
 
@@ -18,27 +18,33 @@ using ceilings::WorkUnit;
 
 constexpr std::size_t MiB = std::size_t(1) << 20;
 
-std::size_t param_size(const nlohmann::json& params, const char* key) {
-  if (!params.contains(key) || params[key].is_null()) return 0;
-  const auto& v = params[key];
-  if (!v.is_number_integer() || v.get<long long>() < 0)
-    throw Error(std::string("ceilings: param '") + key + "' must be a non-negative integer (0 = automatic), got " +
-                v.dump());
-  return v.get<std::size_t>();
+// The params, declared once: ProbeSpec's sizes with 0 = automatic (resolve_spec picks them).
+const ParamTable<ProbeSpec>& table() {
+  static const ParamTable<ProbeSpec> t = [] {
+    ProbeSpec automatic;
+    automatic.passes = 0;
+    ParamTable<ProbeSpec> t("ceilings", automatic);
+    std::vector<std::pair<std::string, Probe>> names;
+    for (Probe p : ceilings::all_probes()) names.emplace_back(ceilings::to_string(p), p);
+    t.add_enum("probe", &ProbeSpec::probe, names, "what to measure");
+    t.add("bytes", &ProbeSpec::bytes, "bytes per buffer for copy/transfer probes (0 = automatic: beyond every cache)");
+    t.add("passes", &ProbeSpec::passes, "copies or transfers per timed repetition (0 = automatic)");
+    t.add("iterations", &ProbeSpec::iterations, "loop trips per thread for fma_rate/popcount_rate (0 = automatic)");
+    t.add("launches", &ProbeSpec::launches,
+          "kernel launches / parallel regions per repetition for latency probes (0 = automatic)");
+    t.add("threads", &ProbeSpec::threads, "CPU threads of the openmp backend (0 = all; the sequential backend uses 1)")
+        .range(0, 4096)
+        .backend_only();
+    return t;
+  }();
+  return t;
 }
 
 // Work per repetition: large enough that one repetition lasts tens of milliseconds on the
 // GPU machine (timer resolution and launch overhead negligible), small in smoke runs.
-ProbeSpec resolve_spec(const CaseContext& ctx) {
-  const auto& p = ctx.params;
-  ProbeSpec s;
-  s.probe = ceilings::parse_probe(p.value("probe", std::string("copy_bandwidth")));
-  s.bytes = param_size(p, "bytes");
-  s.passes = param_size(p, "passes");
-  s.iterations = param_size(p, "iterations");
-  s.launches = param_size(p, "launches");
-  s.threads = static_cast<int>(param_size(p, "threads"));
-  const bool gpu = ctx.backend == "cuda";
+ProbeSpec resolve_spec(const CaseContext& ctx, bool device) {
+  ProbeSpec s = table().read(ctx.params);
+  const bool gpu = device;
   const bool smoke = ctx.smoke;
   auto pick = [](std::size_t& v, std::size_t full, std::size_t small, bool smoke_run) {
     if (v == 0) v = smoke_run ? small : full;
@@ -79,41 +85,37 @@ class CeilingsFamily final : public Family {
     return "Roofline denominators of this machine: CPU/GPU copy bandwidth, fp32 FMA rate, popcount rate, "
            "pinned H2D/D2H bandwidth, kernel launch latency (param 'probe')";
   }
-  std::vector<ParamSpec> params() const override {
-    std::string probes;
-    for (Probe p : ceilings::all_probes()) probes += std::string(probes.empty() ? "" : ", ") + ceilings::to_string(p);
-    return {
-        {"probe", "string", "copy_bandwidth", "what to measure: " + probes},
-        {"bytes", "int", 0, "bytes per buffer for copy/transfer probes (0 = automatic: beyond every cache)"},
-        {"passes", "int", 0, "copies or transfers per timed repetition (0 = automatic)"},
-        {"iterations", "int", 0, "loop trips per thread for fma_rate/popcount_rate (0 = automatic)"},
-        {"launches", "int", 0, "kernel launches / parallel regions per repetition for latency probes (0 = automatic)"},
-        {"threads", "int", 0, "CPU threads of the openmp backend (0 = all; the sequential backend uses 1)", true},
-    };
-  }
+  std::vector<ParamSpec> params() const override { return table().specs(); }
 
   CaseResult run_case(const CaseContext& ctx) override {
     if (!ctx.registry) throw Error("ceilings: run_case needs a backend registry");
-    const ProbeSpec spec = resolve_spec(ctx);
     // No dataset: configs omit "datasets" (the runner passes "none"); probes make their own buffers.
     auto backend = ctx.registry->create<ceilings::CeilingsBackend>("ceilings", ctx.backend);
-    if (!backend->supports(spec.probe))
-      throw Unavailable(std::string("probe '") + ceilings::to_string(spec.probe) + "' does not apply to the " +
-                        ctx.backend + " backend");
+    const bool device = backend->capabilities().device();
+    const ProbeSpec spec = resolve_spec(ctx, device);
 
     CaseResult res;
     res.dataset = ojson{{"name", "none"}, {"note", "ceilings probes generate their own buffers"}};
-    const ceilings::ProbeWork work = backend->prepare(spec);
+    backend->configure(spec);
+    try {
+      backend->prepare({});
+    } catch (const Unavailable& e) {
+      throw Unavailable(std::string("probe '") + ceilings::to_string(spec.probe) + "' does not apply to the " +
+                        ctx.backend + " backend (" + e.what() + ")");
+    }
+    const ceilings::ProbeWork work = backend->work();
 
-    for (int i = 0; i < ctx.warmup; ++i) backend->run(nullptr);
-    std::unique_ptr<nvml::EnergyMeter> meter;
-    if (ctx.backend == "cuda") {
-      meter = std::make_unique<nvml::EnergyMeter>(0);
+    PhaseTimer untimed;
+    untimed.set_enabled(false);
+    for (int i = 0; i < ctx.warmup; ++i) backend->run(untimed);
+    std::unique_ptr<machine::GpuEnergyMeter> meter;
+    if (device) {
+      meter = std::make_unique<machine::GpuEnergyMeter>(0);
       meter->start();
     }
-    res.timing = measure(0, ctx.repetitions, [&] { backend->run(&res.breakdown); });
+    res.timing = measure(0, ctx.repetitions, [&] { backend->run(res.breakdown); });
     res.timing.warmup = ctx.warmup;
-    nvml::EnergyReading energy;
+    machine::EnergyReading energy;
     if (meter) energy = meter->stop();
 
     const ceilings::ProbeCheck check = backend->check();

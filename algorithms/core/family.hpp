@@ -3,6 +3,7 @@
 // case and receives timings, a phase breakdown, metrics, validation and a checksum.
 // The runner never knows the inside of a family; a family never knows which experiment runs.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/params.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/core/registry.hpp"
 #include "algorithms/core/timing.hpp"
@@ -25,19 +27,6 @@ class DatasetProvider {
  public:
   virtual ~DatasetProvider() = default;
   virtual std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json& options) = 0;
-};
-
-// One parameter a family accepts in a config's "params" (validated by the runner:
-// unknown keys are rejected with the nearest valid key suggested).
-struct ParamSpec {
-  std::string name;
-  std::string type;  // "int" | "number" | "string" | "bool" | "array" | "object"
-  nlohmann::json default_value;
-  std::string doc;
-  // Chooses how a backend runs, never what it computes (threads, devices, kernel path): the
-  // runner ignores it when it looks for the sequential run to validate against. "threads",
-  // "devices" and "path" are treated as backend-only whatever this says.
-  bool backend_only = false;
 };
 
 struct CaseContext {
@@ -75,14 +64,35 @@ struct CaseResult {
   ojson resolved_params = ojson::object();
 };
 
+// What a family's command-line mode gets from run_experiment.
+struct CommandEnv {
+  const Registry* registry = nullptr;
+  DatasetProvider* datasets = nullptr;
+};
+
+// A command-line mode a family provides: `run_experiment TRIGGER FAMILY ARGS...` (--train,
+// --evaluate), or `run_experiment --predict MODEL.json ARGS...`, routed to the family whose
+// command reads the model file's "format".
+struct FamilyCommand {
+  std::string trigger;       // "--train" | "--evaluate" | "--predict"
+  std::string usage;         // the line --help shows, e.g. "--train gmt --dataset NAME [--test NAME | --cv K] [...]"
+  std::string model_format;  // --predict: the "format" value of the model files it reads
+  // Gets the arguments after "TRIGGER FAMILY" (--predict: after "--predict", the model path
+  // first); returns the exit status; throws Error (exit 1) or a usage error it reports itself.
+  std::function<int(const std::vector<std::string>& args, CommandEnv& env)> run;
+};
+
 class Family {
  public:
   virtual ~Family() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
+  // Every param, declared once (params.hpp: a family's ParamTable yields these).
   virtual std::vector<ParamSpec> params() const = 0;
   // Runs one case; throws Unavailable to report "skipped", Error for a failed run.
   virtual CaseResult run_case(const CaseContext& ctx) = 0;
+  // The family's command-line modes (none by default).
+  virtual std::vector<FamilyCommand> commands() const { return {}; }
 };
 
 // Describes a dataset in the results JSON (shared by every family).

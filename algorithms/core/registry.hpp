@@ -20,6 +20,7 @@ struct BackendInfo {
   std::string backend;
   bool available = false;
   std::string reason;  // why unavailable; empty when available
+  bool reference = false;  // the family's oracle: every other backend is validated against it
 };
 
 class Registry {
@@ -27,11 +28,14 @@ class Registry {
   template <class Interface>
   using Factory = std::function<std::unique_ptr<Interface>()>;
 
-  // Registers an available backend `backend` of family `family` implementing Interface.
+  enum class Role { other, reference };
+
+  // Registers an available backend `backend` of family `family` implementing Interface; one
+  // backend per family is registered as the reference (the oracle the others are validated against).
   template <class Interface>
-  void add(const std::string& family, const std::string& backend, Factory<Interface> factory) {
+  void add(const std::string& family, const std::string& backend, Factory<Interface> factory, Role role = Role::other) {
     Entry& e = entries_[{family, backend}];
-    e.info = BackendInfo{family, backend, true, ""};
+    e.info = BackendInfo{family, backend, true, "", role == Role::reference};
     e.factory = std::move(factory);
     remember_order(family, backend);
   }
@@ -72,6 +76,19 @@ class Registry {
     for (const auto& b : it->second) out.push_back(entries_.at({family, b}).info);
     return out;
   }
+  // The reference backend of a family; throws when none is registered.
+  std::string reference(const std::string& family) const {
+    auto it = order_.find(family);
+    if (it != order_.end())
+      for (const auto& b : it->second)
+        if (entries_.at({family, b}).info.reference) return b;
+    throw Error("family '" + family + "' has no reference backend registered");
+  }
+  bool is_reference(const std::string& family, const std::string& backend) const {
+    auto it = entries_.find({family, backend});
+    return it != entries_.end() && it->second.info.reference;
+  }
+
   std::vector<std::string> families() const {
     std::vector<std::string> out;
     for (const auto& [f, _] : order_) out.push_back(f);

@@ -6,6 +6,7 @@
 
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/progress.hpp"
+#include "algorithms/gmt/cli.hpp"
 #include "algorithms/gmt/train.hpp"
 
 namespace gpudm {
@@ -19,6 +20,23 @@ class GmtFamily final : public Family {
     return "GMT evolutionary model trees (Jurczuk, Czajkowski, Kretowski, ASOC 119 (2022) 108503)";
   }
   std::vector<ParamSpec> params() const override { return gmt::param_specs(); }
+
+  std::vector<FamilyCommand> commands() const override {
+    FamilyCommand train;
+    train.trigger = "--train";
+    train.usage = "--train gmt --dataset NAME [--test NAME | --cv K] [...]   induce a model tree (--train gmt --help)";
+    train.run = [](const std::vector<std::string>& args, CommandEnv& env) {
+      return gmt::train_cli(args, gmt::CliEnv{env.registry, env.datasets});
+    };
+    FamilyCommand predict;
+    predict.trigger = "--predict";
+    predict.usage = "--predict GMT_MODEL.json --dataset NAME   score a GMT model tree";
+    predict.model_format = gmt::kModelFormat;
+    predict.run = [](const std::vector<std::string>& args, CommandEnv& env) {
+      return gmt::predict_cli(args, gmt::CliEnv{env.registry, env.datasets});
+    };
+    return {train, predict};
+  }
 
   CaseResult run_case(const CaseContext& ctx) override {
     using namespace gmt;

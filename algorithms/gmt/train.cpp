@@ -206,7 +206,7 @@ std::vector<double> model_imputation(const nlohmann::json& j) {
 nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info,
                                   const std::vector<double>& impute) {
   nlohmann::ordered_json j;
-  j["format"] = "gpudm-gmt-model";
+  j["format"] = kModelFormat;
   j["version"] = 1;
   j["dataset"] = train.name();
   auto names = nlohmann::ordered_json::array();
@@ -222,7 +222,7 @@ nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const 
 }
 
 std::unique_ptr<Node> model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path) {
-  GPUDM_REQUIRE(j.is_object() && j.value("format", "") == "gpudm-gmt-model",
+  GPUDM_REQUIRE(j.is_object() && j.value("format", "") == kModelFormat,
                 path + ": not a gpudm GMT model (missing \"format\": \"gpudm-gmt-model\")");
   GPUDM_REQUIRE(j.value("version", 0) == 1, path + ": unsupported model version");
   const auto& names = j.at("attributes");

@@ -47,6 +47,7 @@ struct TrainResult {
 TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
 
 // Model file: {"format": "gpudm-gmt-model", "version": 1, "attributes": [...], "tree": {...}, ...}.
+inline constexpr const char* kModelFormat = "gpudm-gmt-model";
 nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info,
                                   const std::vector<double>& impute = {});
 // The imputation values stored in a model file (empty when the training data had none missing).

@@ -40,19 +40,57 @@ ojson evaluation_to_json(const Population& p, const EvaluationResult& r, const D
   return j;
 }
 
-int evaluate_cli(const std::string& population, const std::string& dataset, const std::string& backend,
-                 DatasetProvider& datasets, const Registry& registry, const EvaluatorOptions& options) {
-  return evaluate_cli(population, dataset, backend, datasets, registry, options, std::cout, std::cerr);
+namespace {
+
+const char* kUsage =
+    "usage: run_experiment --evaluate pittsburgh --population P.json --dataset NAME [--backend B]\n"
+    "       [--path faithful|fast] [--devices N] [--threads N]";
+
+int parse_int(const std::string& flag, const std::string& v) {
+  std::size_t used = 0;
+  long long x = 0;
+  try {
+    x = std::stoll(v, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != v.size() || x < 0 || x > 1 << 20) throw Error(flag + " expects a non-negative integer, got '" + v + "'");
+  return static_cast<int>(x);
 }
 
-int evaluate_cli(const std::string& population, const std::string& dataset, const std::string& backend,
-                 DatasetProvider& datasets, const Registry& registry, const EvaluatorOptions& options,
-                 std::ostream& out, std::ostream& err) {
+}  // namespace
+
+int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env, std::ostream& out, std::ostream& err) {
+  std::string population, dataset, backend;
+  EvaluatorOptions options;
+  try {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const std::string& f = args[i];
+      if (f == "-h" || f == "--help") {
+        out << kUsage << '\n';
+        return 0;
+      }
+      if (i + 1 >= args.size()) throw Error(f + " needs a value (" + std::string(kUsage) + ")");
+      const std::string& v = args[++i];
+      if (f == "--population") population = v;
+      else if (f == "--dataset") dataset = v;
+      else if (f == "--backend" || f == "-b") backend = v;
+      else if (f == "--path") options.path = v;
+      else if (f == "--devices") options.devices = parse_int(f, v);
+      else if (f == "--threads") options.threads = parse_int(f, v);
+      else throw Error("unknown option '" + f + "' (" + std::string(kUsage) + ")");
+    }
+    if (population.empty()) throw Error("--evaluate pittsburgh needs --population P.json");
+    if (dataset.empty()) throw Error("--evaluate pittsburgh needs --dataset NAME");
+  } catch (const Error& e) {
+    err << "run_experiment: error: " << e.what() << '\n';
+    return 2;
+  }
   try {
     const Population p = load_population(population);
-    const auto data = datasets.get(dataset, nlohmann::json::object());
+    const auto data = env.datasets->get(dataset, nlohmann::json::object());
     if (!data) throw Error("dataset '" + dataset + "' could not be loaded");
-    auto ev = registry.create<RuleSetEvaluator>(kFamilyName, backend.empty() ? "sequential" : backend);
+    auto ev = env.registry->create<RuleSetEvaluator>(kFamilyName, backend.empty() ? env.registry->reference(kFamilyName) : backend);
     ev->configure(options);
     ev->prepare(*data);
     EvaluationResult r;
@@ -63,7 +101,7 @@ int evaluate_cli(const std::string& population, const std::string& dataset, cons
     out << j.dump(2) << '\n';
     return 0;
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << '\n';
+    err << "run_experiment: error: " << e.what() << '\n';
     return 1;
   }
 }

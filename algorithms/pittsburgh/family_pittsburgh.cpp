@@ -10,13 +10,15 @@
 //     train and test accuracy of the best decision list.
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <numeric>
 #include <thread>
 
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
-#include "algorithms/pittsburgh/cpu_energy.hpp"
+#include "algorithms/core/machine.hpp"
+#include "algorithms/pittsburgh/evaluate_cli.hpp"
 #include "algorithms/pittsburgh/evaluator.hpp"
 #include "algorithms/pittsburgh/ga.hpp"
 
@@ -80,6 +82,16 @@ class PittsburghFamily final : public Family {
         {"test_fraction", "number", 0.3, "learn: held-out fraction"},
         {"length_penalty", "number", 0.002, "learn: fitness penalty per 20 primitives"},
     };
+  }
+
+  std::vector<FamilyCommand> commands() const override {
+    FamilyCommand evaluate;
+    evaluate.trigger = "--evaluate";
+    evaluate.usage = "--evaluate pittsburgh --population P.json --dataset NAME [--backend B] [--path P] [--devices N]";
+    evaluate.run = [](const std::vector<std::string>& args, CommandEnv& env) {
+      return pittsburgh::evaluate_command(args, env, std::cout, std::cerr);
+    };
+    return {evaluate};
   }
 
   CaseResult run_case(const CaseContext& ctx) override {
@@ -337,12 +349,12 @@ class PittsburghFamily final : public Family {
     }
     ojson stop(const CaseContext& ctx) {
       const double secs = sw_.seconds();
-      if (meter_.available()) return meter_.stop();
+      if (meter_.available()) return meter_.stop().to_json();
       double tdp = param<double>(ctx, "cpu_tdp_watts", 0.0);
       int cores = param<int>(ctx, "cpu_cores", 0);
       std::string source = "cpu_tdp_watts param";
       if (tdp <= 0) {
-        const pittsburgh::CpuTdp known = pittsburgh::cpu_tdp_from_model();
+        const machine::CpuTdp known = machine::cpu_tdp_from_model();
         tdp = known.watts;
         if (cores <= 0) cores = known.cores;
         source = "built-in TDP table for '" + known.model + "'";
@@ -361,7 +373,7 @@ class PittsburghFamily final : public Family {
 
    private:
     bool on_;
-    pittsburgh::CpuEnergyMeter meter_;
+    machine::CpuEnergyMeter meter_;
     Stopwatch sw_;
   };
 };

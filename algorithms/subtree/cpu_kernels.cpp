@@ -189,6 +189,7 @@ void batch_bits(const BitLeaf* leaves, std::uint64_t and_mask, std::uint64_t neg
 CpuPlan make_cpu_plan(const Population& pop, Strategy strategy, bool data_has_nan) {
   CpuPlan p;
   p.data_has_nan = data_has_nan;
+  strategy = resolve_strategy(strategy, Placement::host);
   p.strategy = strategy;
   p.depth = pop.depth;
   p.trees = pop.trees;
@@ -197,6 +198,7 @@ CpuPlan make_cpu_plan(const Population& pop, Strategy strategy, bool data_has_na
     case Strategy::mixed: p.tokens = encode_mixed(pop); break;
     case Strategy::subtree: p.levels = encode_levels(pop); break;
     case Strategy::best: p.bits = encode_bits(pop); break;
+    case Strategy::automatic: break;  // resolved above
   }
   return p;
 }
@@ -215,6 +217,7 @@ void cpu_evaluate_batch(const CpuPlan& plan, const Dataset& data, int t, std::si
       batch_bits(plan.bits.leaves.data() + static_cast<std::size_t>(t) * leaves_for_depth(plan.depth), plan.bits.and_masks[t],
                  plan.bits.neg_masks[t], plan.data_has_nan, plan.depth, data, begin, n, m);
       break;
+    case Strategy::automatic: return;  // make_cpu_plan resolves it
   }
   store(m, begin, n, tree_words);
 }

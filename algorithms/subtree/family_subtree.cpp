@@ -23,14 +23,44 @@ constexpr const char* kGpopsDefinition =
     "(the pure postfix encoding spends 3-4 tokens on one comparison, counted as 1 node), so every interpreter is "
     "credited the same work for the same trees";
 
-template <class T>
-T param(const nlohmann::json& p, const char* key, T fallback) {
-  if (!p.contains(key) || p[key].is_null()) return fallback;
-  try {
-    return p[key].get<T>();
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(std::string("subtree: params.") + key + ": " + e.what());
-  }
+// One case's params, declared once in table() below.
+struct SubtreeCase {
+  subtree::InterpreterOptions backend;  // interpreter ("auto" by default), threads
+  int population = 64;
+  int tree_size = 63;
+  long long cpu_max_rows = 100000;
+  long long validate_rows = 4096;
+  double and_probability = 0.5;
+};
+
+const ParamTable<SubtreeCase>& table() {
+  static const ParamTable<SubtreeCase> t = [] {
+    ParamTable<SubtreeCase> t("subtree");
+    std::vector<nlohmann::json> sizes;
+    for (int d = 1; d <= subtree::kMaxDepth; ++d) sizes.push_back((1 << (d + 1)) - 1);
+    t.add_enum<subtree::Strategy>("interpreter", [](SubtreeCase& c) -> subtree::Strategy& { return c.backend.strategy; },
+                                  subtree::strategy_names(),
+                                  "postfix | mixed | subtree | best | auto (auto: mixed, the stack interpreter, on host "
+                                  "backends; best on device backends)")
+        .backend_only();
+    t.add("population", &SubtreeCase::population, "trees evaluated in one batched call (the poster: 32, 64, 128)")
+        .range(1, 65535);
+    t.add("tree_size", &SubtreeCase::tree_size, "nodes per full tree, 2^(d+1)-1 (the poster: 31, 63, 127)").one_of(sizes);
+    t.add<int>("threads", [](SubtreeCase& c) -> int& { return c.backend.threads; }, "OpenMP threads (0: the OpenMP default)")
+        .range(0, 4096)
+        .backend_only();
+    t.add("cpu_max_rows", &SubtreeCase::cpu_max_rows,
+          "host backends evaluate at most this many rows (the first ones); GPops/s is measured on them and the full "
+          "time extrapolated, flagged metrics.estimated (0: all rows)")
+        .at_least(0);
+    t.add("validate_rows", &SubtreeCase::validate_rows,
+          "rows checked against the one-instance reference interpreter (0: all)")
+        .at_least(0);
+    t.add("and_probability", &SubtreeCase::and_probability, "probability that a logical node is AND (else OR)")
+        .range(0, 1);
+    return t;
+  }();
+  return t;
 }
 
 class SubtreeFamily final : public Family {
@@ -40,58 +70,33 @@ class SubtreeFamily final : public Family {
     return "Tree interpreters (pure postfix, mixed prefix/postfix, parallel subtree, bit-level) over populations of "
            "full AND/OR condition trees: coverage bit vectors and GPops/s (Cano & Ventura, GECCO 2014)";
   }
-  std::vector<ParamSpec> params() const override {
-    return {
-        {"interpreter", "string", "auto",
-         "postfix | mixed | subtree | best | auto (auto: mixed, the stack interpreter, on CPU backends; best on cuda)",
-         true},
-        {"population", "int", 64, "trees evaluated in one batched call (the poster: 32, 64, 128)"},
-        {"tree_size", "int", 63, "nodes per full tree, 2^(d+1)-1 (the poster: 31, 63, 127)"},
-        {"threads", "int", 0, "OpenMP threads (0: the OpenMP default)", true},
-        {"cpu_max_rows", "int", 100000,
-         "CPU backends evaluate at most this many rows (the first ones); GPops/s is measured on them and the full "
-         "time extrapolated, flagged metrics.estimated (0: all rows)"},
-        {"validate_rows", "int", 4096, "rows checked against the one-instance reference interpreter (0: all)"},
-        {"and_probability", "number", 0.5, "probability that a logical node is AND (else OR)"},
-    };
-  }
+  std::vector<ParamSpec> params() const override { return table().specs(); }
 
   CaseResult run_case(const CaseContext& ctx) override {
     GPUDM_REQUIRE(ctx.datasets != nullptr && ctx.registry != nullptr, "subtree: run_case needs datasets and a registry");
-    const nlohmann::json& p = ctx.params;
-    const std::string interpreter_name = param<std::string>(p, "interpreter", "auto");
-    const int population = param<int>(p, "population", 64);
-    const long long tree_size = param<long long>(p, "tree_size", 63);
-    const int threads = param<int>(p, "threads", 0);
-    const long long cpu_max_rows = param<long long>(p, "cpu_max_rows", 100000);
-    const long long validate_rows = param<long long>(p, "validate_rows", 4096);
-    const double and_probability = param<double>(p, "and_probability", 0.5);
-    GPUDM_REQUIRE(population >= 1 && population <= 65535,
-                  "subtree: params.population must be in [1, 65535] (got " + std::to_string(population) + ")");
-    const int depth = subtree::depth_for_size(tree_size);
-    GPUDM_REQUIRE(depth >= 1 && depth <= subtree::kMaxDepth,
-                  "subtree: params.tree_size " + std::to_string(tree_size) +
-                      " is not a full binary tree size 2^(d+1)-1 with 1 <= d <= " + std::to_string(subtree::kMaxDepth) +
-                      " (3, 7, 15, 31, 63, 127, ..., 2047)");
-    GPUDM_REQUIRE(cpu_max_rows >= 0 && validate_rows >= 0, "subtree: params.cpu_max_rows and validate_rows must be >= 0");
-    GPUDM_REQUIRE(and_probability >= 0.0 && and_probability <= 1.0, "subtree: params.and_probability must be in [0, 1]");
+    const SubtreeCase p = table().read(ctx.params);
+    const int population = p.population;
+    const int depth = subtree::depth_for_size(p.tree_size);
+    const long long cpu_max_rows = p.cpu_max_rows;
+    const long long validate_rows = p.validate_rows;
 
     // The backend first: an unavailable one is skipped before any dataset is built.
     auto interp = ctx.registry->create<subtree::TreeInterpreter>("subtree", ctx.backend);
-    const subtree::Strategy strategy = subtree::parse_strategy(interpreter_name, interp->default_strategy());
-    interp->configure({strategy, threads});
+    const Capabilities caps = interp->capabilities();
+    const subtree::Strategy strategy = subtree::resolve_strategy(p.backend.strategy, caps.placement);
+    interp->configure(p.backend);
 
     std::shared_ptr<const Dataset> data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
     GPUDM_REQUIRE(data && data->rows() > 0, "subtree: dataset '" + ctx.dataset + "' is empty");
 
     // Trees are drawn from the full dataset so every backend sees the same population.
     subtree::GeneratorOptions gen;
-    gen.and_probability = and_probability;
+    gen.and_probability = p.and_probability;
     const subtree::Population pop = subtree::generate_population(*data, population, depth, Rng(ctx.seed), gen);
     subtree::validate_population(pop, *data);
 
-    // CPU baselines on large sets run on the first cpu_max_rows rows (flagged estimated).
-    const bool cpu = ctx.backend != "cuda";
+    // Host baselines on large sets run on the first cpu_max_rows rows (flagged estimated).
+    const bool cpu = caps.host();
     Dataset part;
     const Dataset* eval = data.get();
     if (cpu && cpu_max_rows > 0 && data->rows() > static_cast<std::size_t>(cpu_max_rows)) {
@@ -107,8 +112,10 @@ class SubtreeFamily final : public Family {
     const double prepare_s = prep.seconds();
 
     subtree::Coverage cov;
-    for (int i = 0; i < ctx.warmup; ++i) interp->evaluate(pop, cov, nullptr);
-    res.timing = measure(0, std::max(1, ctx.repetitions), [&] { interp->evaluate(pop, cov, &res.breakdown); });
+    PhaseTimer untimed;
+    untimed.set_enabled(false);
+    for (int i = 0; i < ctx.warmup; ++i) interp->evaluate(pop, cov, untimed);
+    res.timing = measure(0, std::max(1, ctx.repetitions), [&] { interp->evaluate(pop, cov, res.breakdown); });
     res.timing.warmup = ctx.warmup;
     const double reps = static_cast<double>(res.timing.samples.size());
 
@@ -136,7 +143,11 @@ class SubtreeFamily final : public Family {
     m["instances_per_s"] = median > 0 ? rows * pop.trees / median : 0.0;
     m["mean_coverage"] = static_cast<double>(covered) / (rows * pop.trees);
     m["prepare_seconds"] = prepare_s;
-    if (const ojson launch = interp->describe(); !launch.empty()) m["launch"] = launch;
+    if (ojson launch = interp->describe(); !launch.empty()) {
+      launch.erase("interpreter");
+      launch.erase("threads");
+      if (!launch.empty()) m["launch"] = launch;
+    }
     m["timed_region"] = cpu ? "encode + interpret (host wall clock)"
                             : "encode + upload trees + interpret + download coverage (host wall clock)";
 

@@ -16,6 +16,7 @@ std::size_t Coverage::covered(int t) const {
 
 const char* to_string(Strategy s) {
   switch (s) {
+    case Strategy::automatic: return "auto";
     case Strategy::postfix: return "postfix";
     case Strategy::mixed: return "mixed";
     case Strategy::subtree: return "subtree";
@@ -24,13 +25,18 @@ const char* to_string(Strategy s) {
   return "?";
 }
 
-Strategy parse_strategy(const std::string& name, Strategy auto_choice) {
-  if (name == "auto") return auto_choice;
-  if (name == "postfix") return Strategy::postfix;
-  if (name == "mixed") return Strategy::mixed;
-  if (name == "subtree") return Strategy::subtree;
-  if (name == "best") return Strategy::best;
-  throw Error("subtree: params.interpreter '" + name + "' is not one of auto, postfix, mixed, subtree, best");
+const std::vector<std::pair<std::string, Strategy>>& strategy_names() {
+  static const std::vector<std::pair<std::string, Strategy>> names = {{"auto", Strategy::automatic},
+                                                                     {"postfix", Strategy::postfix},
+                                                                     {"mixed", Strategy::mixed},
+                                                                     {"subtree", Strategy::subtree},
+                                                                     {"best", Strategy::best}};
+  return names;
+}
+
+Strategy resolve_strategy(Strategy s, Placement where) {
+  if (s != Strategy::automatic) return s;
+  return where == Placement::device ? Strategy::best : Strategy::mixed;
 }
 
 bool features_have_nan(const Dataset& data) {

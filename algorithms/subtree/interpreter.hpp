@@ -9,11 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
-#include <nlohmann/json.hpp>
-
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/subtree/tree.hpp"
 
@@ -41,34 +41,27 @@ struct Coverage {
 };
 
 // Interpreter strategies. CPU backends run every strategy's encoding with the same
-// per-instance code as the kernels (row batches, Operon-style); "auto" is "mixed" (the stack
-// interpreter) on the CPU and "best" on CUDA.
-enum class Strategy { postfix, mixed, subtree, best };
+// per-instance code as the kernels (row batches, Operon-style); "automatic" resolves to "mixed"
+// (the stack interpreter) on host backends and "best" on device backends (resolve_strategy).
+enum class Strategy { automatic, postfix, mixed, subtree, best };
 const char* to_string(Strategy s);
-// Parses "postfix" | "mixed" | "subtree" | "best" | "auto" (auto -> `auto_choice`);
-// throws gpudm::Error naming the valid values.
-Strategy parse_strategy(const std::string& name, Strategy auto_choice);
+// The names configs use ("auto", "postfix", "mixed", "subtree", "best").
+const std::vector<std::pair<std::string, Strategy>>& strategy_names();
+Strategy resolve_strategy(Strategy s, Placement where);
 
 struct InterpreterOptions {
-  Strategy strategy = Strategy::mixed;
+  Strategy strategy = Strategy::automatic;
   int threads = 0;  // OpenMP threads; 0 = the OpenMP default
 };
 
-class TreeInterpreter {
+// The lifecycle of backend.hpp; describe() names the interpreter that ran ("interpreter") and,
+// on the GPU, the launch shape.
+class TreeInterpreter : public BackendOf<InterpreterOptions> {
  public:
-  virtual ~TreeInterpreter() = default;
-  virtual std::string backend() const = 0;
-  // The strategy "auto" resolves to on this backend.
-  virtual Strategy default_strategy() const = 0;
-  virtual void configure(const InterpreterOptions& options) = 0;
-  // Once per dataset: layouts, device upload. The dataset must outlive the interpreter's use.
-  virtual void prepare(const Dataset& data) = 0;
   // Evaluates every tree of `pop` on every row of the prepared dataset into `out` (resized).
-  // Phases (upload, interpret, download / interpret) are added to `timer` when non-null.
+  // Phases (upload, interpret, download / encode, interpret) are added to `timer`.
   // `pop` must have been checked with validate_population against the prepared dataset.
-  virtual void evaluate(const Population& pop, Coverage& out, PhaseTimer* timer) = 0;
-  // How the last evaluate() ran (launch shapes, staging), for the results' metrics.
-  virtual nlohmann::ordered_json describe() const { return nlohmann::ordered_json::object(); }
+  virtual void evaluate(const Population& pop, Coverage& out, PhaseTimer& timer) = 0;
 };
 
 // True when any feature value (padding excluded) is NaN: interpreters that exploit NaN-free

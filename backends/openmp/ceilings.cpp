@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "algorithms/ceilings/backends.hpp"
+#include "backends/ceilings.hpp"
 #include "algorithms/ceilings/cpu_probes.hpp"
 #include "algorithms/core/error.hpp"
 
@@ -20,12 +20,20 @@ using ceilings::Probe;
 
 class OpenmpCeilings final : public ceilings::CeilingsBackend {
  public:
-  bool supports(Probe p) const override {
+  std::string name() const override { return "openmp"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.threads = true;
+    c.deterministic_over = "thread count";
+    return c;
+  }
+
+  static bool supports(Probe p) {
     return p == Probe::copy_bandwidth || p == Probe::fma_rate || p == Probe::popcount_rate ||
            p == Probe::launch_latency;
   }
 
-  ceilings::ProbeWork prepare(const ceilings::ProbeSpec& spec) override {
+  ceilings::ProbeWork setup(const ceilings::ProbeSpec& spec) override {
     if (!supports(spec.probe)) throw Unavailable(std::string("openmp has no ") + ceilings::to_string(spec.probe));
     spec_ = spec;
     threads_ = spec.threads > 0 ? spec.threads : omp_get_max_threads();
@@ -78,7 +86,7 @@ class OpenmpCeilings final : public ceilings::CeilingsBackend {
     return w;
   }
 
-  void run(PhaseTimer*) override {
+  void run(PhaseTimer&) override {
     const int T = threads_;
     switch (spec_.probe) {
       case Probe::copy_bandwidth: {

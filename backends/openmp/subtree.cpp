@@ -7,7 +7,7 @@
 #include <algorithm>
 
 #include "algorithms/core/error.hpp"
-#include "algorithms/subtree/backends.hpp"
+#include "backends/subtree.hpp"
 #include "algorithms/subtree/cpu_kernels.hpp"
 
 namespace gpudm::backend::openmp {
@@ -16,8 +16,17 @@ namespace {
 
 class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
  public:
-  std::string backend() const override { return "openmp"; }
-  subtree::Strategy default_strategy() const override { return subtree::Strategy::mixed; }
+  std::string name() const override { return "openmp"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.threads = true;
+    c.deterministic_over = "thread count (tasks write disjoint coverage words)";
+    return c;
+  }
+  nlohmann::ordered_json describe() const override {
+    return {{"interpreter", subtree::to_string(subtree::resolve_strategy(options_.strategy, Placement::host))},
+            {"threads", threads()}};
+  }
   void configure(const subtree::InterpreterOptions& o) override {
     GPUDM_REQUIRE(o.threads >= 0, "subtree/openmp: params.threads must be >= 0 (0 = OpenMP default)");
     options_ = o;
@@ -27,10 +36,8 @@ class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
     has_nan_ = subtree::features_have_nan(data);
   }
 
-  void evaluate(const subtree::Population& pop, subtree::Coverage& out, PhaseTimer* timer) override {
+  void evaluate(const subtree::Population& pop, subtree::Coverage& out, PhaseTimer& t) override {
     GPUDM_REQUIRE(data_ != nullptr, "subtree/openmp: evaluate() before prepare()");
-    PhaseTimer scratch;
-    PhaseTimer& t = timer ? *timer : scratch;
     subtree::CpuPlan plan;
     {
       auto s = t.scope("encode");
@@ -41,9 +48,8 @@ class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
     const std::size_t rows = data_->rows();
     const long long batches = static_cast<long long>((rows + subtree::kCpuBatchRows - 1) / subtree::kCpuBatchRows);
     const long long tasks = batches * pop.trees;
-    const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
     const Dataset& data = *data_;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 8) num_threads(threads())
     for (long long task = 0; task < tasks; ++task) {
       // Batch-major task order: consecutive tasks of a thread share the batch's feature slices.
       const int tree = static_cast<int>(task % pop.trees);
@@ -53,7 +59,7 @@ class OpenmpTreeInterpreter final : public subtree::TreeInterpreter {
   }
 
  private:
-  subtree::InterpreterOptions options_;
+  int threads() const { return options_.threads > 0 ? options_.threads : omp_get_max_threads(); }
   const Dataset* data_ = nullptr;
   bool has_nan_ = true;
 };

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "algorithms/ceilings/backends.hpp"
+#include "backends/ceilings.hpp"
 #include "algorithms/ceilings/cpu_probes.hpp"
 #include "algorithms/core/error.hpp"
 
@@ -16,11 +16,18 @@ using ceilings::Probe;
 
 class SequentialCeilings final : public ceilings::CeilingsBackend {
  public:
-  bool supports(Probe p) const override {
+  std::string name() const override { return "sequential"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.reference = true;
+    return c;
+  }
+
+  static bool supports(Probe p) {
     return p == Probe::copy_bandwidth || p == Probe::fma_rate || p == Probe::popcount_rate;
   }
 
-  ceilings::ProbeWork prepare(const ceilings::ProbeSpec& spec) override {
+  ceilings::ProbeWork setup(const ceilings::ProbeSpec& spec) override {
     if (!supports(spec.probe)) throw Unavailable(std::string("sequential has no ") + ceilings::to_string(spec.probe));
     spec_ = spec;
     ceilings::ProbeWork w;
@@ -56,7 +63,7 @@ class SequentialCeilings final : public ceilings::CeilingsBackend {
     return w;
   }
 
-  void run(PhaseTimer*) override {
+  void run(PhaseTimer&) override {
     switch (spec_.probe) {
       case Probe::copy_bandwidth:
         for (std::size_t p = 0; p < spec_.passes; ++p) ceilings::cpu::copy(dst_.get(), src_.get(), n_);

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "algorithms/core/error.hpp"
-#include "algorithms/subtree/backends.hpp"
+#include "backends/subtree.hpp"
 #include "algorithms/subtree/cpu_kernels.hpp"
 
 namespace gpudm::backend::sequential {
@@ -13,18 +13,22 @@ namespace {
 
 class SequentialTreeInterpreter final : public subtree::TreeInterpreter {
  public:
-  std::string backend() const override { return "sequential"; }
-  subtree::Strategy default_strategy() const override { return subtree::Strategy::mixed; }
-  void configure(const subtree::InterpreterOptions& o) override { options_ = o; }
+  std::string name() const override { return "sequential"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.reference = true;
+    return c;
+  }
+  nlohmann::ordered_json describe() const override {
+    return {{"interpreter", subtree::to_string(subtree::resolve_strategy(options_.strategy, Placement::host))}, {"threads", 1}};
+  }
   void prepare(const Dataset& data) override {
     data_ = &data;
     has_nan_ = subtree::features_have_nan(data);
   }
 
-  void evaluate(const subtree::Population& pop, subtree::Coverage& out, PhaseTimer* timer) override {
+  void evaluate(const subtree::Population& pop, subtree::Coverage& out, PhaseTimer& t) override {
     GPUDM_REQUIRE(data_ != nullptr, "subtree/sequential: evaluate() before prepare()");
-    PhaseTimer scratch;
-    PhaseTimer& t = timer ? *timer : scratch;
     subtree::CpuPlan plan;
     {
       auto s = t.scope("encode");
@@ -40,7 +44,6 @@ class SequentialTreeInterpreter final : public subtree::TreeInterpreter {
   }
 
  private:
-  subtree::InterpreterOptions options_;
   const Dataset* data_ = nullptr;
   bool has_nan_ = true;
 };

@@ -12,7 +12,7 @@
 #include "algorithms/ceilings/cpu_probes.hpp"
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/registry.hpp"
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 
 namespace gpudm {
 std::unique_ptr<Family> make_ceilings_family();
@@ -134,7 +134,7 @@ TEST(Ceilings, OpenmpProbes) {
 TEST(Ceilings, CudaIsSkippedWithReasonWithoutDevice) {
   Fixture f;
   ASSERT_TRUE(f.registry.has("ceilings", "cuda"));
-  if (gpudm::cuda_info::device_count() > 0) GTEST_SKIP() << "a GPU is present: covered by test_ceilings_gpu";
+  if (gpudm::machine::gpu_count() > 0) GTEST_SKIP() << "a GPU is present: covered by test_ceilings_gpu";
   const auto& info = f.registry.info("ceilings", "cuda");
   EXPECT_FALSE(info.available);
   EXPECT_FALSE(info.reason.empty());

@@ -9,7 +9,7 @@
 #include "algorithms/ceilings/ceilings.hpp"
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/registry.hpp"
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 
 namespace gpudm {
 std::unique_ptr<Family> make_ceilings_family();
@@ -17,8 +17,8 @@ void register_ceilings(Registry&);
 }  // namespace gpudm
 
 TEST(CeilingsGpu, EveryProbe) {
-  if (gpudm::cuda_info::device_count() == 0)
-    GTEST_SKIP() << "no CUDA device: " << gpudm::cuda_info::unavailable_reason();
+  if (gpudm::machine::gpu_count() == 0)
+    GTEST_SKIP() << "no CUDA device: " << gpudm::machine::gpu_unavailable_reason();
   gpudm::Registry registry;
   gpudm::register_ceilings(registry);
   auto family = gpudm::make_ceilings_family();

@@ -40,3 +40,14 @@ TEST(Registry, UnknownBackendListsKnownOnes) {
   }
   ASSERT_EQ(r.backends("fam").size(), 1u);
 }
+
+TEST(Registry, NamesTheReferenceBackend) {
+  Registry r;
+  r.add<Thing>("fam", "openmp", [] { return std::make_unique<Seven>(); });
+  EXPECT_THROW(r.reference("fam"), Error);
+  r.add<Thing>("fam", "sequential", [] { return std::make_unique<Seven>(); }, Registry::Role::reference);
+  EXPECT_EQ(r.reference("fam"), "sequential");
+  EXPECT_TRUE(r.is_reference("fam", "sequential"));
+  EXPECT_FALSE(r.is_reference("fam", "openmp"));
+  EXPECT_TRUE(r.info("fam", "sequential").reference);
+}

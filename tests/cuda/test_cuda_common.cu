@@ -8,7 +8,7 @@
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "backends/cuda/common/common.cuh"
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 
 namespace cu = gpudm::backend::cuda;
 
@@ -16,8 +16,8 @@ namespace {
 
 #define REQUIRE_GPU()                                                                          \
   do {                                                                                         \
-    if (gpudm::cuda_info::device_count() == 0)                                                 \
-      GTEST_SKIP() << "no CUDA device: " << gpudm::cuda_info::unavailable_reason();            \
+    if (gpudm::machine::gpu_count() == 0)                                                 \
+      GTEST_SKIP() << "no CUDA device: " << gpudm::machine::gpu_unavailable_reason();            \
   } while (0)
 
 __global__ void add_one(float* x, std::size_t n) {
@@ -42,9 +42,9 @@ __global__ void column_sum(cu::DatasetView v, std::size_t col, float* sum, int* 
 }  // namespace
 
 TEST(CudaCommon, RequireDeviceAndProps) {
-  if (gpudm::cuda_info::device_count() == 0) {
+  if (gpudm::machine::gpu_count() == 0) {
     EXPECT_THROW(cu::require_device(), gpudm::Unavailable);
-    GTEST_SKIP() << "no CUDA device: " << gpudm::cuda_info::unavailable_reason();
+    GTEST_SKIP() << "no CUDA device: " << gpudm::machine::gpu_unavailable_reason();
   }
   const int d = cu::require_device();
   const cu::DeviceProps& p = cu::device_props(d);
@@ -55,7 +55,7 @@ TEST(CudaCommon, RequireDeviceAndProps) {
   EXPECT_GT(p.peak_dram_bytes_per_s(), 1e9);
   EXPECT_EQ(&cu::device_props(d), &p);  // cached
   EXPECT_THROW(cu::set_device(1000), gpudm::Error);
-  EXPECT_FALSE(gpudm::cuda_info::pci_bus_id(d).empty());
+  EXPECT_FALSE(gpudm::machine::gpu_pci_bus_id(d).empty());
 }
 
 TEST(CudaCommon, DeviceBufferRoundTripSyncAndAsync) {

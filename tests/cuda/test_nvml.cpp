@@ -5,13 +5,12 @@
 #include <chrono>
 #include <thread>
 
-#include "backends/cuda/common/device_info.hpp"
-#include "backends/cuda/common/nvml.hpp"
+#include "algorithms/core/machine.hpp"
 
 TEST(Nvml, UnavailableHasAReason) {
-  if (gpudm::nvml::available()) GTEST_SKIP() << "NVML is available here (" << gpudm::nvml::library_path() << ")";
-  EXPECT_FALSE(gpudm::nvml::unavailable_reason().empty());
-  gpudm::nvml::EnergyMeter m(0);
+  if (gpudm::machine::nvml_available()) GTEST_SKIP() << "NVML is available here (" << gpudm::machine::nvml_library_path() << ")";
+  EXPECT_FALSE(gpudm::machine::nvml_unavailable_reason().empty());
+  gpudm::machine::GpuEnergyMeter m(0);
   EXPECT_FALSE(m.available());
   EXPECT_FALSE(m.reason().empty());
   m.start();
@@ -23,9 +22,9 @@ TEST(Nvml, UnavailableHasAReason) {
 }
 
 TEST(Nvml, MeasuresEnergyOverARegion) {
-  if (!gpudm::nvml::available()) GTEST_SKIP() << "NVML unavailable: " << gpudm::nvml::unavailable_reason();
-  if (gpudm::cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device";
-  gpudm::nvml::EnergyMeter m(0, std::chrono::milliseconds(5));
+  if (!gpudm::machine::nvml_available()) GTEST_SKIP() << "NVML unavailable: " << gpudm::machine::nvml_unavailable_reason();
+  if (gpudm::machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device";
+  gpudm::machine::GpuEnergyMeter m(0, std::chrono::milliseconds(5));
   ASSERT_TRUE(m.available()) << m.reason();
   EXPECT_GT(m.power_watts(), 0.0);
   m.start();

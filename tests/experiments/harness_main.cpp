@@ -35,5 +35,6 @@ int main(int argc, char** argv) {
     return 0;
   };
   modes.push_back(echo);
+  for (auto& m : family_command_modes(families)) modes.push_back(std::move(m));
   return run_cli(argc, argv, s, modes);
 }

@@ -152,6 +152,38 @@ TEST_F(CliTest, RawModesGetTheRestOfTheCommandLine) {
   EXPECT_NE(r.out.find("--echo-rest ARGS"), std::string::npos) << r.out;
 }
 
+TEST_F(CliTest, FamilyCommandsRouteByFamilyAndModelFormat) {
+  auto r = run(kHarness, "--train toy --dataset tiny --cv 3", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "toy-train|--dataset|tiny|--cv|3\n");
+  r = run(kHarness, "--train nosuch --dataset tiny", tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no family has this mode (toy)"), std::string::npos) << r.err;
+  write_file(tmp_ / "m.json", R"({"format": "toy-model", "tree": {}})");
+  r = run(kHarness, "--predict '" + (tmp_ / "m.json") + "' --dataset tiny", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out, "toy-predict|" + (tmp_ / "m.json") + "|--dataset|tiny\n");
+  write_file(tmp_ / "other.json", R"({"format": "someone-else"})");
+  r = run(kHarness, "--predict '" + (tmp_ / "other.json") + "'", tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("model format 'someone-else' is read by no family (known formats: toy-model)"), std::string::npos) << r.err;
+  r = run(kHarness, "--help", tmp_);
+  EXPECT_NE(r.out.find("--train toy ARGS"), std::string::npos) << r.out;
+}
+
+TEST_F(CliTest, ParamRangesAreCheckedBeforeAnythingIsWritten) {
+  write_file(tmp_ / "p.json", R"({"experiment": "p", "family": "toy", "datasets": ["tiny"], "params": {"population": [10, 0]}})");
+  auto r = run(kHarness, "'" + (tmp_ / "p.json") + "' " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("params.population[1]: param 'population' expects an int in [1, 100000], got 0"), std::string::npos) << r.err;
+  write_file(tmp_ / "q.json", R"({"experiment": "q", "family": "toy", "datasets": ["tiny"], "params": {"population": 2147483648}})");
+  r = run(kHarness, "'" + (tmp_ / "q.json") + "' " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("expects an int in [1, 100000], got 2147483648"), std::string::npos) << r.err;
+  expect_untouched();
+}
+
 TEST_F(CliTest, ProductBinaryHelpListAndMalformedConfig) {
   auto r = run(kProduct, "--help", tmp_);
   EXPECT_EQ(r.code, 0);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 
 #include "algorithms/core/error.hpp"
@@ -38,7 +39,7 @@ std::shared_ptr<const Dataset> TinyProvider::get(const std::string& name, const 
 
 std::vector<ParamSpec> ToyFamily::params() const {
   return {
-      {"population", "int", 10, "work size"},
+      {"population", "int", 10, "work size", false, {}, 1.0, 100000.0},
       {"threads", "int", 1, "threads (backend-only)", true},
       {"fail", "string", "", "error | unavailable | exit"},
       {"openmp_differs", "bool", false, "openmp returns another checksum"},
@@ -48,6 +49,27 @@ std::vector<ParamSpec> ToyFamily::params() const {
       {"order", "string", "auto", "auto | stream | deferred; \"auto\" resolves from engine (resolved_params)"},
       {"engine", "string", "auto", "auto | batched: backend-only, but \"batched\" makes order \"auto\" deferred", true},
   };
+}
+
+std::vector<FamilyCommand> ToyFamily::commands() const {
+  auto echo = [](const std::string& tag) {
+    return [tag](const std::vector<std::string>& args, CommandEnv& env) {
+      std::string out = tag;
+      for (const auto& a : args) out += "|" + a;
+      std::printf("%s%s\n", out.c_str(), env.registry && env.datasets ? "" : " (no env)");
+      return 0;
+    };
+  };
+  FamilyCommand train;
+  train.trigger = "--train";
+  train.usage = "--train toy ARGS...   echo ARGS";
+  train.run = echo("toy-train");
+  FamilyCommand predict;
+  predict.trigger = "--predict";
+  predict.usage = "--predict TOY_MODEL.json ...   echo the arguments";
+  predict.model_format = "toy-model";
+  predict.run = echo("toy-predict");
+  return {train, predict};
 }
 
 CaseResult ToyFamily::run_case(const CaseContext& ctx) {
@@ -89,7 +111,7 @@ CaseResult ToyFamily::run_case(const CaseContext& ctx) {
 }
 
 void register_toy(Registry& r) {
-  r.add<Family>("toy", "sequential", [] { return std::unique_ptr<Family>(); });
+  r.add<Family>("toy", "sequential", [] { return std::unique_ptr<Family>(); }, Registry::Role::reference);
   r.add<Family>("toy", "openmp", [] { return std::unique_ptr<Family>(); });
   r.add_unavailable("toy", "cuda", "no device in tests");
 }

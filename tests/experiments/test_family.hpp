@@ -20,7 +20,7 @@ class TinyProvider : public DatasetProvider {
 };
 
 // The toy family's behaviour is driven by its params:
-//   population (int, 10)   work size; the checksum depends on it and on the data
+//   population (int, 10)   work size in [1, 100000]; the checksum depends on it and on the data
 //   threads (int, 1)        backend-only
 //   fail (string, "")       "error": run_case throws Error; "unavailable": throws Unavailable;
 //                           "exit": the process exits at once (a simulated crash)
@@ -37,6 +37,8 @@ class ToyFamily : public Family {
   std::string description() const override { return "test-only family that sums its data"; }
   std::vector<ParamSpec> params() const override;
   CaseResult run_case(const CaseContext& ctx) override;
+  // --train toy ARGS: prints "toy-train|ARGS..."; --predict M.json (format "toy-model"): "toy-predict|M.json|...".
+  std::vector<FamilyCommand> commands() const override;
   static std::atomic<int> calls;    // run_case calls in this process
   static std::atomic<int> exit_at;  // > 0: the process exits (status 3) in that call
 };

@@ -2,14 +2,14 @@
 // comes from it (results/h100/, results/h200/). Skips visibly without a device.
 #include <gtest/gtest.h>
 
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 #include "experiments/results.hpp"
 
 namespace gpudm::testing {
 namespace {
 
 TEST(RunnerOnGpu, EnvironmentNamesTheDeviceAndTheTagFollows) {
-  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   const auto env = experiments::make_environment();
   ASSERT_TRUE(env["devices"].is_array());
   ASSERT_FALSE(env["devices"].empty());

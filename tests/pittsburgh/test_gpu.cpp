@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "algorithms/pittsburgh/evaluator.hpp"
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 #include "test_util.hpp"
 
 using namespace gpudm;
@@ -39,9 +39,9 @@ std::unique_ptr<RuleSetEvaluator> f16x2_evaluator(Registry& reg) {
 class CudaPaths : public ::testing::TestWithParam<std::tuple<std::string, int>> {
  protected:
   void SetUp() override {
-    if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
-    if (std::get<1>(GetParam()) > cuda_info::device_count())
-      GTEST_SKIP() << "needs " << std::get<1>(GetParam()) << " devices, " << cuda_info::device_count() << " present";
+    if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
+    if (std::get<1>(GetParam()) > machine::gpu_count())
+      GTEST_SKIP() << "needs " << std::get<1>(GetParam()) << " devices, " << machine::gpu_count() << " present";
   }
 };
 
@@ -125,7 +125,7 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
 // careless rewrite goes wrong: exact values, one float ulp either side, between two halves,
 // beyond the fp16 range, +-inf, -0, tiny, and != / = against values the data cannot hold.
 TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
-  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   Dataset d = pitt_test::random_dataset(3000, 2, 3, 17);  // halves in [-5, 5] + nominal + missing
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> thresholds = {0.0f, -0.0f, 1.0f, 1.5f, std::nextafter(1.5f, 2.0f), std::nextafter(1.5f, 1.0f),
@@ -196,7 +196,7 @@ TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
 // becomes 2, the largest finite values, missing) and thresholds on, just beside and between them:
 // the rewrite to fp16 bounds must agree with the float comparisons on every row.
 TEST(PittsburghF16x2, BoundaryValuesMatchSequential) {
-  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   const float sub = std::ldexp(1.0f, -24), nrm = std::ldexp(1.0f, -14);
   const std::vector<float> vals = {0.0f, -0.0f, sub, -sub, nrm, -nrm, nrm - sub, 1.0f, 2048.0f, 2050.0f, -2050.0f,
                                    65472.0f, -65472.0f, 65504.0f, -65504.0f, 0.5f, -1.5f};
@@ -247,7 +247,7 @@ TEST(PittsburghF16x2, BoundaryValuesMatchSequential) {
 // The packed 16-bit row stacks at their limit: depth 13 stays f16x2, depth 14 falls back to f32;
 // both agree with the sequential oracle (mixed AND / OR / NOT, so every stack bit matters).
 TEST(PittsburghF16x2, DeepestPackedStacks) {
-  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   const Dataset d = pitt_test::random_dataset(3000, 3, 3, 31);
   for (int depth : {13, 14}) {
     Population p = random_population(d, 4, RandomRuleSpec{}, 77);
@@ -274,7 +274,7 @@ TEST(PittsburghF16x2, DeepestPackedStacks) {
 
 // A prepare() that fails (f16x2 refused) leaves no half state: evaluate() says so.
 TEST(PittsburghF16x2, FailedPrepareThenEvaluateIsAnError) {
-  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   Dataset d = pitt_test::random_dataset(100, 2, 3, 3);
   d.at(0, 0) = 0.1f;
   Registry reg;
@@ -296,7 +296,7 @@ INSTANTIATE_TEST_SUITE_P(Pittsburgh, CudaPaths,
 #include "shared_data.hpp"
 
 TEST(PittsburghSharedDataGpu, BothPathsAreEquivalentToSequential) {
-  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   if (const std::string why = pitt_test::ensure_data_dir(); !why.empty()) GTEST_SKIP() << why;
   datasets::CatalogProvider provider;
   for (const auto& c : pitt_test::shared_cases()) {

@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "algorithms/core/rng.hpp"
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 #include "tests/subtree/helpers.hpp"
 
 namespace gpudm::subtree {
@@ -15,7 +15,7 @@ namespace {
 class SubtreeCuda : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+    if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
     reg_ = test::subtree_registry();
     if (!reg_.info("subtree", "cuda").available) GTEST_SKIP() << reg_.info("subtree", "cuda").reason;
   }
@@ -51,7 +51,7 @@ TEST_F(SubtreeCuda, AllInterpretersAreEquivalentToReference) {
       interp->configure({s, 0});
       std::fill(c.bits.begin(), c.bits.end(), 0xA5A5A5A5u);
       PhaseTimer timer;
-      interp->evaluate(pop, c, &timer);
+      interp->evaluate(pop, c, timer);
       EXPECT_EQ(first_difference(c, ref, d.rows()), "")
           << to_string(s) << " missing " << missing << " rows " << sh.rows << " cols " << sh.cols << " depth " << sh.depth << " trees " << sh.trees
           << " launch " << interp->describe().dump();
@@ -68,13 +68,14 @@ TEST_F(SubtreeCuda, PosterGridShapeMatchesSequential) {
   seq->configure({Strategy::mixed, 0});
   seq->prepare(d);
   Coverage want;
-  seq->evaluate(pop, want, nullptr);
+  PhaseTimer timer;
+  seq->evaluate(pop, want, timer);
   auto gpu = reg_.create<TreeInterpreter>("subtree", "cuda");
   gpu->prepare(d);
   for (Strategy s : {Strategy::best, Strategy::subtree}) {
     gpu->configure({s, 0});
     Coverage got;
-    gpu->evaluate(pop, got, nullptr);
+    gpu->evaluate(pop, got, timer);
     EXPECT_EQ(first_difference(got, want, d.rows()), "") << to_string(s);
   }
 }

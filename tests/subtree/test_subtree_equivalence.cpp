@@ -1,12 +1,13 @@
-// Every available backend x every interpreter gives coverage identical to the one-instance
+// Every registered backend x every interpreter gives coverage identical to the one-instance
 // reference, on random trees over random datasets (nominal attributes, NaN, +-inf, -0, ties),
 // for several depths and row counts that are not multiples of the batch or warp sizes.
-// CUDA runs here too when a device is present (the gpu-labelled test covers larger shapes).
+// The ".../cuda" instance carries the ctest label gpu (test_subtree_cuda covers larger shapes).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "algorithms/core/rng.hpp"
+#include "tests/common/equivalence.hpp"
 #include "tests/subtree/helpers.hpp"
 
 namespace gpudm::subtree {
@@ -17,41 +18,54 @@ struct Shape {
   int depth, trees;
 };
 
-void expect_all_equivalent(const std::string& backend, int threads, const std::vector<Shape>& shapes) {
-  const Registry reg = test::subtree_registry();
-  if (!reg.info("subtree", backend).available) GTEST_SKIP() << backend << ": " << reg.info("subtree", backend).reason;
-  auto interp = reg.create<TreeInterpreter>("subtree", backend);
+const std::vector<Shape> kShapes = {
+    {1, 3, 1, 3},   {31, 4, 2, 5},    {33, 5, 3, 7},    {300, 9, 4, 8},
+    {257, 6, 5, 4}, {1000, 12, 6, 6}, {513, 5, 7, 3},   {100, 4, 10, 2},
+};
+
+struct SubtreeTraits {
+  using Interface = TreeInterpreter;
+  static constexpr const char* kFamily = "subtree";
+  static void register_backends(Registry& r) { register_subtree(r); }
+};
+using SubtreeEquivalence = gpudm::testing::IsEquivalentToRef<SubtreeTraits>;
+
+// Every backend x interpreter (x thread count where the backend has threads) against the
+// one-instance reference coverage, and against the reference backend.
+TEST_P(SubtreeEquivalence, CoverageOfEveryInterpreter) {
+  auto interp = backend();
+  auto ref_backend = reference();
+  const std::vector<int> threads = interp->capabilities().threads ? std::vector<int>{1, 3} : std::vector<int>{0};
   std::uint64_t seed = 100;
-  for (const Shape& sh : shapes)
+  for (const Shape& sh : kShapes)
   for (const double missing : {0.02, 0.0}) {  // with NaN, and NaN-free (the bit-level fast leaf form)
     const Dataset d = test::random_dataset(sh.rows, sh.cols, ++seed, missing);
     const Population pop = generate_population(d, sh.trees, sh.depth, Rng(seed));
     validate_population(pop, d);
     const Coverage ref = reference_coverage(pop, d);
     interp->prepare(d);
+    ref_backend->prepare(d);
+    PhaseTimer timer;
+    Coverage want;
+    ref_backend->evaluate(pop, want, timer);
+    EXPECT_EQ(first_difference(want, ref, d.rows()), "") << "the reference backend differs from reference_coverage";
     Coverage c;  // reused: words left from the previous interpreter are poisoned, every word must be rewritten
+    for (const int t : threads)
     for (Strategy s : {Strategy::postfix, Strategy::mixed, Strategy::subtree, Strategy::best}) {
       if (s == Strategy::best && sh.depth > kMaxBitDepth) continue;
-      interp->configure({s, threads});
+      interp->configure({s, t});
       std::fill(c.bits.begin(), c.bits.end(), 0xA5A5A5A5u);
-      interp->evaluate(pop, c, nullptr);
+      interp->evaluate(pop, c, timer);
       ASSERT_EQ(c.rows, d.rows());
       ASSERT_EQ(c.bits.size(), ref.bits.size());
       EXPECT_EQ(first_difference(c, ref, d.rows()), "")
-          << backend << "/" << to_string(s) << " missing " << missing << " rows " << sh.rows << " cols " << sh.cols << " depth " << sh.depth;
+          << backend_name() << "/" << to_string(s) << " threads " << t << " missing " << missing << " rows " << sh.rows
+          << " cols " << sh.cols << " depth " << sh.depth;
+      EXPECT_EQ(interp->describe().value("interpreter", ""), to_string(s));
     }
   }
 }
-
-const std::vector<Shape> kShapes = {
-    {1, 3, 1, 3},   {31, 4, 2, 5},    {33, 5, 3, 7},    {300, 9, 4, 8},
-    {257, 6, 5, 4}, {1000, 12, 6, 6}, {513, 5, 7, 3},   {100, 4, 10, 2},
-};
-
-TEST(SubtreeEquivalence, SequentialIsEquivalentToReference) { expect_all_equivalent("sequential", 0, kShapes); }
-TEST(SubtreeEquivalence, OpenmpOneThreadIsEquivalentToReference) { expect_all_equivalent("openmp", 1, kShapes); }
-TEST(SubtreeEquivalence, OpenmpThreeThreadsIsEquivalentToReference) { expect_all_equivalent("openmp", 3, kShapes); }
-TEST(SubtreeEquivalence, CudaIsEquivalentToReference) { expect_all_equivalent("cuda", 0, kShapes); }
+GPUDM_INSTANTIATE_EQUIVALENCE(SubtreeEquivalence, SubtreeTraits);
 
 // The family end to end on a fixed dataset: every backend x interpreter passes its own
 // validation and all produce the same checksum; CPU row caps are flagged as estimated.
@@ -128,14 +142,15 @@ TEST(SubtreeFamily, RejectsBadParamsWithTheKeyName) {
     family->run_case(ctx);
     FAIL() << "tree_size 50 accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("params.tree_size 50"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("params.tree_size: expects one of 3, 7, 15"), std::string::npos) << e.what();
   }
   ctx.params = {{"interpreter", "stack"}};
   try {
     family->run_case(ctx);
     FAIL() << "interpreter 'stack' accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("params.interpreter 'stack'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("params.interpreter: expects one of \"auto\", \"postfix\""), std::string::npos)
+        << e.what();
   }
   ctx.params = {{"interpreter", "best"}, {"tree_size", 255}};
   EXPECT_THROW(family->run_case(ctx), Error);

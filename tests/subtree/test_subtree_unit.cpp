@@ -94,7 +94,8 @@ TEST(SubtreeHand, EveryBackendMatchesHandComputation) {
       interp->configure({s, 2});
       interp->prepare(h.data);
       Coverage c;
-      interp->evaluate(h.pop, c, nullptr);
+      PhaseTimer timer;
+      interp->evaluate(h.pop, c, timer);
       ASSERT_EQ(c.bits.size(), 1u);
       EXPECT_EQ(c.bits[0], kHandExpected) << b.backend << "/" << to_string(s);
     }
@@ -274,11 +275,11 @@ TEST(SubtreeGenerator, DeterministicValidAndNonTrivial) {
   EXPECT_LT(empty + full, static_cast<std::size_t>(a.trees));
 }
 
-TEST(SubtreeStrategy, ParsesNamesAndRejectsUnknown) {
-  EXPECT_EQ(parse_strategy("auto", Strategy::best), Strategy::best);
-  EXPECT_EQ(parse_strategy("postfix", Strategy::best), Strategy::postfix);
-  EXPECT_EQ(parse_strategy("subtree", Strategy::best), Strategy::subtree);
-  EXPECT_THROW(parse_strategy("stack", Strategy::mixed), Error);
+TEST(SubtreeStrategy, AutoResolvesByPlacement) {
+  EXPECT_EQ(resolve_strategy(Strategy::automatic, Placement::device), Strategy::best);
+  EXPECT_EQ(resolve_strategy(Strategy::automatic, Placement::host), Strategy::mixed);
+  EXPECT_EQ(resolve_strategy(Strategy::postfix, Placement::device), Strategy::postfix);
+  EXPECT_EQ(resolve_strategy(Strategy::subtree, Placement::host), Strategy::subtree);
 }
 
 }  // namespace

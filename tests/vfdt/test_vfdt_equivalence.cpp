@@ -6,7 +6,7 @@
 
 #include "algorithms/core/registry.hpp"
 #include "algorithms/vfdt/forest.hpp"
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 #include "tests/vfdt/streams.hpp"
 
 namespace gpudm {
@@ -274,7 +274,7 @@ TEST(VfdtEquivalence, OpenmpIsEquivalentToSequential) {
 
 #else
 TEST(VfdtEquivalenceGpu, CudaIsEquivalentToSequential) {
-  if (cuda_info::device_count() == 0) GTEST_SKIP() << "no CUDA device: " << cuda_info::unavailable_reason();
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   Registry r;
   register_vfdt(r);
   if (!r.info("vfdt", "cuda").available) GTEST_SKIP() << r.info("vfdt", "cuda").reason;

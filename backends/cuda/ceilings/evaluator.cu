@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/ceilings/backends.hpp"
+#include "backends/ceilings.hpp"
 #include "backends/cuda/ceilings/launch.cuh"
 #include "backends/cuda/common/common.cuh"
 
@@ -29,9 +29,16 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
     if (graph_) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphDestroy(graph_));
   }
 
-  bool supports(Probe) const override { return true; }
+  std::string name() const override { return "cuda"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.placement = Placement::device;
+    c.devices = 1;
+    c.deterministic_over = "launch shape";
+    return c;
+  }
 
-  ceilings::ProbeWork prepare(const ceilings::ProbeSpec& spec) override {
+  ceilings::ProbeWork setup(const ceilings::ProbeSpec& spec) override {
     spec_ = spec;
     ceilings::ProbeWork w;
     switch (spec.probe) {
@@ -109,8 +116,9 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
     return w;
   }
 
-  void run(PhaseTimer* phases) override {
-    if (phases) timer_.start(stream_);
+  void run(PhaseTimer& phases) override {
+    const bool timed = phases.enabled();
+    if (timed) timer_.start(stream_);
     switch (spec_.probe) {
       case Probe::copy_bandwidth: {
         for (std::size_t p = 0; p < spec_.passes; ++p) L::copy(dst_.data(), src_.data(), n_, grid_, stream_);
@@ -141,9 +149,9 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
         for (std::size_t i = 0; i < replays_; ++i) GPUDM_CUDA_CHECK(cudaGraphLaunch(graph_exec_, stream_));
         break;
     }
-    if (phases) {
+    if (timed) {
       timer_.stop(stream_);
-      record_device_phase(*phases, "probe", timer_);
+      record_device_phase(phases, "probe", timer_);
     }
     stream_.synchronize();
   }

@@ -5,15 +5,15 @@
 #include <mutex>
 
 #include "algorithms/core/error.hpp"
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 #include "backends/cuda/common/error.cuh"
 
 namespace gpudm::backend::cuda {
 
-int device_count() noexcept { return ::gpudm::cuda_info::device_count(); }
+int device_count() noexcept { return ::gpudm::machine::gpu_count(); }
 
 int require_device() {
-  if (device_count() == 0) throw ::gpudm::Unavailable(::gpudm::cuda_info::unavailable_reason());
+  if (device_count() == 0) throw ::gpudm::Unavailable(::gpudm::machine::gpu_unavailable_reason());
   return current_device();
 }
 

@@ -21,7 +21,7 @@
 #include "backends/cuda/common/device_workers.hpp"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/common/event_timer.cuh"
-#include "backends/cuda/common/nvml.hpp"
+#include "algorithms/core/machine.hpp"
 #include "backends/cuda/common/stream.cuh"
 #include "backends/cuda/pittsburgh/kernels.cuh"
 
@@ -176,7 +176,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   void energy_begin() override {
     meters_.clear();
     for (const auto& st : states_) {
-      meters_.push_back(std::make_unique<nvml::EnergyMeter>(st->device));
+      meters_.push_back(std::make_unique<machine::GpuEnergyMeter>(st->device));
       meters_.back()->start();
     }
   }
@@ -185,7 +185,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     double joules = 0, secs = 0;
     nlohmann::ordered_json per = nlohmann::ordered_json::array();
     for (auto& m : meters_) {
-      const nvml::EnergyReading r = m->stop();
+      const machine::EnergyReading r = m->stop();
       if (!r.available) return {{"available", false}, {"reason", "NVML: " + r.reason}};
       joules += r.joules;
       secs = std::max(secs, r.seconds);
@@ -546,7 +546,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   std::string f16_reason_, packed_reason_;
   std::vector<std::unique_ptr<DeviceState>> states_;
   std::unique_ptr<DeviceWorkers> workers_;
-  std::vector<std::unique_ptr<nvml::EnergyMeter>> meters_;
+  std::vector<std::unique_ptr<machine::GpuEnergyMeter>> meters_;
   std::string used_path_, fallback_reason_;
   nlohmann::ordered_json last_fast_;
   std::mutex info_mutex_;

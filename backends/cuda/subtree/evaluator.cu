@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "algorithms/subtree/backends.hpp"
+#include "backends/subtree.hpp"
 #include "algorithms/subtree/encoding.hpp"
 #include "backends/cuda/common/common.cuh"
 #include "backends/cuda/subtree/launch.cuh"
@@ -21,9 +21,14 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
  public:
   CudaTreeInterpreter() : device_(require_device()) {}
 
-  std::string backend() const override { return "cuda"; }
-  st::Strategy default_strategy() const override { return st::Strategy::best; }
-  void configure(const st::InterpreterOptions& o) override { options_ = o; }
+  std::string name() const override { return "cuda"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.placement = Placement::device;
+    c.devices = 1;
+    c.deterministic_over = "launch shape";
+    return c;
+  }
 
   void prepare(const Dataset& data) override {
     set_device(device_);
@@ -32,19 +37,17 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
     prepared_ = true;
   }
 
-  void evaluate(const st::Population& pop, st::Coverage& out, PhaseTimer* timer) override {
+  void evaluate(const st::Population& pop, st::Coverage& out, PhaseTimer& host) override {
     if (!prepared_) throw Error("subtree/cuda: evaluate() before prepare()");
     set_device(device_);
-    PhaseTimer scratch;
-    PhaseTimer& host = timer ? *timer : scratch;
-    DevicePhases phases(stream_, timer != nullptr);
+    DevicePhases phases(stream_, host.enabled());
     const DatasetView view = data_.view();
     const std::size_t wpt = (view.rows + 31) / 32;
     const std::size_t cov_words = static_cast<std::size_t>(pop.trees) * wpt;
     out.reset(pop.trees, view.rows);
     d_cov_.resize(cov_words);
 
-    const st::Strategy s = options_.strategy;
+    const st::Strategy s = st::resolve_strategy(options_.strategy, Placement::device);
     st::TokenStreams tokens;
     std::vector<st::Node> levels;
     st::BitTrees bits;
@@ -55,6 +58,7 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
         case st::Strategy::mixed: tokens = st::encode_mixed(pop); break;
         case st::Strategy::subtree: levels = st::encode_levels(pop); break;
         case st::Strategy::best: bits = st::encode_bits(pop); break;
+        case st::Strategy::automatic: break;  // resolved above
       }
     }
     {
@@ -71,6 +75,7 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
           upload(d_masks_, bits.and_masks);
           upload(d_neg_, bits.neg_masks);
           break;
+        case st::Strategy::automatic: break;
       }
     }
     {
@@ -90,6 +95,7 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
           k::launch_best(view, d_leaves_.data(), d_masks_.data(), d_neg_.data(), pop.depth, pop.trees, d_cov_.data(), wpt,
                          best_, stream_);
           break;
+        case st::Strategy::automatic: break;
       }
     }
     {
@@ -97,12 +103,13 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
       d_cov_.download_async(out.bits.data(), cov_words, stream_);
     }
     stream_.synchronize();
-    if (timer) phases.flush(*timer);
+    phases.flush(host);
     last_ = s;
   }
 
   nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j;
+    j["interpreter"] = st::to_string(last_);
     j["device"] = device_props(device_).name;
     if (last_ == st::Strategy::best) {
       j["rows_per_thread"] = best_.rows_per_thread;
@@ -128,7 +135,6 @@ class CudaTreeInterpreter final : public st::TreeInterpreter {
   }
 
   int device_;
-  st::InterpreterOptions options_;
   Stream stream_;  // declared before the buffers: they are freed first
   DeviceDataset data_;
   DeviceBuffer<std::uint32_t> d_tokens_, d_offsets_, d_cov_;

@@ -1,6 +1,6 @@
 // NVML through dlopen: the few entry points we need are declared here with NVML's C ABI
 // (nvml.h is not part of the CUDA toolkit install on every machine).
-#include "backends/cuda/common/nvml.hpp"
+#include "algorithms/core/machine.hpp"
 
 #include <dlfcn.h>
 
@@ -12,9 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "backends/cuda/common/device_info.hpp"
 
-namespace gpudm::nvml {
+namespace gpudm::machine {
 
 namespace {
 
@@ -90,9 +89,9 @@ Api& api() {
 
 }  // namespace
 
-bool available() { return api().init != nullptr; }
-std::string unavailable_reason() { return available() ? "" : api().reason; }
-std::string library_path() { return api().path; }
+bool nvml_available() { return api().init != nullptr; }
+std::string nvml_unavailable_reason() { return nvml_available() ? "" : api().reason; }
+std::string nvml_library_path() { return api().path; }
 
 nlohmann::ordered_json EnergyReading::to_json() const {
   nlohmann::ordered_json j;
@@ -108,10 +107,33 @@ nlohmann::ordered_json EnergyReading::to_json() const {
   j["max_watts"] = max_watts;
   j["integrated_joules"] = integrated_joules;
   j["samples"] = samples;
+  j["sources"] = sources;
   return j;
 }
 
-struct EnergyMeter::Impl {
+EnergyReading EnergyReading::sum(const std::vector<EnergyReading>& parts) {
+  EnergyReading out;
+  if (parts.empty()) {
+    out.reason = "no meter";
+    return out;
+  }
+  out.available = true;
+  for (const auto& r : parts) {
+    if (!r.available) return r;
+    if (out.method.empty()) out.method = r.method;
+    else if (out.method != r.method) out.method = "mixed";
+    out.seconds = std::max(out.seconds, r.seconds);
+    out.joules += r.joules;
+    out.max_watts += r.max_watts;
+    out.integrated_joules += r.integrated_joules;
+    out.samples += r.samples;
+    out.sources += r.sources;
+  }
+  out.mean_watts = out.seconds > 0 ? out.joules / out.seconds : 0.0;
+  return out;
+}
+
+struct GpuEnergyMeter::Impl {
   nvmlDevice_t dev = nullptr;
   std::string reason;
   bool has_counter = false;
@@ -160,15 +182,15 @@ struct EnergyMeter::Impl {
   }
 };
 
-EnergyMeter::EnergyMeter(int cuda_device, std::chrono::milliseconds sample_interval) : impl_(new Impl) {
+GpuEnergyMeter::GpuEnergyMeter(int cuda_device, std::chrono::milliseconds sample_interval) : impl_(new Impl) {
   impl_->interval = sample_interval;
-  if (!nvml::available()) {
-    impl_->reason = nvml::unavailable_reason();
+  if (!nvml_available()) {
+    impl_->reason = nvml_unavailable_reason();
     return;
   }
   const Api& a = api();
   nvmlReturn_t r = -1;
-  const std::string bus = cuda_info::pci_bus_id(cuda_device);
+  const std::string bus = gpu_pci_bus_id(cuda_device);
   if (!bus.empty() && a.device_by_pci) r = a.device_by_pci(bus.c_str(), &impl_->dev);
   if (r != kSuccess) r = a.device_by_index(static_cast<unsigned>(cuda_device < 0 ? 0 : cuda_device), &impl_->dev);
   if (r != kSuccess) {
@@ -184,14 +206,14 @@ EnergyMeter::EnergyMeter(int cuda_device, std::chrono::milliseconds sample_inter
   }
 }
 
-EnergyMeter::~EnergyMeter() { impl_->join(); }
+GpuEnergyMeter::~GpuEnergyMeter() { impl_->join(); }
 
-bool EnergyMeter::available() const { return impl_->dev != nullptr; }
-const std::string& EnergyMeter::reason() const { return impl_->reason; }
+bool GpuEnergyMeter::available() const { return impl_->dev != nullptr; }
+const std::string& GpuEnergyMeter::reason() const { return impl_->reason; }
 
-double EnergyMeter::power_watts() const { return available() ? impl_->read_watts() : -1.0; }
+double GpuEnergyMeter::power_watts() const { return available() ? impl_->read_watts() : -1.0; }
 
-void EnergyMeter::start() {
+void GpuEnergyMeter::start() {
   if (!available()) return;
   impl_->join();
   Impl& m = *impl_;
@@ -206,7 +228,7 @@ void EnergyMeter::start() {
   m.thread = std::thread([&m] { m.loop(); });
 }
 
-EnergyReading EnergyMeter::stop() {
+EnergyReading GpuEnergyMeter::stop() {
   EnergyReading out;
   if (!available()) {
     out.reason = impl_->reason;
@@ -216,7 +238,7 @@ EnergyReading EnergyMeter::stop() {
   const bool was_running = m.thread.joinable();
   m.join();
   if (!was_running) {
-    out.reason = "EnergyMeter::stop without start";
+    out.reason = "GpuEnergyMeter::stop without start";
     return out;
   }
   const auto t1 = std::chrono::steady_clock::now();
@@ -235,7 +257,8 @@ EnergyReading EnergyMeter::stop() {
     out.joules = m.integrated;
   }
   out.mean_watts = out.seconds > 0 ? out.joules / out.seconds : 0.0;
+  out.sources = 1;
   return out;
 }
 
-}  // namespace gpudm::nvml
+}  // namespace gpudm::machine

@@ -1,10 +1,11 @@
-#include "algorithms/pittsburgh/cpu_energy.hpp"
+// CPU package energy through Linux RAPL and the TDP table of the Pittsburgh paper's power method.
+#include "algorithms/core/machine.hpp"
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 
-namespace gpudm::pittsburgh {
+namespace gpudm::machine {
 
 namespace {
 bool read_number(const std::string& path, double& v) {
@@ -18,14 +19,7 @@ double now_s() {
 
 CpuTdp cpu_tdp_from_model() {
   CpuTdp t;
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto c = line.find(':');
-      if (c != std::string::npos) t.model = line.substr(c + 2);
-      break;
-    }
+  t.model = cpu_model();
   // Vendor TDPs (per package) of server CPUs found on H100/H200 hosts.
   struct Known {
     const char* key;
@@ -75,8 +69,12 @@ void CpuEnergyMeter::start() {
   t0_ = now_s();
 }
 
-nlohmann::ordered_json CpuEnergyMeter::stop() {
-  if (paths_.empty()) return {{"available", false}, {"reason", reason_}};
+EnergyReading CpuEnergyMeter::stop() {
+  EnergyReading out;
+  if (paths_.empty()) {
+    out.reason = reason_;
+    return out;
+  }
   const double secs = now_s() - t0_;
   double uj = 0;
   for (std::size_t i = 0; i < paths_.size(); ++i) {
@@ -86,9 +84,13 @@ nlohmann::ordered_json CpuEnergyMeter::stop() {
     if (d < 0 && max_uj_[i] > 0) d += max_uj_[i];  // counter wrapped
     uj += d;
   }
-  const double j = uj * 1e-6;
-  return {{"available", true}, {"method", "rapl_package"}, {"packages", paths_.size()}, {"seconds", secs},
-          {"joules", j}, {"mean_watts", secs > 0 ? j / secs : 0.0}};
+  out.available = true;
+  out.method = "rapl_package";
+  out.sources = static_cast<int>(paths_.size());
+  out.seconds = secs;
+  out.joules = uj * 1e-6;
+  out.mean_watts = secs > 0 ? out.joules / secs : 0.0;
+  return out;
 }
 
-}  // namespace gpudm::pittsburgh
+}  // namespace gpudm::machine

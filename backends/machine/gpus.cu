@@ -1,10 +1,10 @@
 #include <cuda_runtime.h>
 
-#include "backends/cuda/common/device_info.hpp"
+#include "algorithms/core/machine.hpp"
 
-namespace gpudm::cuda_info {
+namespace gpudm::machine {
 
-int device_count() {
+int gpu_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError();
@@ -13,7 +13,7 @@ int device_count() {
   return n;
 }
 
-std::string unavailable_reason() {
+std::string gpu_unavailable_reason() {
   int n = 0;
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
@@ -23,9 +23,9 @@ std::string unavailable_reason() {
   return n > 0 ? "" : "no CUDA device present";
 }
 
-nlohmann::ordered_json describe_devices() {
+nlohmann::ordered_json describe_gpus() {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  const int n = device_count();
+  const int n = gpu_count();
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
@@ -45,7 +45,7 @@ nlohmann::ordered_json describe_devices() {
     d["memory_bus_bits"] = p.memoryBusWidth;
     d["sm_clock_mhz"] = clock_khz / 1000;
     d["memory_clock_mhz"] = mem_clock_khz / 1000;
-    d["pci_bus_id"] = pci_bus_id(i);
+    d["pci_bus_id"] = gpu_pci_bus_id(i);
     d["driver_version"] = driver;
     d["runtime_version"] = runtime;
     out.push_back(d);
@@ -53,7 +53,7 @@ nlohmann::ordered_json describe_devices() {
   return out;
 }
 
-std::string pci_bus_id(int device) {
+std::string gpu_pci_bus_id(int device) {
   char buf[32] = {0};
   if (device < 0 || cudaDeviceGetPCIBusId(buf, sizeof buf, device) != cudaSuccess) {
     cudaGetLastError();
@@ -62,4 +62,4 @@ std::string pci_bus_id(int device) {
   return buf;
 }
 
-}  // namespace gpudm::cuda_info
+}  // namespace gpudm::machine

@@ -1,5 +1,6 @@
 #pragma once
-// Factories of the TreeInterpreter backends, defined under backends/ and registered by
+// Factories of the subtree family's TreeInterpreter backends (one header per family under
+// backends/, declaring every kind's factory), defined under backends/<kind>/ and registered by
 // backends/register_subtree.cpp (only the ones compiled into this build are called).
 #include <memory>
 
