@@ -157,7 +157,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     }
     auto make_eval = [&] {
       auto e = env.registry->create<ModelTreeEvaluator>("gmt", a.backend);
-      e->set_options(eval_options_from_json(a.params));
+      e->configure(eval_options_from_json(a.params));
       return e;
     };
     nlohmann::ordered_json metrics;

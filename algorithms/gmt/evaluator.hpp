@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/gmt/flat_tree.hpp"
@@ -46,20 +47,13 @@ struct EvalOptions {
   OmpMode omp_mode = OmpMode::kAuto;
 };
 
-class ModelTreeEvaluator {
+// The lifecycle of backend.hpp: configure(EvalOptions), prepare(training set) once (uploads and
+// layouts; the dataset must outlive the evaluator's use), then evaluate() per generation.
+class ModelTreeEvaluator : public BackendOf<EvalOptions> {
  public:
-  virtual ~ModelTreeEvaluator() = default;
-  virtual std::string backend() const = 0;
-  virtual void set_options(const EvalOptions& o) { options_ = o; }
-  const EvalOptions& options() const { return options_; }
-  // Once per training set (uploads and layouts). The dataset must outlive the evaluator's use.
-  virtual void prepare(const Dataset& train) = 0;
   // Evaluates a batch of individuals (one generation's modified ones); out is resized to match.
   virtual void evaluate(const std::vector<const FlatTree*>& trees, std::vector<EvalOutput>& out,
                         PhaseTimer& timer) = 0;
-
- protected:
-  EvalOptions options_;
 };
 
 }  // namespace gmt

@@ -72,7 +72,7 @@ class GmtFamily final : public Family {
     p.seed = ctx.seed;
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
     auto eval = ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend);
-    eval->set_options(eval_options_from_json(ctx.params));
+    eval->configure(eval_options_from_json(ctx.params));
 
     Individual best;
     RunSummary summary;
@@ -133,7 +133,7 @@ class GmtFamily final : public Family {
     // Validation: the final tree re-evaluated from scratch by the sequential oracle and by this backend.
     {
       auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", "sequential");
-      ref->set_options(eval->options());
+      ref->configure(eval->options());
       ref->prepare(train);
       eval->prepare(train);
       auto again = root->clone();

@@ -164,7 +164,7 @@ TrainResult train(const Dataset& data, const GmtParams& p, ModelTreeEvaluator& e
   { auto s = r.timer.scope("transfers"); eval.prepare(data); }
   GmtEA ea(p, eval, data, r.timer);
   std::unique_ptr<Progress> bar;
-  if (progress) bar = std::make_unique<Progress>("gmt " + data.name() + " [" + eval.backend() + "]", p.iterations, "it");
+  if (progress) bar = std::make_unique<Progress>("gmt " + data.name() + " [" + eval.name() + "]", p.iterations, "it");
   r.best = ea.run([&](int it, const Individual&) {
     if (bar) bar->set(it);
   });

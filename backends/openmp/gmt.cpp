@@ -19,7 +19,13 @@ namespace {
 
 class GmtEvaluator final : public gmt::ModelTreeEvaluator {
  public:
-  std::string backend() const override { return "openmp"; }
+  std::string name() const override { return "openmp"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.threads = true;
+    c.deterministic_over = "thread count and omp_mode (fixed row chunks merged in chunk order)";
+    return c;
+  }
   void prepare(const Dataset& train) override {
     GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
     data_ = &train;

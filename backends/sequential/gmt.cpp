@@ -12,7 +12,12 @@ namespace {
 
 class GmtEvaluator final : public gmt::ModelTreeEvaluator {
  public:
-  std::string backend() const override { return "sequential"; }
+  std::string name() const override { return "sequential"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.reference = true;
+    return c;
+  }
   void prepare(const Dataset& train) override {
     GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
     data_ = &train;

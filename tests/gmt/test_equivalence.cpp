@@ -30,8 +30,8 @@ TEST(GmtEquivalence, OpenmpEvaluationIsEquivalentToSequential) {
     o.omp_mode = mode;
     o.qr_block_rows = 700;
     o.threads = 4;
-    seq->set_options(o);
-    omp->set_options(o);
+    seq->configure(o);
+    omp->configure(o);
     seq->prepare(d);
     omp->prepare(d);
     PhaseTimer t;
@@ -81,7 +81,7 @@ TEST(GmtEquivalence, SameSeedSameTreeOnEveryCpuBackend) {
     EvalOptions o;
     o.chunk_rows = 512;
     o.threads = 3;
-    e->set_options(o);
+    e->configure(o);
     TrainResult r = train(d, p, *e, false);
     models.push_back(to_json(r.best.root.get(), d).dump() + " fitness " + std::to_string(r.best.fitness) + " history " +
                      std::to_string(r.summary.best_history.back()));

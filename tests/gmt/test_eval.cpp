@@ -58,7 +58,7 @@ TEST_P(GmtEvaluatorTest, MatchesBruteForceAndRecoversExactModels) {
   EvalOptions o;
   o.chunk_rows = 256;      // many chunks
   o.qr_block_rows = 100;   // many TSQR blocks per leaf
-  eval->set_options(o);
+  eval->configure(o);
   eval->prepare(d);
   auto root = optimal_tree();
   FlatTree f;
