@@ -111,6 +111,7 @@ struct Entry {
   std::string reason;
   std::vector<double> samples;  // seconds
   std::map<std::string, double> metrics;
+  bool device_clock = false;  // a breakdown phase timed on the device (CUDA events): a GPU-measured run
 };
 
 struct Side {
@@ -214,6 +215,9 @@ Side read_side(const std::string& path) {
     if (const ojson* smp = find_path(r, "timing.samples"); smp && smp->is_array())
       for (const auto& v : *smp)
         if (v.is_number()) e.samples.push_back(v.get<double>());
+    if (const ojson* bd = find_path(r, "breakdown"); bd && bd->is_object())
+      for (const auto& ph : *bd)
+        e.device_clock = e.device_clock || (ph.is_object() && ph.value("clock", std::string()) == "device");
     if (const ojson* m = find_path(r, "metrics"); m && m->is_object())
       for (auto kv = m->begin(); kv != m->end(); ++kv)
         if (kv.value().is_number()) e.metrics[kv.key()] = kv.value().get<double>();
@@ -278,6 +282,10 @@ std::string metric_label(const std::string& key) {
   return s;
 }
 
+// A peer's number attached to our runs (vfdt's metrics.river_*: River's own measurement, read
+// from results/cpu, not timed by the run) is no headline of ours.
+constexpr const char* kPeerPrefix = "metrics.river_";
+
 std::vector<Metric> headline_metrics(const Side& base, const Side& neu, std::string& source) {
   std::vector<Metric> out;
   std::set<std::string> seen;
@@ -285,10 +293,16 @@ std::vector<Metric> headline_metrics(const Side& base, const Side& neu, std::str
     if (seen.insert(k).second) out.push_back({k, metric_label(k)});
   };
   if (base.kind == "google_benchmark") {
-    for (const Side* s : {&base, &neu})
-      for (const auto& e : s->entries)
-        for (const auto& [k, v] : e.metrics) add(k);
-    source = "Google Benchmark rates (items/s, bytes/s, counters named .../s)";
+    // The cases' own rate counters ("GPops/s"); items/bytes per second only when there are none
+    // (gpudm_bench's items/s repeats a counter).
+    for (bool counters : {true, false}) {
+      for (const Side* s : {&base, &neu})
+        for (const auto& e : s->entries)
+          for (const auto& [k, v] : e.metrics)
+            if (counters == (k != "items_per_second" && k != "bytes_per_second")) add(k);
+      if (!out.empty()) break;
+    }
+    source = "Google Benchmark rate counters";
     return out;
   }
   const std::string& cfg = !neu.config_path.empty() ? neu.config_path : base.config_path;
@@ -305,7 +319,8 @@ std::vector<Metric> headline_metrics(const Side& base, const Side& neu, std::str
         for (const auto& t : c["tables"])
           for (const auto& col : t.value("columns", ojson::array())) {
             const std::string v = col.value("value", std::string());
-            if (v.rfind("metrics.", 0) == 0 && v.size() > 14 && v.compare(v.size() - 6, 6, "_per_s") == 0)
+            if (v.rfind("metrics.", 0) == 0 && v.size() > 14 && v.compare(v.size() - 6, 6, "_per_s") == 0 &&
+                v.rfind(kPeerPrefix, 0) != 0)
               add(v.substr(8));
           }
       source = cfg + " tables";
@@ -342,6 +357,7 @@ std::string label_of(const Entry& e, const std::vector<std::string>& vary, bool 
 ojson side_stats(const Entry& e) {
   ojson j;
   j["status"] = e.status;
+  j["clock"] = e.device_clock ? "device" : "host";
   if (!e.reason.empty()) j["reason"] = e.reason;
   j["n"] = e.samples.size();
   if (!e.samples.empty()) {
