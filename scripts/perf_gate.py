@@ -6,6 +6,8 @@
 
 The second form merges the repetitions of several files per side (the CI gate runs base and new
 interleaved, one gpudm_bench process per sample, so every file holds one sample per benchmark).
+--min-per-file keeps one sample per file and benchmark, its fastest repetition: the CI gate runs
+each sample as a process with a few repetitions (docs/perf-regression.md).
 
 The statistics are not here: `run_experiment --compare` (experiments/compare.cpp) matches the
 benchmarks by name and gives, per benchmark, both medians, the ratio, a two-sided Mann-Whitney U
@@ -54,12 +56,29 @@ def load(path):
     return doc
 
 
-def merge(paths, out_path):
-    """Writes one Google Benchmark JSON holding every repetition of `paths` (aggregates dropped)."""
+def merge(paths, out_path, min_per_file=False):
+    """Writes one Google Benchmark JSON holding every repetition of `paths` (aggregates dropped);
+    min_per_file: only each file's fastest repetition of each benchmark (one sample per file)."""
     docs = [load(p) for p in paths]
-    benchmarks = [b for d in docs for b in d["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
+    benchmarks = []
+    for d in docs:
+        reps = [b for b in d["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
+        if min_per_file:
+            best = {}
+            for b in reps:
+                name = b.get("run_name", b.get("name"))
+                if b.get("error_occurred") or "real_time" not in b:
+                    best.setdefault(name, b)
+                elif name not in best or best[name].get("error_occurred") or to_seconds(b) < to_seconds(best[name]):
+                    best[name] = b
+            reps = list(best.values())
+        benchmarks += reps
     with open(out_path, "w") as f:
         json.dump({"context": docs[0].get("context", {}), "benchmarks": benchmarks}, f)
+
+
+def to_seconds(b):
+    return b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
 
 
 def main(argv=None):
@@ -70,6 +89,9 @@ def main(argv=None):
     ap.add_argument("--threshold", type=float, default=0.10, help="relative slowdown of the median that fails (default 0.10)")
     ap.add_argument("--alpha", type=float, default=0.05, help="significance level of the U test (default 0.05)")
     ap.add_argument("--min-repetitions", type=int, default=9, help="fewer repetitions is an input error (default 9)")
+    ap.add_argument("--min-per-file", action="store_true",
+                    help="one sample per file and benchmark: its fastest repetition (the CI gate runs one process "
+                         "per sample with a few repetitions; the fastest is the least disturbed by other jobs)")
     ap.add_argument("--report", help="write run_experiment --compare's JSON report here")
     ap.add_argument("--run-experiment", help="the run_experiment binary to use")
     args = ap.parse_args(argv)
@@ -94,11 +116,13 @@ def main(argv=None):
         sides = []
         for name, paths in (("base", base), ("new", new)):
             p = os.path.join(tmp, name + ".json")
-            merge(paths, p)
+            merge(paths, p, args.min_per_file)
             sides.append(p)
         common = [tool, "--compare", sides[0], sides[1], "--threshold", str(args.threshold), "--alpha", str(args.alpha),
                   "--min-repetitions", str(args.min_repetitions)]
         md = subprocess.run(common, capture_output=True, text=True)
+        if args.min_per_file:
+            print("perf gate: one sample per file: its fastest repetition (--min-per-file)")
         sys.stdout.write(md.stdout.replace(sides[0], "base (" + ", ".join(map(os.path.basename, base[:3])) +
                                            (", ..." if len(base) > 3 else "") + ")")
                          .replace(sides[1], "new (" + ", ".join(map(os.path.basename, new[:3])) +

@@ -5,9 +5,10 @@
 # only, CUDA off (the gate runs CPU cases), in separate build dirs laid out alike so ccache (used when
 # installed) shares every object the two trees compile identically. Runs the CPU cases of every
 # family but ceilings (*/small/sequential and */small/openmp: one OpenMP thread) interleaved, one
-# gpudm_bench process per sample: base new new base base new ... (so drift of a shared machine hits
-# both sides alike), GPUDM_PERF_REPS samples each, then scripts/perf_gate.py (run_experiment
-# --compare): a case fails when its median is slower by more than the threshold with p < 0.05. A
+# gpudm_bench process per case and sample: base new new base base new ... (so drift of a shared
+# machine hits both sides alike; a sample is the fastest of 3 timed repetitions), GPUDM_PERF_REPS
+# samples each, then scripts/perf_gate.py (run_experiment --compare): a case fails when its median
+# is slower by more than the threshold with p < 0.05. A
 # failure counts only if a second interleaved round of the failing cases confirms it.
 #
 # Base, when REF is not given (docs/perf-regression.md says why):
@@ -20,6 +21,7 @@
 # Environment:
 #   GPUDM_PERF_REPS       samples per side and round (default 9: the U test's usual minimum)
 #   GPUDM_PERF_THRESHOLD  relative slowdown of the median that fails (default 0.10)
+#   GPUDM_PERF_PER_SAMPLE timed repetitions per sample process, the fastest counts (default 3)
 #   GPUDM_PERF_FILTER     extra regex the case names must match (default: all CPU cases)
 #   GPUDM_PERF_DIR        builds and JSON (default build-perf/ in the working tree)
 #   GPUDM_JOBS            build jobs (default: number of cores)
@@ -30,6 +32,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${GPUDM_PERF_DIR:-$ROOT/build-perf}"
 REPS="${GPUDM_PERF_REPS:-9}"
 THRESHOLD="${GPUDM_PERF_THRESHOLD:-0.10}"
+# A sample is one process: warm-up, then PER timed repetitions, of which the fastest counts (load
+# from other jobs only ever adds time; the fastest of a few is the least disturbed).
+PER="${GPUDM_PERF_PER_SAMPLE:-3}"
 JOBS="${GPUDM_JOBS:-$(nproc)}"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
@@ -114,24 +119,31 @@ fi
 regex_of() { echo "^($(echo "$1" | sed 's/[][().*+?^$|\\]/\\&/g' | paste -sd '|'))\$"; }
 
 round() {  # $1 name, $2 case names (one a line) -> $DIR/$1/report.json; returns perf_gate's status
-  local out="$DIR/$1" filter i order side
-  filter="$(regex_of "$2")"
+  local out="$DIR/$1" i k c order side bin
+  local -a cs
+  mapfile -t cs <<<"$2"
   rm -rf "$out"
   mkdir -p "$out"
-  say "round '$1': $(echo "$2" | wc -l) case(s), $REPS samples per side, interleaved"
+  say "round '$1': ${#cs[@]} case(s), $REPS samples per side, interleaved case by case"
+  # Sample i of case k: base then new, or new then base, alternating in i and k (base new new
+  # base ...), one process each, so the two sides of a case are measured within a second of each
+  # other and bursts of load on the shared machine fall on both alike.
   for ((i = 0; i < REPS; i++)); do
-    if ((i % 2 == 0)); then order="base new"; else order="new base"; fi
-    for side in $order; do
-      local bin="$BIN_BASE"
-      [ "$side" = new ] && bin="$BIN_NEW"
-      "$bin" --benchmark_filter="$filter" --benchmark_min_time=0 --benchmark_repetitions=1 \
-        --benchmark_out="$out/${side}_$i.json" --benchmark_out_format=json >/dev/null 2>"$out/${side}_$i.err" ||
-        { cat "$out/${side}_$i.err" >&2; exit 2; }
+    for ((k = 0; k < ${#cs[@]}; k++)); do
+      c="${cs[$k]}"
+      if (((i + k) % 2 == 0)); then order="base new"; else order="new base"; fi
+      for side in $order; do
+        bin="$BIN_BASE"
+        [ "$side" = new ] && bin="$BIN_NEW"
+        "$bin" --benchmark_filter="$(regex_of "$c")" --benchmark_min_time=0 --benchmark_repetitions="$PER" \
+          --benchmark_out="$out/${side}_${i}_$k.json" --benchmark_out_format=json >/dev/null 2>"$out/err.txt" ||
+          { cat "$out/err.txt" >&2; exit 2; }
+      done
     done
   done
   local rc=0
   "$PY" "$ROOT/scripts/perf_gate.py" --base "$out"/base_*.json --new "$out"/new_*.json --threshold "$THRESHOLD" \
-    --min-repetitions "$REPS" --report "$out/report.json" || rc=$?
+    --min-repetitions "$REPS" --min-per-file --report "$out/report.json" || rc=$?
   return $rc
 }
 slower_in() {  # names of the cases a report calls slower

@@ -168,6 +168,30 @@ class PerfGateMerge(unittest.TestCase):
             rc, out = run_gate(["--base", *base[:4], "--new", *new[:4]], self.env_extra)
             self.assertEqual(rc, 2, out)  # 4 < 9 repetitions
 
+    def test_min_per_file_keeps_each_files_fastest_repetition(self):
+        # 9 files per side, 3 repetitions each; one repetition of every new file is disturbed (+50 %).
+        with tempfile.TemporaryDirectory() as d:
+            base, new = [], []
+            for i in range(9):
+                for side, lst in (("b", base), ("n", new)):
+                    p = os.path.join(d, f"{side}{i}.json")
+                    bench_json(p, {"BM_a": (1000, 0.01)}, 3, seed=10 * i + (side == "n"))
+                    if side == "n":
+                        with open(p) as f:
+                            doc = json.load(f)
+                        doc["benchmarks"][0]["real_time"] *= 1.5
+                        with open(p, "w") as f:
+                            json.dump(doc, f)
+                    lst.append(p)
+            rep = os.path.join(d, "r.json")
+            rc, out = run_gate(["--base", *base, "--new", *new, "--min-per-file", "--report", rep], {})
+            self.assertEqual(rc, 0, out)
+            self.assertIn("fastest repetition", out)
+            with open(rep) as f:
+                self.assertEqual(json.load(f)["runs"][0]["new"]["n"], 9)
+            rc, out = run_gate(["--base", *base, "--new", *new, "--min-repetitions", "27"], {})
+            self.assertEqual(rc, 0, out)  # all 27 repetitions: the disturbed third moves the median little
+
     def test_missing_binary_is_an_input_error(self):
         with tempfile.TemporaryDirectory() as d:
             pb = os.path.join(d, "b.json")
