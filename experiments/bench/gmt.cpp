@@ -11,14 +11,8 @@ namespace gpudm::bench {
 
 std::vector<BenchCase> cases_gmt() {
   auto induce = [](const char* size, int rows, int population, int iterations, std::vector<std::string> backends) {
-    BenchCase c;
-    c.name = "generations";
-    c.size = size;
-    c.dataset = "armchair";
-    c.dataset_options = {{"rows", rows}};
-    c.params = {{"population", population}, {"iterations", iterations}};
-    if (std::string(size) == "small") c.params["threads"] = 1;
-    c.backends = std::move(backends);
+    BenchCase c = make_case("generations", size, "armchair", rows, {{"population", population}, {"iterations", iterations}},
+                            std::move(backends));
     c.counters = {{"instances_per_s", "instances/s", 1.0}};
     return c;
   };

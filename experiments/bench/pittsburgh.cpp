@@ -9,14 +9,8 @@ namespace gpudm::bench {
 std::vector<BenchCase> cases_pittsburgh() {
   auto evaluate = [](const char* name, const char* size, int rows, int population, const char* path,
                      std::vector<std::string> backends) {
-    BenchCase c;
-    c.name = name;
-    c.size = size;
-    c.dataset = "poker_full";
-    c.dataset_options = {{"rows", rows}};
-    c.params = {{"mode", "evaluate"}, {"population", population}, {"path", path}};
-    if (std::string(size) == "small") c.params["threads"] = 1;
-    c.backends = std::move(backends);
+    BenchCase c = make_case(name, size, "poker_full", rows,
+                            {{"mode", "evaluate"}, {"population", population}, {"path", path}}, std::move(backends));
     c.work_metric = "gpops";  // items/s = GPops/s
     c.counters = {{"gpops_per_s", "GPops/s", 1e-9}, {"instances_per_s", "instances/s", 1.0}};
     return c;

@@ -10,14 +10,10 @@ namespace gpudm::bench {
 std::vector<BenchCase> cases_subtree() {
   auto interpret = [](const char* name, const char* size, int rows, int population, int tree_size, const char* interpreter,
                       std::vector<std::string> backends) {
-    BenchCase c;
-    c.name = name;
-    c.size = size;
-    c.dataset = "poker_full";
-    c.dataset_options = {{"rows", rows}};
-    c.params = {{"interpreter", interpreter}, {"population", population}, {"tree_size", tree_size}, {"cpu_max_rows", 0}};
-    if (std::string(size) == "small") c.params["threads"] = 1;
-    c.backends = std::move(backends);
+    BenchCase c = make_case(
+        name, size, "poker_full", rows,
+        {{"interpreter", interpreter}, {"population", population}, {"tree_size", tree_size}, {"cpu_max_rows", 0}},
+        std::move(backends));
     c.work_metric = "gpops";
     c.counters = {{"gpops_per_s", "GPops/s", 1e-9}, {"instances_per_s", "instances/s", 1.0}};
     return c;

@@ -9,14 +9,9 @@ namespace gpudm::bench {
 
 std::vector<BenchCase> cases_vfdt() {
   auto forest = [](const char* size, int rows, int trees, std::vector<std::string> backends) {
-    BenchCase c;
-    c.name = "forest";
-    c.size = size;
-    c.dataset = "rt_moa";
-    c.dataset_options = {{"rows", rows}};
-    c.params = {{"mode", "forest"}, {"trees", trees}, {"batch", 1024}, {"peer", ""}, {"curve_points", 10}};
-    if (std::string(size) == "small") c.params["threads"] = 1;
-    c.backends = std::move(backends);
+    BenchCase c = make_case("forest", size, "rt_moa", rows,
+                            {{"mode", "forest"}, {"trees", trees}, {"batch", 1024}, {"peer", ""}, {"curve_points", 10}},
+                            std::move(backends));
     c.work_metric = "instances";
     c.counters = {{"instances_per_s", "instances/s", 1.0},
                   {"tree_instance_updates_per_s", "tree-instance updates/s", 1.0}};
