@@ -8,7 +8,17 @@ namespace gpudm::rules {
 
 void RulePopulation::add(const std::uint32_t* tokens, std::size_t n) {
   words.insert(words.end(), tokens, tokens + n);
-  if (n == 0 || opcode_of(tokens[n - 1]) != kEnd) words.push_back(make_word(kEnd));
+  // Walk the words as the interpreter reads them (an operand's bits may look like END).
+  bool ended = false;
+  for (std::size_t i = 0; i < n;) {
+    const std::uint32_t op = opcode_of(tokens[i]);
+    if (op == kEnd) {
+      ended = i + 1 == n;
+      break;
+    }
+    i += 1 + static_cast<std::size_t>(operand_count(op));
+  }
+  if (!ended) words.push_back(make_word(kEnd));
   rule_begin.push_back(static_cast<std::uint32_t>(words.size()));
 }
 

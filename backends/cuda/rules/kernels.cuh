@@ -106,7 +106,9 @@ struct FastArgs {
 };
 
 template <int BLOCK, int R, class Rows>
-__global__ void __launch_bounds__(BLOCK) fused_kernel(FastArgs a) {
+// <= 64 registers per thread (min blocks 1024 / BLOCK): without the minimum ptxas spilled R = 1, 2
+// at 32-40 registers (as pittsburgh's fused kernel did).
+__global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs a) {
   constexpr int T = BLOCK * R;  // slots per column per tile
   constexpr int S = Rows::kRowsPerSlot;
   extern __shared__ __align__(16) unsigned char smem_raw[];
