@@ -76,6 +76,33 @@ std::vector<std::uint64_t> token_competition(const std::vector<const std::uint32
   return seized;
 }
 
+Replacement steady_state_replacement(const std::vector<const std::uint32_t*>& coverage, const std::vector<double>& raw,
+                                     const std::vector<std::uint32_t>& tokens, std::size_t population, std::size_t elite,
+                                     const std::function<bool(std::size_t, std::size_t)>& same) {
+  Replacement r;
+  r.seized = token_competition(coverage, raw, tokens, r.adjusted);
+  const std::size_t n = raw.size();
+  std::vector<std::size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
+  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
+    if ((r.seized[a] > 0) != (r.seized[b] > 0)) return r.seized[a] > 0;
+    if (r.adjusted[a] != r.adjusted[b]) return r.adjusted[a] > r.adjusted[b];
+    return raw[a] > raw[b];
+  });
+  r.survivors.assign(idx.begin(), idx.begin() + static_cast<std::ptrdiff_t>(std::min(population, n)));
+  std::vector<std::size_t> cand;
+  for (std::size_t i = 0; i < n; ++i)
+    if (r.seized[i] > 0 && raw[i] > 0) cand.push_back(i);
+  std::stable_sort(cand.begin(), cand.end(), [&](std::size_t a, std::size_t b) { return raw[a] > raw[b]; });
+  for (std::size_t i : cand) {
+    if (r.archive.size() >= elite) break;
+    bool dup = false;
+    for (std::size_t j : r.archive) dup = dup || same(i, j);
+    if (!dup) r.archive.push_back(i);
+  }
+  return r;
+}
+
 namespace {
 
 // One batched engine call per population; accounts evaluations and GPops.
@@ -218,47 +245,6 @@ struct Member {
   const std::uint32_t* coverage() const { return counts->coverage_of(index); }
 };
 
-void compete(std::vector<Member>& ms, const std::vector<std::uint32_t>& tokens) {
-  std::vector<const std::uint32_t*> cov;
-  std::vector<double> raw, adj;
-  for (const Member& m : ms) {
-    cov.push_back(m.coverage());
-    raw.push_back(m.raw);
-  }
-  const auto seized = token_competition(cov, raw, tokens, adj);
-  for (std::size_t i = 0; i < ms.size(); ++i) {
-    ms[i].seized = seized[i];
-    ms[i].adjusted = adj[i];
-  }
-}
-
-// The first `n` by (seizes tokens, adjusted fitness, raw fitness), stable.
-std::vector<Member> survivors(std::vector<Member> ms, std::size_t n) {
-  std::stable_sort(ms.begin(), ms.end(), [](const Member& a, const Member& b) {
-    if ((a.seized > 0) != (b.seized > 0)) return a.seized > 0;
-    if (a.adjusted != b.adjusted) return a.adjusted > b.adjusted;
-    return a.raw > b.raw;
-  });
-  if (ms.size() > n) ms.resize(n);
-  return ms;
-}
-
-// The external population: the best distinct rules (raw fitness) that seize tokens.
-std::vector<Member> elite(const std::vector<Member>& ms, std::size_t e) {
-  std::vector<std::size_t> idx;
-  for (std::size_t i = 0; i < ms.size(); ++i)
-    if (ms[i].seized > 0 && ms[i].raw > 0) idx.push_back(i);
-  std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) { return ms[a].raw > ms[b].raw; });
-  std::vector<Member> out;
-  for (std::size_t i : idx) {
-    if (out.size() >= e) break;
-    bool dup = false;
-    for (const Member& o : out) dup = dup || o.tree == ms[i].tree;
-    if (!dup) out.push_back(ms[i]);
-  }
-  return out;
-}
-
 bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, const Terminals& terms,
                PopulationEvaluator& eval, RunStats& st, std::vector<RuleEntry>& out) {
   Rng rng = Rng(seed).split(static_cast<std::uint64_t>(k));
@@ -283,11 +269,38 @@ bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, c
     auto s = st.phases.scope("init_creation");
     init = ramped_half_and_half(rng, terms, n);
   }
+  // Token competition over `ms` (adjusted fitness and tokens seized); the next population and
+  // external population when `population` > 0.
+  const auto compete = [&](std::vector<Member>& ms, std::size_t population, std::size_t elite_n,
+                           std::vector<Member>* next_pop, std::vector<Member>* next_archive) {
+    std::vector<const std::uint32_t*> cov;
+    std::vector<double> raw;
+    for (const Member& m : ms) {
+      cov.push_back(m.coverage());
+      raw.push_back(m.raw);
+    }
+    const Replacement r = steady_state_replacement(cov, raw, tokens, population, elite_n,
+                                                   [&](std::size_t i, std::size_t j) { return ms[i].tree == ms[j].tree; });
+    for (std::size_t i = 0; i < ms.size(); ++i) {
+      ms[i].seized = r.seized[i];
+      ms[i].adjusted = r.adjusted[i];
+    }
+    if (next_archive) {
+      next_archive->clear();
+      for (std::size_t i : r.archive) next_archive->push_back(ms[i]);
+    }
+    if (next_pop) {
+      std::vector<Member> np;
+      for (std::size_t i : r.survivors) np.push_back(std::move(ms[i]));
+      *next_pop = std::move(np);
+    }
+  };
+  const std::size_t elite_n = static_cast<std::size_t>(p.elite_size);
   std::vector<Member> pop, archive;
   {
-    auto s = st.phases.scope("init_evaluation");
+    auto s = st.phases.scope("init_evaluation");  // token competition adjusts the fitness
     pop = assess(std::move(init));
-    compete(pop, tokens);
+    compete(pop, n, elite_n, nullptr, &archive);
   }
   const auto best_raw = [](const std::vector<Member>& ms) {
     std::size_t b = 0;
@@ -297,7 +310,6 @@ bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, c
   };
   {
     auto s = st.phases.scope("control");
-    archive = elite(pop, static_cast<std::size_t>(p.elite_size));
     st.trace.push_back(pop[best_raw(pop)].raw);
   }
   for (int g = 0; g < p.generations; ++g) {
@@ -318,11 +330,9 @@ bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, c
     {
       auto s = st.phases.scope("replacement");
       std::vector<Member> all = std::move(pop);
-      all.insert(all.end(), born.begin(), born.end());
+      all.insert(all.end(), std::make_move_iterator(born.begin()), std::make_move_iterator(born.end()));
       all.insert(all.end(), archive.begin(), archive.end());
-      compete(all, tokens);
-      archive = elite(all, static_cast<std::size_t>(p.elite_size));
-      pop = survivors(std::move(all), n);
+      compete(all, n, elite_n, &pop, &archive);
     }
     {
       auto s = st.phases.scope("control");
@@ -331,7 +341,7 @@ bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, c
     }
   }
   // The class's rules: the external population's rules that still seize tokens among themselves.
-  compete(archive, tokens);
+  compete(archive, 0, 0, nullptr, nullptr);
   for (const Member& m : archive)
     if (m.seized > 0 && m.raw > 0) {
       RuleEntry e;

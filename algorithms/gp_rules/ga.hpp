@@ -30,6 +30,7 @@
 //        2004). maxnodes of Sy: the largest size the depth limit admits (2^max_depth - 1)
 //        unless max_nodes is given.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,5 +94,19 @@ std::size_t tournament(Rng& rng, const std::vector<double>& fitness, int k, bool
 std::vector<std::uint64_t> token_competition(const std::vector<const std::uint32_t*>& coverage,
                                              const std::vector<double>& raw, const std::vector<std::uint32_t>& tokens,
                                              std::vector<double>& adjusted);
+
+// Tan's replacement (the modified steady state): the current population, the offspring and the
+// external population compete together (token competition on `coverage` / `raw`); the next
+// population is the first `population` by (seizes tokens, adjusted fitness, raw fitness) and the
+// next external population the best `elite` distinct rules by raw fitness that seize tokens
+// (same(i, j): rules i and j are the same rule). Indexes into the competitors, stable on ties.
+struct Replacement {
+  std::vector<std::size_t> survivors, archive;
+  std::vector<std::uint64_t> seized;
+  std::vector<double> adjusted;
+};
+Replacement steady_state_replacement(const std::vector<const std::uint32_t*>& coverage, const std::vector<double>& raw,
+                                     const std::vector<std::uint32_t>& tokens, std::size_t population, std::size_t elite,
+                                     const std::function<bool(std::size_t, std::size_t)>& same);
 
 }  // namespace gpudm::gp_rules

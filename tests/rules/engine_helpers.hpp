@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/registry.hpp"
 #include "algorithms/core/rng.hpp"
@@ -118,6 +119,36 @@ inline RulePopulation random_population(const Dataset& d, std::size_t n, int max
     p.add(t);
   }
   return p;
+}
+
+// The engine configurations a backend is tested with: host backends their thread counts, the
+// device backend every path x feature layout x rows per thread.
+inline std::vector<EngineOptions> configurations(const Capabilities& caps) {
+  std::vector<EngineOptions> out;
+  if (caps.host()) {
+    for (int t : caps.threads ? std::vector<int>{1, 3} : std::vector<int>{0}) {
+      EngineOptions o;
+      o.threads = t;
+      out.push_back(o);
+    }
+    return out;
+  }
+  EngineOptions faithful;
+  faithful.path = Path::faithful;
+  out.push_back(faithful);
+  for (Features f : {Features::automatic, Features::f32})
+    for (int r : {0, 1, 2, 4}) {
+      EngineOptions o;
+      o.features = f;
+      o.rows_per_thread = r;
+      out.push_back(o);
+    }
+  return out;
+}
+
+inline std::string describe(const EngineOptions& o) {
+  return std::string("path ") + to_string(o.path) + " features " + to_string(o.features) + " rows_per_thread " +
+         std::to_string(o.rows_per_thread) + " threads " + std::to_string(o.threads);
 }
 
 inline Registry engine_registry() {
