@@ -56,7 +56,8 @@ const ParamTable<GpCase>& case_params() {
         .backend_only();
     t.add_enum<rules::Features>("features", [](GpCase& c) -> rules::Features& { return c.engine.features; },
                                 rules::features_names(),
-                                "CUDA fast path: auto (two rows per word as fp16 when every value is exact) | f32 | f16x2")
+                                "CUDA fast path: auto (two rows per word as ranked fp16 codes when every column has <= 30720 distinct values) | "
+                                "f32 | f16x2 (error when the data do not allow it)")
         .backend_only();
     t.add<int>("rows_per_thread", [](GpCase& c) -> int& { return c.engine.rows_per_thread; },
                "CUDA fast path: rows (slots) per thread, 0 = by the tile policy")

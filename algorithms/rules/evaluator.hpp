@@ -13,7 +13,8 @@
 //     then the separate reduction kernel (128 threads, two-level) counting per class;
 //   "fast" (default): one fused kernel over the whole population per launch: data tiles in
 //     shared memory, warp-uniform interpretation of several rows per thread, coverage by warp
-//     ballot and counts by popcount per class (backends/cuda/rules/).
+//     ballot and counts by popcount per class; two rows per 32-bit word as ranked fp16 codes
+//     (ranked.hpp) when every column has at most 30,720 distinct values (backends/cuda/rules/).
 // CUDA-free; included by CUDA code (C++17).
 #include <cstddef>
 #include <cstdint>
@@ -49,7 +50,7 @@ const char* to_string(Features f);
 struct EngineOptions {
   int threads = 0;                        // OpenMP: 0 = the OpenMP default
   Path path = Path::fast;                 // CUDA
-  Features features = Features::automatic;  // CUDA fast path: two rows per word as fp16 when exact
+  Features features = Features::automatic;  // CUDA fast path: two rows per word as ranked fp16 codes when possible
   int rows_per_thread = 0;                // CUDA fast path: 0 = by the tile policy, else 1, 2 or 4
 };
 

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "algorithms/rules/batch.hpp"
+#include "algorithms/rules/ranked.hpp"
 #include "datasets/catalog.hpp"
 #include "engine_helpers.hpp"
 #include "tests/common/equivalence.hpp"
@@ -201,6 +202,49 @@ TEST(RuleCounts, ConfusionFromCounts) {
   EXPECT_EQ(m1.fn, 4u);
   EXPECT_EQ(m1.tn, 1u);
   EXPECT_EQ(c.covered_total(0), 5u);
+}
+
+// The ranked fp16 layout: every comparison, rewritten to codes, answers what rules::compare
+// answers on the original values (missing values, +-inf, -0, thresholds between, on, below and
+// above the values). This is the arithmetic the CUDA fast path relies on, checked on the host.
+TEST(RuleRanked, RewrittenComparisonsAnswerAsTheOriginals) {
+  for (const bool half_exact : {true, false}) {
+    const Dataset d = test::random_dataset(3000, 6, 2, half_exact ? 3 : 4, 0.05, half_exact);
+    const RankedColumns rc = rank_columns(d);
+    ASSERT_FALSE(rc.codes.empty()) << rc.reason;
+    Rng rng(9);
+    for (std::size_t c = 0; c < d.cols(); ++c) {
+      const float* v = rc.values.data() + rc.begin[c];
+      const std::uint32_t n = rc.begin[c + 1] - rc.begin[c];
+      ASSERT_TRUE(std::is_sorted(v, v + n));
+      std::vector<float> thresholds = {-INFINITY, INFINITY, -0.0f, 0.0f, 1e30f, -1e30f};
+      for (std::uint32_t i = 0; i < n; ++i) {
+        thresholds.push_back(v[i]);
+        thresholds.push_back(std::nextafter(v[i], INFINITY));
+        thresholds.push_back(std::nextafter(v[i], -INFINITY));
+      }
+      for (int k = 0; k < 20; ++k) thresholds.push_back(static_cast<float>(rng.uniform(-6, 6)));
+      for (std::uint32_t op = kGt; op <= kOut; ++op)
+        for (std::size_t t = 0; t < thresholds.size(); t += 1 + (op >= kIn ? 3 : 0)) {
+          const float a = thresholds[t], b = thresholds[(t * 7 + 3) % thresholds.size()];
+          const float lo = std::min(a, b), hi = std::max(a, b);
+          const float x0 = op >= kIn ? lo : a, x1 = op >= kIn ? hi : 0.0f;
+          const RankedComparison rcmp = rank_comparison(op, x0, x1, v, n);
+          for (std::size_t i = 0; i < d.rows(); ++i) {
+            const bool want = compare(op, d.column(c)[i], x0, x1);
+            const bool got = ranked_compare(rcmp, rc.codes[c * d.padded_rows() + i]);
+            ASSERT_EQ(got, want) << "column " << c << " op " << opcode_name(op) << " a " << x0 << " b " << x1 << " x "
+                                 << d.column(c)[i];
+          }
+        }
+    }
+  }
+  // A column with more distinct values than codes is refused with the reason.
+  Dataset wide("wide", Task::classification, kMaxRanks + 5, {Attribute{"w", AttributeKind::numeric, {}}}, {"a"});
+  for (std::size_t i = 0; i < wide.rows(); ++i) wide.at(i, 0) = static_cast<float>(i);
+  const RankedColumns rw = rank_columns(wide);
+  EXPECT_TRUE(rw.codes.empty());
+  EXPECT_NE(rw.reason.find("30725 distinct values"), std::string::npos) << rw.reason;
 }
 
 }  // namespace

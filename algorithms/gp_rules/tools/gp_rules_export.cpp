@@ -1,7 +1,7 @@
 // gp_rules_export: a catalog classification dataset as CSV with the cross-validation fold of
 // every row (gp_rules::cv_folds, the folds of `--cv K` and of the family's folds param):
 //   gp_rules_export <dataset> '<options json>' <out.csv> <folds> <seed>
-// Columns: a0..a{n-1} (float values; missing: empty), class (index), fold.
+// Columns: a0..a{n-1} (float values; missing: nan), class (index), fold.
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
       line.clear();
       for (std::size_t a = 0; a < d->cols(); ++a) {
         const float v = d->at(i, a);
-        if (!std::isnan(v)) {
+        if (std::isnan(v)) line += "nan";
+        else {
           std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(v));
           line += buf;
         }

@@ -6,7 +6,7 @@
 //                                      boolean stack a shift register per slot;
 //   load_tile_labels / count_covered   coverage by warp ballot, covered rows of every class by
 //                                      one AND + popcount per slot, lane c counting class c;
-//   rewrite_f16_rule                   thresholds as fp16 bounds for the f16x2 layout.
+//   rewrite_ranked_rule                thresholds as ranked fp16 codes for the f16x2 layout.
 // Opcode meaning is rules::compare's (algorithms/rules/opcodes.hpp); rules reach the kernels
 // validated (check_population), so no bounds checks happen here. C++17 (nvcc).
 #include <cstdint>
@@ -14,6 +14,7 @@
 #include <cuda_fp16.h>
 
 #include "algorithms/rules/opcodes.hpp"
+#include "algorithms/rules/ranked.hpp"
 
 namespace gpudm::backend::cuda::rules_kernels {
 
@@ -108,51 +109,23 @@ __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const f
   }
 }
 
-// ---- the f16x2 layout: two rows per 32-bit word as fp16 -----------------------------------
-// Used when every feature value is exactly representable in fp16 (Poker's 1-13, nominal
-// indexes, small integers): one HSET2 compares two rows, one LDS loads two rows. Thresholds are
-// rewritten (rewrite_f16_rule) to fp16 bounds giving the same answer on fp16-exact data, so
-// only >=, <=, =, != and the intervals remain:
+// ---- the f16x2 layout: two rows per 32-bit word as fp16 ------------------------------------
+// The dataset's ranked fp16 codes (algorithms/rules/ranked.hpp: each value replaced by the code
+// of its rank among its column's distinct values, codes ordered like the values, NaN missing),
+// two rows per word: one HSET2 compares two rows, one LDS loads two rows. Every threshold is
+// rewritten to codes (rewrite_ranked_rule), after which only >=, <=, =, != and the intervals
+// remain, with these meanings in packed words:
 //   kGe x >= a   kLe x <= a   kEq x == a   kNe x != a (false on NaN)
 //   kIn a <= x <= b          kOut x <= a || x >= b   (a, b already moved past the bounds)
-// Operand words hold the fp16 bound in both halves. Row stacks: 16 bits per row, bit 0 / bit 16
-// the tops; depth <= kMaxPackedDepth keeps each row's live bits below bit 15, so a shift only
-// moves dead bits across the halves.
-namespace f16 {
-constexpr unsigned short kNaN = 0x7E00, kPosInf = 0x7C00, kNegInf = 0xFC00;
-__device__ __forceinline__ float value(unsigned short h) { return __half2float(__ushort_as_half(h)); }
-__device__ __forceinline__ unsigned short next(unsigned short u) {  // smallest fp16 > u
-  if (u == kPosInf) return kNaN;
-  if (u == 0x0000 || u == 0x8000) return 0x0001;
-  return (u & 0x8000) ? u - 1 : u + 1;
-}
-__device__ __forceinline__ unsigned short prev(unsigned short u) {  // largest fp16 < u
-  if (u == kNegInf) return kNaN;
-  if (u == 0x0000 || u == 0x8000) return 0x8001;
-  return (u & 0x8000) ? u + 1 : u - 1;
-}
-__device__ __forceinline__ unsigned short up(float a) { return __half_as_ushort(__float2half_ru(a)); }
-__device__ __forceinline__ unsigned short down(float a) { return __half_as_ushort(__float2half_rd(a)); }
-__device__ __forceinline__ unsigned short above(float a) {
-  const unsigned short h = up(a);
-  return value(h) == a ? next(h) : h;
-}
-__device__ __forceinline__ unsigned short below(float a) {
-  const unsigned short h = down(a);
-  return value(h) == a ? prev(h) : h;
-}
-__device__ __forceinline__ bool exact(float a) { return __half2float(__float2half_rn(a)) == a; }
-__device__ __forceinline__ std::uint32_t pair(unsigned short h) { return h | (static_cast<std::uint32_t>(h) << 16); }
-}  // namespace f16
+// Operand words hold the code in both halves. Row stacks: 16 bits per row, bit 0 / bit 16 the
+// tops; depth <= kMaxPackedDepth keeps each row's live bits below bit 15, so a shift only moves
+// dead bits across the halves.
+__device__ __forceinline__ std::uint32_t code_pair(std::uint16_t h) { return h | (static_cast<std::uint32_t>(h) << 16); }
 
 // Rewrites the rule starting at word `i` of `in` into `out` (same word count, so every offset
-// stays valid). For fp16-representable data x and a float a:
-//   x >= a <=> x >= ru(a)          x > a <=> x >= above(a)
-//   x <= a <=> x <= rd(a)          x < a <=> x <= below(a)
-// with ru/rd the conversions rounding up/down, above/below the nearest fp16 strictly
-// greater/smaller; a bound that does not exist (above(+inf), below(-inf)) is NaN, which compares
-// false. Thresholds are never NaN (validation rejects them).
-__device__ __forceinline__ void rewrite_f16_rule(const std::uint32_t* in, std::uint32_t* out, std::uint32_t i) {
+// stays valid); `values` + `begin` are the columns' sorted distinct values (RankedColumns).
+__device__ __forceinline__ void rewrite_ranked_rule(const std::uint32_t* in, std::uint32_t* out, std::uint32_t i,
+                                                    const float* values, const std::uint32_t* begin) {
   for (;;) {
     const std::uint32_t w = in[i], op = r::opcode_of(w), attr = r::attribute_of(w);
     if (op == r::kEnd) {
@@ -164,31 +137,11 @@ __device__ __forceinline__ void rewrite_f16_rule(const std::uint32_t* in, std::u
       continue;
     }
     const float a = __uint_as_float(in[i + 1]);
-    std::uint32_t nop = op, na = 0;
-    switch (op) {
-      case r::kGt: nop = r::kGe; na = f16::pair(f16::above(a)); break;
-      case r::kGe: na = f16::pair(f16::up(a)); break;
-      case r::kLt: nop = r::kLe; na = f16::pair(f16::below(a)); break;
-      case r::kLe: na = f16::pair(f16::down(a)); break;
-      case r::kEq: na = f16::pair(f16::exact(a) ? f16::up(a) : f16::kNaN); break;  // no x equals an inexact a
-      case r::kNe:  // != a value the data cannot hold: true unless missing, i.e. x <= +inf
-        if (f16::exact(a)) na = f16::pair(f16::up(a));
-        else {
-          nop = r::kLe;
-          na = f16::pair(f16::kPosInf);
-        }
-        break;
-      case r::kIn:
-        na = f16::pair(f16::up(a));
-        out[i + 2] = f16::pair(f16::down(__uint_as_float(in[i + 2])));
-        break;
-      default:  // kOut
-        na = f16::pair(f16::below(a));
-        out[i + 2] = f16::pair(f16::above(__uint_as_float(in[i + 2])));
-        break;
-    }
-    out[i] = r::make_word(nop, attr);
-    out[i + 1] = na;
+    const float b = r::operand_count(op) == 2 ? __uint_as_float(in[i + 2]) : 0.0f;
+    const r::RankedComparison c = r::rank_comparison(op, a, b, values + begin[attr], begin[attr + 1] - begin[attr]);
+    out[i] = r::make_word(c.op, attr);
+    out[i + 1] = code_pair(c.a);
+    if (r::operand_count(op) == 2) out[i + 2] = code_pair(c.b);
     i += 1 + r::operand_count(op);
   }
 }

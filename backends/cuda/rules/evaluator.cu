@@ -1,5 +1,6 @@
 // CUDA rule engine: owns the stream and the device buffers (stream declared first). prepare()
-// uploads the dataset once (and its f16x2 layout when every value is exact in fp16); evaluate()
+// uploads the dataset once (and its f16x2 layout of ranked codes, algorithms/rules/ranked.hpp,
+// when every column has few enough distinct values); evaluate()
 // validates and flattens the population, uploads it as one pinned blob, runs the faithful
 // (match + reduction, individuals in constant memory) or the fast (fused) path, and downloads
 // the counts (and coverage) as one copy. Path fallbacks are reported in describe().
@@ -14,6 +15,7 @@
 #include "backends/cuda/rules/device.cuh"
 #include "backends/cuda/rules/launch.cuh"
 #include "backends/cuda/rules/policy.cuh"
+#include "algorithms/rules/ranked.hpp"
 #include "backends/rules.hpp"
 
 namespace gpudm::backend::cuda {
@@ -54,17 +56,23 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
     set_device(device_);
     data_ = upload_dataset(data, stream_);
     f16_reason_.clear();
-    std::vector<std::uint16_t> h16;
+    rl::RankedColumns ranked;
     if (options_.features == rl::Features::f32) f16_reason_ = "features \"f32\" requested";
-    else h16 = k::features_f16(data, f16_reason_);
-    f16_ok_ = !h16.empty();
-    if (!f16_ok_ && f16_reason_.empty()) f16_reason_ = "empty dataset";
+    else ranked = rl::rank_columns(data);
+    f16_ok_ = !ranked.codes.empty();
+    if (!f16_ok_ && f16_reason_.empty()) f16_reason_ = ranked.reason.empty() ? "empty dataset" : ranked.reason;
     if (!f16_ok_ && options_.features == rl::Features::f16x2)
       throw Error("rules/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
     features16_ = DeviceBuffer<std::uint32_t>();
+    rank_values_ = DeviceBuffer<float>();
+    rank_begin_ = DeviceBuffer<std::uint32_t>();
     if (f16_ok_) {
-      features16_.resize(h16.size() / 2);
-      features16_.upload(reinterpret_cast<const std::uint32_t*>(h16.data()), h16.size() / 2);
+      features16_.resize(ranked.codes.size() / 2);
+      features16_.upload(reinterpret_cast<const std::uint32_t*>(ranked.codes.data()), ranked.codes.size() / 2);
+      rank_values_.resize(std::max<std::size_t>(1, ranked.values.size()));
+      if (!ranked.values.empty()) rank_values_.upload(ranked.values);
+      rank_begin_.resize(ranked.begin.size());
+      rank_begin_.upload(ranked.begin);
     }
     stream_.synchronize();
     host_ = &data;
@@ -113,9 +121,10 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
     const std::uint32_t* d_begin = in_.data() + nw;
     if (fast_) {
       if (plan_.packed) {
-        auto p = phases.scope("rewrite_f16");
+        auto p = phases.scope("rewrite_ranked");
         words16_.resize(nw);
-        k::launch_rewrite_f16(d_words, d_begin, static_cast<std::uint32_t>(nr), words16_.data(), stream_);
+        k::launch_rewrite_ranked(d_words, d_begin, static_cast<std::uint32_t>(nr), rank_values_.data(), rank_begin_.data(),
+                                 words16_.data(), stream_);
         d_words = words16_.data();
       }
       auto p = phases.scope("match_count");
@@ -168,7 +177,7 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
     j["path_used"] = used_.empty() ? rl::to_string(options_.path) : used_;
     if (!fallback_.empty()) j["fallback_reason"] = fallback_;
     if (used_ == "fast") {
-      j["features"] = plan_.packed ? "f16x2" : "f32";
+      j["features"] = plan_.packed ? "f16x2 (ranked codes)" : "f32";
       if (!plan_.packed && !packed_reason_.empty()) j["features_reason"] = packed_reason_;
       j["block"] = plan_.block;
       j["rows_per_thread"] = plan_.rows_per_thread;
@@ -223,7 +232,8 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
   Stream stream_;  // declared before the buffers: they are freed first
   DevicePhases phases_{stream_};
   DeviceDataset data_;
-  DeviceBuffer<std::uint32_t> features16_, in_, out_, words16_;
+  DeviceBuffer<std::uint32_t> features16_, in_, out_, words16_, rank_begin_;
+  DeviceBuffer<float> rank_values_;
   DeviceBuffer<std::uint8_t> result_;
   PinnedBuffer<std::uint32_t> h_in_, h_out_;
   std::vector<std::uint32_t> staging_;

@@ -93,7 +93,7 @@ __global__ void pack_coverage_kernel(const std::uint8_t* result, std::size_t ali
 // ---------------------------------------------------------------------------------------
 struct FastArgs {
   DatasetView data;
-  const std::uint32_t* features16 = nullptr;  // f16x2 layout: padded_rows / 2 words per column
+  const std::uint32_t* features16 = nullptr;  // f16x2 (ranked codes): padded_rows / 2 words per column
   const std::uint32_t* words = nullptr;       // the population's words (f16x2: rewritten)
   const std::uint32_t* rule_begin = nullptr;  // rules + 1
   const std::uint32_t* group_begin = nullptr; // groups + 1, rule indexes
@@ -169,11 +169,11 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs a) 
     if (s_cnt[j]) atomicAdd(a.counts + static_cast<std::size_t>(r0) * classes + j, s_cnt[j]);
 }
 
-// The f16x2 threshold rewrite, one thread per rule.
-__global__ void rewrite_f16_kernel(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
-                                   std::uint32_t* out) {
+// The f16x2 threshold rewrite (ranked codes), one thread per rule.
+__global__ void rewrite_ranked_kernel(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
+                                      const float* values, const std::uint32_t* begin, std::uint32_t* out) {
   const std::uint32_t rl = blockIdx.x * blockDim.x + threadIdx.x;
-  if (rl < rules) rewrite_f16_rule(in, out, rule_begin[rl]);
+  if (rl < rules) rewrite_ranked_rule(in, out, rule_begin[rl], values, begin);
 }
 
 }  // namespace gpudm::backend::cuda::rules_kernels

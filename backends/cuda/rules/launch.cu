@@ -1,11 +1,6 @@
 #include "backends/cuda/rules/launch.cuh"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-
-#include <cuda_fp16.h>
-
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/rules/kernels.cuh"
 
@@ -188,36 +183,11 @@ void launch_fused(const DatasetView& d, int classes, FastPlan& plan, const FastB
   else launch_rows<F32Rows>(d, classes, plan, b, props, stream);
 }
 
-void launch_rewrite_f16(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules, std::uint32_t* out,
-                        cudaStream_t stream) {
+void launch_rewrite_ranked(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
+                           const float* values, const std::uint32_t* begin, std::uint32_t* out, cudaStream_t stream) {
   if (rules == 0) return;
-  rewrite_f16_kernel<<<grid_for(rules, 128), 128, 0, stream>>>(in, rule_begin, rules, out);
+  rewrite_ranked_kernel<<<grid_for(rules, 128), 128, 0, stream>>>(in, rule_begin, rules, values, begin, out);
   GPUDM_CUDA_CHECK_LAUNCH();
-}
-
-// ---- the f16x2 layout ----
-
-std::vector<std::uint16_t> features_f16(const ::gpudm::Dataset& d, std::string& reason) {
-  const auto bits = [](float a) { return __half_as_ushort(__float2half_rn(a)); };
-  const auto exact = [&](float a) { return std::isnan(a) || __half2float(__ushort_as_half(bits(a))) == a; };
-  for (std::size_t c = 0; c < d.cols(); ++c) {  // check first: most real-valued data fail early
-    const float* col = d.column(c);
-    for (std::size_t r = 0; r < d.rows(); ++r)
-      if (!exact(col[r])) {
-        char v[32];
-        std::snprintf(v, sizeof v, "%.9g", static_cast<double>(col[r]));
-        reason = "attribute " + std::to_string(c) + " ('" + d.attributes()[c].name + "') row " + std::to_string(r) +
-                 " value " + v + " is not exact in fp16";
-        return {};
-      }
-  }
-  std::vector<std::uint16_t> h(d.padded_rows() * d.cols(), 0);
-  for (std::size_t c = 0; c < d.cols(); ++c) {
-    const float* col = d.column(c);
-    std::uint16_t* out = h.data() + c * d.padded_rows();
-    for (std::size_t r = 0; r < d.rows(); ++r) out[r] = std::isnan(col[r]) ? std::uint16_t{0x7E00} : bits(col[r]);
-  }
-  return h;
 }
 
 }  // namespace gpudm::backend::cuda::rules_kernels

@@ -58,11 +58,8 @@ struct FastBuffers {
 };
 void launch_fused(const DatasetView& d, int classes, FastPlan& plan, const FastBuffers& b, const DeviceProps& props,
                   cudaStream_t stream);
-void launch_rewrite_f16(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules, std::uint32_t* out,
-                        cudaStream_t stream);
-
-// The dataset in the f16x2 layout (column-major, padded_rows halves per column; NaN stays NaN),
-// or empty with the reason when a value is not exactly representable in fp16.
-std::vector<std::uint16_t> features_f16(const ::gpudm::Dataset& d, std::string& reason);
+// Thresholds to ranked codes (algorithms/rules/ranked.hpp), one thread per rule.
+void launch_rewrite_ranked(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
+                           const float* values, const std::uint32_t* begin, std::uint32_t* out, cudaStream_t stream);
 
 }  // namespace gpudm::backend::cuda::rules_kernels
