@@ -96,10 +96,10 @@ inline void expression(Rng& rng, const Dataset& d, int depth, std::vector<std::u
 }
 }  // namespace detail
 
-// `n` random rules of depth <= max_depth; with `deep`, rule 1 is a right-deep AND chain of
-// stack depth 14 (beyond the f16x2 layout) and rule 2 one of depth 33 (beyond the fast path's
-// 32-bit stack); rule 0 is the empty antecedent.
-inline RulePopulation random_population(const Dataset& d, std::size_t n, int max_depth, std::uint64_t seed, bool deep = false) {
+// `n` random rules of depth <= max_depth; rule 0 is the empty antecedent; with deep_stack > 0,
+// rule 1 is a right-deep chain of that stack depth (14: beyond the packed f16x2 layout, which
+// then runs f32; 33: beyond the fast path's 32-bit stack, which then runs the faithful path).
+inline RulePopulation random_population(const Dataset& d, std::size_t n, int max_depth, std::uint64_t seed, int deep_stack = 0) {
   Rng rng(seed);
   RulePopulation p;
   for (std::size_t i = 0; i < n; ++i) {
@@ -108,8 +108,8 @@ inline RulePopulation random_population(const Dataset& d, std::size_t n, int max
       p.add(t);
       continue;
     }
-    if (deep && (i == 1 || i == 2)) {
-      const int k = i == 1 ? 14 : 33;
+    if (deep_stack > 0 && i == 1) {
+      const int k = deep_stack;
       for (int j = 0; j < k; ++j) detail::comparison(rng, d, t);
       for (int j = 1; j < k; ++j) t.push_back(make_word(rng.bernoulli(0.8) ? kOr : kAnd));
       p.add(t);

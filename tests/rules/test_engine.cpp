@@ -40,9 +40,10 @@ TEST_P(RuleEngineEquivalence, CountsAndCoverageEqualTheReference) {
   std::uint64_t seed = 500;
   for (const Shape& sh : kShapes)
     for (const bool half_exact : {true, false})
-      for (const double missing : {0.0, 0.03}) {
+      for (const double missing : {0.0, 0.03})
+      for (const int deep : {0, 14, 33}) {  // packed fast path, f32 fast path, faithful fallback
         const Dataset d = test::random_dataset(sh.rows, sh.cols, sh.classes, ++seed, missing, half_exact);
-        const RulePopulation pop = test::random_population(d, sh.rules, sh.depth, seed, /*deep=*/true);
+        const RulePopulation pop = test::random_population(d, sh.rules, sh.depth, seed, deep);
         const RuleCounts want = reference_counts(pop, d, Want::counts_and_coverage);
         const RuleCounts want_counts = reference_counts(pop, d, Want::counts);
         for (const EngineOptions& o : configurations(engine->capabilities())) {
@@ -54,8 +55,19 @@ TEST_P(RuleEngineEquivalence, CountsAndCoverageEqualTheReference) {
           engine->evaluate(pop, got, t, Want::counts_and_coverage);
           const std::string ctx = backend_name() + " " + describe(o) + " rows " + std::to_string(sh.rows) + " cols " +
                                   std::to_string(sh.cols) + " classes " + std::to_string(sh.classes) + " half_exact " +
-                                  std::to_string(half_exact) + " missing " + std::to_string(missing);
+                                  std::to_string(half_exact) + " missing " + std::to_string(missing) + " deep " +
+                                  std::to_string(deep) + " -> " + engine->describe().dump();
           EXPECT_EQ(first_difference(want, got), "") << ctx;
+          if (engine->capabilities().device() && o.path == Path::fast) {  // the documented fallbacks
+            const auto j = engine->describe();
+            const bool fast_ok = deep != 33 && sh.classes <= 32;
+            EXPECT_EQ(j.value("path_used", std::string()), fast_ok ? "fast" : "faithful") << ctx;
+            if (fast_ok) {
+              EXPECT_EQ(j.value("features", std::string()),
+                        deep == 0 && o.features != Features::f32 ? "f16x2 (ranked codes)" : "f32")
+                  << ctx;
+            }
+          }
           RuleCounts counts_only;
           engine->evaluate(pop, counts_only, t, Want::counts);
           EXPECT_EQ(first_difference(want_counts, counts_only), "") << ctx << " (counts only)";
@@ -174,7 +186,7 @@ GPUDM_INSTANTIATE_EQUIVALENCE(RuleEngineEquivalence, EngineTraits);
 TEST(RuleBatch, MatchesOneInstanceAtATime) {
   for (std::size_t rows : {1u, 63u, 64u, 65u, 255u, 256u, 300u}) {
     const Dataset d = test::random_dataset(rows, 5, 3, rows, 0.05, true);
-    const RulePopulation pop = test::random_population(d, 30, 5, rows + 1, true);
+    const RulePopulation pop = test::random_population(d, 30, 5, rows + 1, 33);
     for (std::size_t r = 0; r < pop.size(); ++r)
       for (std::size_t b = 0; b < rows; b += kBatchRows) {
         const std::size_t n = std::min(kBatchRows, rows - b);
