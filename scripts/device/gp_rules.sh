@@ -82,7 +82,7 @@ for s in "${STAGES[@]}"; do
     table1|table3|table4|table5) experiment "gp_$s.json" ;;
     accuracy) experiment gp_accuracy.json ;;
     fig14)
-      experiment gp_fig14.json --resume
+      if [ "${GP_RESUME:-0}" = 1 ]; then experiment gp_fig14.json; else experiment gp_fig14.json --resume; fi
       tag_dir="$(ls -td results/*/gp_table3.json 2>/dev/null | head -1 | xargs -r dirname)"
       if [ -n "$tag_dir" ]; then
         python3 plots/gp_figures.py fig14 "$tag_dir/gp_table3.json" "$tag_dir/gp_table4.json" "$tag_dir/gp_table5.json" \
