@@ -26,14 +26,13 @@ TEST(PittsburghSharedData, OpenMPIsEquivalentToSequential) {
     const Population p = random_population(*d, 10, RandomRuleSpec{}, 7);
     auto ref = r.create<RuleSetEvaluator>(kFamilyName, "sequential");
     ref->prepare(*d);
-    EvaluationResult want, got;
-    ref->evaluate(p, want);
+    const EvaluationResult want = pitt_test::evaluate(*ref, p);
     EvaluatorOptions o;
     o.threads = 2;
     auto ev = r.create<RuleSetEvaluator>(kFamilyName, "openmp");
     ev->configure(o);
     ev->prepare(*d);
-    ev->evaluate(p, got);
+    const EvaluationResult got = pitt_test::evaluate(*ev, p);
     EXPECT_EQ(pitt_test::first_difference(want, got), "") << c.name;
     EXPECT_GT(want.gpops, 0u);
   }

@@ -3,10 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/phase_timer.hpp"
+#include "algorithms/core/registry.hpp"
 #include "algorithms/core/rng.hpp"
 #include "algorithms/pittsburgh/evaluator.hpp"
-#include "algorithms/core/registry.hpp"
 
 namespace gpudm {
 void register_pittsburgh(Registry&);
@@ -47,6 +49,52 @@ inline std::string first_difference(const gpudm::pittsburgh::EvaluationResult& a
   }
   if (a.correct != b.correct) return "correct counts differ";
   return "";
+}
+
+// One evaluation with a fresh timer (phases into `phases` when given).
+inline gpudm::pittsburgh::EvaluationResult evaluate(gpudm::pittsburgh::RuleSetEvaluator& ev,
+                                                    const gpudm::pittsburgh::Population& p,
+                                                    gpudm::PhaseTimer* phases = nullptr) {
+  gpudm::pittsburgh::EvaluationResult r;
+  gpudm::PhaseTimer t;
+  ev.evaluate(p, r, phases ? *phases : t);
+  return r;
+}
+
+// The options a backend is checked under, by capabilities: thread counts 1 and 3 where it has a
+// thread pool; on a device backend path (faithful | fast) x devices (1, 2: those it has) x, on the
+// fast path, features (auto | f32); else the defaults.
+struct Variant {
+  gpudm::pittsburgh::EvaluatorOptions options;
+  std::string label;
+};
+inline std::vector<Variant> variants(const gpudm::Capabilities& caps) {
+  using namespace gpudm::pittsburgh;
+  std::vector<Variant> out;
+  if (caps.threads) {
+    for (int t : {1, 3}) {
+      EvaluatorOptions o;
+      o.threads = t;
+      out.push_back({o, "threads " + std::to_string(t)});
+    }
+  } else if (caps.device()) {
+    for (KernelPath path : {KernelPath::faithful, KernelPath::fast})
+      for (int devices : {1, 2}) {
+        if (devices > caps.devices) continue;
+        for (FeatureLayout f : {FeatureLayout::automatic, FeatureLayout::f32}) {
+          if (path == KernelPath::faithful && f != FeatureLayout::automatic) continue;
+          EvaluatorOptions o;
+          o.path = path;
+          o.devices = devices;
+          o.features = f;
+          out.push_back({o, std::string("path ") + to_string(path) + " devices " + std::to_string(devices) +
+                                " features " + to_string(f)});
+        }
+      }
+  } else {
+    out.push_back({EvaluatorOptions{}, "defaults"});
+  }
+  return out;
 }
 
 }  // namespace pitt_test

@@ -1,7 +1,7 @@
 // CUDA Pittsburgh evaluator: owns one DeviceState per GPU (stream before buffers), splits the
 // population over the devices (one host thread per device), launches the faithful or the fast
 // path, and gathers the integer results. See kernels.cuh for the kernels.
-#include "backends/cuda/pittsburgh/evaluator.hpp"
+#include "backends/pittsburgh.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -31,7 +31,9 @@ namespace gpudm::backend::cuda {
 
 namespace {
 
+using pittsburgh::FeatureLayout;
 using pittsburgh::FlatPopulation;
+using pittsburgh::KernelPath;
 
 static_assert(sizeof(rules::ConfusionMatrix) == 4 * sizeof(std::uint32_t), "confusion matrices travel as 4 words");
 
@@ -86,13 +88,17 @@ struct DeviceState {
 
 class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
  public:
-  std::string backend() const override { return "cuda"; }
+  std::string name() const override { return "cuda"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.placement = Placement::device;
+    c.devices = machine::gpu_count();
+    c.deterministic_over =
+        "device count, path (faithful | fast), feature layout (f32 | f16x2) and launch shape (integer counts)";
+    return c;
+  }
 
   void configure(const pittsburgh::EvaluatorOptions& o) override {
-    if (o.path != "faithful" && o.path != "fast")
-      throw Error("pittsburgh/cuda: path '" + o.path + "' is unknown (use \"faithful\" or \"fast\")");
-    if (o.features != "auto" && o.features != "f32" && o.features != "f16x2")
-      throw Error("pittsburgh/cuda: features '" + o.features + "' is unknown (use \"auto\", \"f32\" or \"f16x2\")");
     if (o.devices < 1) throw Error("pittsburgh/cuda: devices must be >= 1");
     const int have = device_count();
     if (o.devices > have)
@@ -115,11 +121,11 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     schema_ = rules::Schema::of(data);
     f16_reason_.clear();
     std::vector<std::uint16_t> h16;
-    if (options_.features == "f32") f16_reason_ = "features \"f32\" requested";
+    if (options_.features == FeatureLayout::f32) f16_reason_ = "features \"f32\" requested";
     else h16 = features_f16(data, f16_reason_);
     f16_ok_ = !h16.empty();
     if (!f16_ok_ && f16_reason_.empty()) f16_reason_ = "empty dataset";
-    if (!f16_ok_ && options_.features == "f16x2")
+    if (!f16_ok_ && options_.features == FeatureLayout::f16x2)
       throw Error("pittsburgh/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
     const int n = std::max(1, options_.devices);
     if (n > 1) workers_ = std::make_unique<DeviceWorkers>(static_cast<std::size_t>(n - 1));
@@ -138,67 +144,37 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     data_ = &data;
   }
 
-  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res) override {
+  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, PhaseTimer& timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "pittsburgh/cuda: evaluate() before prepare()");
     const std::size_t nd = std::min<std::size_t>(states_.size(), pop.size());
-    if (nd > 1) return evaluate_split(pop, res, nd);
+    if (nd > 1) return evaluate_split(pop, res, nd, timer);
     Stopwatch enc;
     const FlatPopulation f = pittsburgh::flatten(pop, schema_);
     res.reset(f, data_->rows());
     const PathChoice c = choose_path(f.max_depth, f.max_individual_words);
-    res.phases.add("encode", enc.seconds());
+    timer.add("encode", enc.seconds());
     record_choice(c);
     if (f.individuals() == 0) {
       res.finish();
       return;
     }
-    PhaseTimer timer;
     set_device(states_[0]->device);
     run_device(*states_[0], f, c.fast, c.packed, res, 0, 0, timer);
-    res.phases.merge(timer);
     fill_accuracy(res);
   }
 
-  nlohmann::ordered_json info() const override {
+  nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j;
-    j["path_requested"] = options_.path;
-    j["path_used"] = used_path_;
+    j["path_requested"] = pittsburgh::to_string(options_.path);
+    j["path_used"] = evaluated_ ? pittsburgh::to_string(used_path_) : "";
     if (!fallback_reason_.empty()) j["fallback_reason"] = fallback_reason_;
     j["devices"] = states_.size();
-    if (used_path_ == "fast") {
-      j["features"] = used_packed_ ? "f16x2" : "f32";
+    const bool fast = evaluated_ && used_path_ == KernelPath::fast;
+    if (fast) {
+      j["features"] = pittsburgh::to_string(used_packed_ ? FeatureLayout::f16x2 : FeatureLayout::f32);
       if (!used_packed_ && !packed_reason_.empty()) j["features_reason"] = packed_reason_;
     }
-    if (used_path_ == "fast" && !last_fast_.empty()) j["fast_launch"] = last_fast_;
-    return j;
-  }
-
-  void energy_begin() override {
-    meters_.clear();
-    for (const auto& st : states_) {
-      meters_.push_back(std::make_unique<machine::GpuEnergyMeter>(st->device));
-      meters_.back()->start();
-    }
-  }
-  nlohmann::ordered_json energy_end() override {
-    nlohmann::ordered_json j;
-    double joules = 0, secs = 0;
-    nlohmann::ordered_json per = nlohmann::ordered_json::array();
-    for (auto& m : meters_) {
-      const machine::EnergyReading r = m->stop();
-      if (!r.available) return {{"available", false}, {"reason", "NVML: " + r.reason}};
-      joules += r.joules;
-      secs = std::max(secs, r.seconds);
-      per.push_back(r.to_json());
-    }
-    if (meters_.empty()) return {{"available", false}, {"reason", "energy_begin() not called"}};
-    j["available"] = true;
-    j["method"] = "nvml";
-    j["seconds"] = secs;
-    j["joules"] = joules;
-    j["mean_watts"] = secs > 0 ? joules / secs : 0.0;
-    j["devices"] = per;
-    meters_.clear();
+    if (fast && !last_fast_.empty()) j["fast_launch"] = last_fast_;
     return j;
   }
 
@@ -211,7 +187,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   };
   PathChoice choose_path(int max_depth, int max_individual_words) const {
     PathChoice c;
-    c.fast = options_.path == "fast";
+    c.fast = options_.path == KernelPath::fast;
     if (c.fast && data_->rows() == 0) {  // no tile to launch over; the faithful path's guards handle it
       c.fast = false;
       c.fallback_reason = "the dataset has no rows";
@@ -238,7 +214,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     return c;
   }
   void record_choice(const PathChoice& c) {
-    used_path_ = c.fast ? "fast" : "faithful";
+    evaluated_ = true;
+    used_path_ = c.fast ? KernelPath::fast : KernelPath::faithful;
     used_packed_ = c.packed;
     fallback_reason_ = c.fallback_reason;
     packed_reason_ = c.packed_reason;
@@ -252,7 +229,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   // Several devices: the population is cut into nd slices of about equal work (words), and each
   // device's host thread flattens and validates its own slice (the encode phase runs in parallel,
   // no slice is copied), meets the others at a barrier to agree on the path, then runs its slice.
-  void evaluate_split(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, std::size_t nd) {
+  void evaluate_split(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, std::size_t nd,
+                      PhaseTimer& timer) {
     Stopwatch split;
     const std::size_t n = pop.size();
     std::vector<std::uint32_t> rule_begin(n + 1, 0);
@@ -308,7 +286,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     res.gpops = primitives * res.rows;
     // The critical path: per phase, the slowest device (over every device's phase names: one
     // whose slice has no rules skips rewrite_f16).
-    res.phases.merge(PhaseTimer::slowest(timers));
+    timer.merge(PhaseTimer::slowest(timers));
     fill_accuracy(res);
   }
 
@@ -546,8 +524,9 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   std::string f16_reason_, packed_reason_;
   std::vector<std::unique_ptr<DeviceState>> states_;
   std::unique_ptr<DeviceWorkers> workers_;
-  std::vector<std::unique_ptr<machine::GpuEnergyMeter>> meters_;
-  std::string used_path_, fallback_reason_;
+  bool evaluated_ = false;  // describe() reports a path once one ran
+  KernelPath used_path_ = KernelPath::fast;
+  std::string fallback_reason_;
   nlohmann::ordered_json last_fast_;
   std::mutex info_mutex_;
 };
