@@ -1,6 +1,7 @@
 // CUDA Pittsburgh evaluator: owns one DeviceState per GPU (stream before buffers), splits the
-// population over the devices (one host thread per device), launches the faithful or the fast
-// path, and gathers the integer results. See kernels.cuh for the kernels.
+// population over the devices (one host thread per device), chooses the faithful or the fast
+// path, stages the population and gathers the integer results. Kernels are launched through
+// launch.cuh (shapes from policy.cuh); the kernels themselves are in kernels.cuh.
 #include "backends/pittsburgh.hpp"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "algorithms/core/machine.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "backends/cuda/common/buffer.cuh"
 #include "backends/cuda/common/dataset.cuh"
@@ -21,9 +23,9 @@
 #include "backends/cuda/common/device_workers.hpp"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/common/event_timer.cuh"
-#include "algorithms/core/machine.hpp"
 #include "backends/cuda/common/stream.cuh"
-#include "backends/cuda/pittsburgh/kernels.cuh"
+#include "backends/cuda/pittsburgh/launch.cuh"
+#include "backends/cuda/pittsburgh/policy.cuh"
 
 #include <cuda_fp16.h>
 
@@ -66,12 +68,6 @@ std::vector<std::uint16_t> features_f16(const Dataset& d, std::string& reason) {
   }
   return h;
 }
-
-struct FastConfig {
-  int block = 256, r = 4;
-  std::size_t tile_bytes = 0, smem = 0;
-  unsigned grid_x = 1, grid_y = 1;
-};
 
 // Everything one GPU holds. The stream is declared before the buffers (destroyed after them).
 struct DeviceState {
@@ -197,7 +193,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       c.fallback_reason = "a rule's stack depth " + std::to_string(max_depth) + " exceeds the fast path's " +
                           std::to_string(pitt::FastPolicy::kMaxStackBits) + "-bit stack";
     }
-    if (c.fast && max_individual_words > max_fast_words()) {
+    if (c.fast && max_individual_words > pitt::max_fast_words()) {
       c.fast = false;
       c.fallback_reason = "an individual has " + std::to_string(max_individual_words) +
                           " words, above the fast path's shared-memory staging limit";
@@ -290,81 +286,6 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     fill_accuracy(res);
   }
 
-  int max_fast_words() const {
-    return pitt::FastPolicy::kWordsBudget * 4;  // a single larger individual gets a larger group
-  }
-
-  static FastConfig fast_config(const DeviceProps& p, std::size_t cols, std::size_t rows, int rows_per_word,
-                                const FlatPopulation& s,
-                                std::vector<std::uint32_t>& groups, std::uint32_t& max_words,
-                                std::uint32_t& max_counters) {
-    FastConfig c;
-    const std::size_t target = pitt::FastPolicy::kTileBytesTarget;
-    if (cols * 256 * 4 * 4 <= target) c.r = 4;
-    else if (cols * 256 * 2 * 4 <= target) c.r = 2;
-    else if (cols * 256 * 4 <= target) c.r = 1;
-    else {
-      c.block = 128;
-      c.r = 1;
-    }
-    const std::size_t T = static_cast<std::size_t>(c.block) * c.r;
-    c.tile_bytes = cols * T * sizeof(float);
-    const std::size_t TR = T * static_cast<std::size_t>(rows_per_word);  // rows per tile
-    const std::uint32_t tiles = static_cast<std::uint32_t>((rows + TR - 1) / TR);
-    // Groups of whole individuals within the word budget, and small enough to give every SM
-    // work when the data has few tiles.
-    const std::size_t n = s.individuals();
-    const std::size_t want_blocks = static_cast<std::size_t>(p.sm_count) * 4;
-    const std::size_t want_groups = std::clamp<std::size_t>((want_blocks + tiles - 1) / tiles, 1, n);
-    const std::size_t per_group = (n + want_groups - 1) / want_groups;
-    groups.assign(1, 0);
-    max_words = 0;
-    max_counters = 0;
-    std::size_t start = 0;
-    while (start < n) {
-      std::size_t end = start + 1;
-      while (end < n && end - start < per_group &&
-             s.individual_word_begin[end + 1] - s.individual_word_begin[start] <=
-                 static_cast<std::uint32_t>(pitt::FastPolicy::kWordsBudget))
-        ++end;
-      groups.push_back(static_cast<std::uint32_t>(end));
-      max_words = std::max(max_words, s.individual_word_begin[end] - s.individual_word_begin[start]);
-      max_counters = std::max(max_counters, 3 * (s.individual_rule_begin[end] - s.individual_rule_begin[start]) +
-                                                static_cast<std::uint32_t>(end - start));
-      start = end;
-    }
-    c.smem = c.tile_bytes + (static_cast<std::size_t>(max_words) + max_counters) * sizeof(std::uint32_t);
-    c.grid_y = static_cast<unsigned>(groups.size() - 1);
-    c.grid_x = tiles;
-    return c;
-  }
-
-  template <int B, int R, class Rows>
-  static void launch_fused(const FastConfig& c, const pitt::FastArgs& a, cudaStream_t s, const DeviceProps& p) {
-    auto k = pitt::fused_kernel<B, R, Rows>;
-    if (c.smem > p.smem_per_block_optin)
-      throw Error("pittsburgh/cuda fast path: needs " + std::to_string(c.smem) + " bytes of shared memory, device has " +
-                  std::to_string(p.smem_per_block_optin));
-    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(c.smem)));
-    int per_sm = 0;
-    GPUDM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, c.smem));
-    per_sm = std::clamp(per_sm, 1, pitt::FastPolicy::kBlocksPerSmCap);
-    // Persistent blocks along x: enough to fill the device once across all groups.
-    const std::size_t resident = static_cast<std::size_t>(per_sm) * p.sm_count;
-    const std::size_t gx = std::max<std::size_t>(1, (resident + c.grid_y - 1) / c.grid_y);
-    dim3 grid(static_cast<unsigned>(std::min<std::size_t>(c.grid_x, gx)), c.grid_y);
-    k<<<grid, B, c.smem, s>>>(a);
-    GPUDM_CUDA_CHECK_LAUNCH();
-  }
-
-  template <class Rows>
-  static void launch_fused_any(const FastConfig& fc, const pitt::FastArgs& a, cudaStream_t s, const DeviceProps& p) {
-    if (fc.block == 256 && fc.r == 4) launch_fused<256, 4, Rows>(fc, a, s, p);
-    else if (fc.block == 256 && fc.r == 2) launch_fused<256, 2, Rows>(fc, a, s, p);
-    else if (fc.block == 256) launch_fused<256, 1, Rows>(fc, a, s, p);
-    else launch_fused<128, 1, Rows>(fc, a, s, p);
-  }
-
   void run_device(DeviceState& st, const FlatPopulation& s, bool fast, bool packed, pittsburgh::EvaluationResult& res,
                   std::uint32_t rule_offset, std::size_t ind_offset, PhaseTimer& timer) {
     // Host clock around the device work: what the wall-clock evaluation holds beyond the
@@ -375,17 +296,15 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     const std::size_t rows = dv.rows;
     const std::size_t nrules = s.rules(), ninds = s.individuals();
     const DeviceProps& props = device_props(st.device);
-    std::vector<std::uint32_t> groups;
-    FastConfig fc;
-    std::uint32_t max_words = 0, max_counters = 0;
+    pitt::FastLaunch fl;
     if (fast) {
-      fc = fast_config(props, dv.cols, rows, packed ? 2 : 1, s, groups, max_words, max_counters);
+      fl = pitt::plan_fast(props, dv.cols, rows, packed, s);
       std::lock_guard<std::mutex> lock(info_mutex_);
       if (st.device == states_.front()->device)
-        last_fast_ = {{"block", fc.block}, {"rows_per_thread", fc.r}, {"tile_rows", fc.block * fc.r},
-                      {"rows_per_word", packed ? 2 : 1}, {"tile_bytes", fc.tile_bytes}, {"groups", fc.grid_y},
-                      {"tiles", fc.grid_x},
-                      {"shared_bytes", fc.smem}};
+        last_fast_ = {{"block", fl.block}, {"rows_per_thread", fl.rows_per_thread},
+                      {"tile_rows", fl.block * fl.rows_per_thread}, {"rows_per_word", fl.rows_per_word},
+                      {"tile_bytes", fl.tile_bytes}, {"groups", fl.groups}, {"tiles", fl.tiles},
+                      {"shared_bytes", fl.shared_bytes}};
     }
 
     // The population goes up as one pinned blob (one asynchronous copy) and the results come
@@ -404,7 +323,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
           {s.individual_rule_begin.data(), s.individual_rule_begin.size()},
           {s.individual_word_begin.data(), s.individual_word_begin.size()},
           {s.default_class.data(), s.default_class.size()},
-          {groups.data(), fast ? groups.size() : 0}};
+          {fl.group_begin.data(), fast ? fl.group_begin.size() : 0}};
       for (int k = 0; k < 7; ++k) off[k + 1] = off[k] + parts[k].second;
       const std::size_t total = std::max<std::size_t>(1, off[7]);
       if (st.h_in.size() < total) st.h_in = PinnedBuffer<std::uint32_t>(total + total / 2);
@@ -424,9 +343,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     if (packed && nrules) {  // the thresholds as fp16 bounds, one thread per rule
       auto ph = st.phases.scope("rewrite_f16");
       st.words16.resize(s.words.size());
-      pitt::rewrite_f16_kernel<<<grid_for(nrules, 128), 128, 0, strm>>>(
-          pv.words, in_dev + off[1], static_cast<std::uint32_t>(nrules), st.words16.data());
-      GPUDM_CUDA_CHECK_LAUNCH();
+      pitt::launch_rewrite_f16(pv.words, in_dev + off[1], nrules, st.words16.data(), strm);
       pv.words = st.words16.data();
     }
     pv.rule_word_begin = in_dev + off[1];
@@ -447,59 +364,37 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
         a.pop = pv;
         a.data = dv;
         a.group_begin = in_dev + off[6];
-        a.max_group_words = max_words;
-        a.max_group_counters = max_counters;
-        a.tiles = fc.grid_x;
+        a.max_group_words = fl.max_group_words;
+        a.max_group_counters = fl.max_group_counters;
+        a.tiles = fl.tiles;
         a.rule_counts = st.counts.data();
         a.correct = correct_dev;
         a.features16 = packed ? st.features16.data() : nullptr;
-        if (packed) launch_fused_any<pitt::F16x2Rows>(fc, a, strm, props);
-        else launch_fused_any<pitt::F32Rows>(fc, a, strm, props);
+        pitt::launch_fused(fl, a, packed, props, strm);
       }
       {
         auto ph = st.phases.scope("ruleset_fitness");
-        if (nrules) {
-          pitt::finalize_kernel<<<grid_for(nrules, 128), 128, 0, strm>>>(
-              st.counts.data(), static_cast<std::uint32_t>(nrules), static_cast<std::uint32_t>(rows),
-              confusion_dev, fitness_dev);
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_finalize(st.counts.data(), nrules, rows, confusion_dev, fitness_dev, strm);
       }
     } else {
-      using P = pitt::FaithfulPolicy;
-      const std::size_t stride = (rows + P::kCoverageThreads - 1) / P::kCoverageThreads * P::kCoverageThreads;
+      const std::size_t stride = pitt::faithful_stride(rows);
       st.result.resize(std::max<std::size_t>(1, ninds * pv.max_rules * stride));
       st.classified.resize(std::max<std::size_t>(1, ninds * stride));
-      const unsigned ry = std::min<unsigned>(grid_for(rows, P::kCoverageThreads), P::kMaxGridY);
       {
         auto ph = st.phases.scope("coverage");
-        if (nrules && rows) {
-          pitt::coverage_kernel<<<dim3(static_cast<unsigned>(ninds), ry, pv.max_rules), P::kCoverageThreads, 0, strm>>>(
-              pv, dv, st.result.data(), stride);
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_coverage(pv, dv, nrules, st.result.data(), stride, strm);
       }
       {
         auto ph = st.phases.scope("rule_fitness");
-        if (nrules) {
-          pitt::rule_fitness_kernel<<<dim3(static_cast<unsigned>(ninds), pv.max_rules), P::kRuleFitnessThreads, 0, strm>>>(
-              pv, st.result.data(), stride, rows, confusion_dev, fitness_dev);
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_rule_fitness(pv, nrules, st.result.data(), stride, rows, confusion_dev, fitness_dev, strm);
       }
       {
         auto ph = st.phases.scope("classification");
-        if (rows) {
-          pitt::classification_kernel<<<dim3(static_cast<unsigned>(ninds), ry), P::kClassificationThreads, 0, strm>>>(
-              pv, dv, st.result.data(), stride, st.classified.data());
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_classification(pv, dv, st.result.data(), stride, st.classified.data(), strm);
       }
       {
         auto ph = st.phases.scope("ruleset_fitness");
-        pitt::ruleset_fitness_kernel<<<static_cast<unsigned>(ninds), P::kRuleSetFitnessThreads, 0, strm>>>(
-            st.classified.data(), stride, rows, correct_dev);
-        GPUDM_CUDA_CHECK_LAUNCH();
+        pitt::launch_ruleset_fitness(pv, st.classified.data(), stride, rows, correct_dev, strm);
       }
     }
     {
