@@ -51,6 +51,28 @@ inline std::string first_difference(const gpudm::pittsburgh::EvaluationResult& a
   return "";
 }
 
+// One numeric attribute 1..6, classes a a b b c c.
+inline gpudm::Dataset six_rows() {
+  gpudm::Dataset d("six", gpudm::Task::classification, 6, {{"x0", gpudm::AttributeKind::numeric, {}}}, {"a", "b", "c"});
+  for (int i = 0; i < 6; ++i) {
+    d.at(i, 0) = static_cast<float>(i + 1);
+    d.set_label(i, i / 2);
+  }
+  return d;
+}
+
+// Decision lists whose counts on six_rows() are worked out by hand (test_equivalence.cpp).
+inline gpudm::pittsburgh::Population hand_population() {
+  return gpudm::pittsburgh::population_from_json(nlohmann::json::parse(R"({"individuals": [
+    {"default_class": 2, "rules": [{"antecedent": ["<=", 0, 2], "consequent": 0},
+                                   {"antecedent": [">=", 0, 2], "consequent": 1}]},
+    {"default_class": 2, "rules": [{"antecedent": [">=", 0, 2], "consequent": 1},
+                                   {"antecedent": ["<=", 0, 2], "consequent": 0}]},
+    {"default_class": 2, "rules": []},
+    {"default_class": 1, "rules": [{"antecedent": ["IN", 0, 3, 4, "NOT"], "consequent": 2}]}
+  ]})"));
+}
+
 // One evaluation with a fresh timer (phases into `phases` when given).
 inline gpudm::pittsburgh::EvaluationResult evaluate(gpudm::pittsburgh::RuleSetEvaluator& ev,
                                                     const gpudm::pittsburgh::Population& p,
