@@ -13,12 +13,7 @@
 namespace gpudm::pittsburgh {
 namespace {
 
-struct PittsburghTraits {
-  using Interface = RuleSetEvaluator;
-  static constexpr const char* kFamily = kFamilyName;
-  static void register_backends(Registry& r) { register_pittsburgh(r); }
-};
-using PittsburghEquivalence = gpudm::testing::IsEquivalentToRef<PittsburghTraits>;
+using PittsburghEquivalence = gpudm::testing::IsEquivalentToRef<pitt_test::PittsburghTraits>;
 
 rules::ConfusionMatrix cm(std::uint32_t tp, std::uint32_t tn, std::uint32_t fp, std::uint32_t fn) {
   rules::ConfusionMatrix m;
@@ -140,7 +135,7 @@ TEST_P(PittsburghEquivalence, RejectsInvalidPopulationBeforeEvaluating) {
   }
 }
 
-GPUDM_INSTANTIATE_EQUIVALENCE(PittsburghEquivalence, PittsburghTraits);
+GPUDM_INSTANTIATE_EQUIVALENCE(PittsburghEquivalence, pitt_test::PittsburghTraits);
 
 }  // namespace
 }  // namespace gpudm::pittsburgh

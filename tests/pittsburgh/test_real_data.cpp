@@ -11,12 +11,7 @@
 namespace gpudm::pittsburgh {
 namespace {
 
-struct PittsburghTraits {
-  using Interface = RuleSetEvaluator;
-  static constexpr const char* kFamily = kFamilyName;
-  static void register_backends(Registry& r) { register_pittsburgh(r); }
-};
-using PittsburghSharedData = gpudm::testing::IsEquivalentToRef<PittsburghTraits>;
+using PittsburghSharedData = gpudm::testing::IsEquivalentToRef<pitt_test::PittsburghTraits>;
 
 TEST_P(PittsburghSharedData, MatchesTheReferenceOnEverySharedDataset) {
   if (const std::string why = pitt_test::ensure_data_dir(); !why.empty()) GTEST_SKIP() << why;
@@ -47,7 +42,7 @@ TEST_P(PittsburghSharedData, MatchesTheReferenceOnEverySharedDataset) {
   }
 }
 
-GPUDM_INSTANTIATE_EQUIVALENCE(PittsburghSharedData, PittsburghTraits);
+GPUDM_INSTANTIATE_EQUIVALENCE(PittsburghSharedData, pitt_test::PittsburghTraits);
 
 }  // namespace
 }  // namespace gpudm::pittsburgh

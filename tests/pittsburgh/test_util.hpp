@@ -16,6 +16,13 @@ void register_pittsburgh(Registry&);
 
 namespace pitt_test {
 
+// The family for tests/common/equivalence.hpp (IsEquivalentToRef<PittsburghTraits>).
+struct PittsburghTraits {
+  using Interface = gpudm::pittsburgh::RuleSetEvaluator;
+  static constexpr const char* kFamily = gpudm::pittsburgh::kFamilyName;
+  static void register_backends(gpudm::Registry& r) { gpudm::register_pittsburgh(r); }
+};
+
 // rows x (numeric cols + 1 nominal col with 3 values), `classes` classes, some missing values.
 inline gpudm::Dataset random_dataset(std::size_t rows, std::size_t numeric, int classes, std::uint64_t seed,
                                      bool with_missing = true) {
