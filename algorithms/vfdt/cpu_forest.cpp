@@ -208,17 +208,9 @@ void CpuForest::split_tree(int t) {
     for (int c = 0; c < C; ++c) class_term -= xlog2x_fixed(ck[c]);
     const std::int16_t* sub = slot_subset_.data() + si * k;
     std::int64_t best = -1, second = -1;
-    int best_p = -1;
-    for (int p = 0; p < k; ++p) {
-      const std::int64_t m = gain_merit(cnt + std::size_t(p) * V * C, attr_values_[sub[p]], C, total, class_term);
-      if (m > best) {
-        second = best;
-        best = m;
-        best_p = p;
-      } else if (m > second) {
-        second = m;
-      }
-    }
+    const int best_p = best_two_merits(
+        k, [&](int p) { return gain_merit(cnt + std::size_t(p) * V * C, attr_values_[sub[p]], C, total, class_term); },
+        &best, &second);
     // bound_weight "total": the leaf's class counts, inherited at its creation + learned since
     const std::uint64_t n_bound = bound_total_ ? class_total(slot_class_.data() + si * C, C) : total;
     if (best_p < 0 || !should_split(best, second, total, n_bound, hb_numer_, p_.tau)) continue;

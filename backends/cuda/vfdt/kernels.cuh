@@ -499,17 +499,7 @@ __device__ void split_tree(const ForestView& f, int t) {
     if (f.decision[nbase + node] != kEvaluate) continue;
     const std::int64_t* merit = f.split_merit + (nbase + node) * k;
     std::int64_t best = -1, second = -1;
-    int best_p = -1;
-    for (int p = 0; p < k; ++p) {
-      const std::int64_t m = merit[p];
-      if (m > best) {
-        second = best;
-        best = m;
-        best_p = p;
-      } else if (m > second) {
-        second = m;
-      }
-    }
+    const int best_p = gpudm::vfdt::best_two_merits(k, [merit](int p) { return merit[p]; }, &best, &second);
     const std::uint64_t n = f.split_total[nbase + node];
     // bound_weight "total": the leaf's class counts, inherited at its creation + learned since
     const std::uint64_t n_bound =
