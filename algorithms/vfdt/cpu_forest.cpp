@@ -12,7 +12,8 @@ void CpuForest::parallel_trees(int trees, const std::function<void(int)>& fn) {
 }
 void CpuForest::parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) { fn(0, n); }
 
-void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params) {
+void CpuForest::prepare(const EncodedStream& stream) {
+  const ForestParams& params = options();
   params.validate(stream);
   s_ = &stream;
   p_ = params;
@@ -86,7 +87,6 @@ void CpuForest::reset() {
     init_tree(t, 0);
     splits_[t] = resets_[t] = 0;
   }
-  phases_.clear();
 }
 
 int CpuForest::route(int t, std::size_t i) const {
@@ -239,17 +239,17 @@ void CpuForest::split_tree(int t) {
   due.clear();
 }
 
-void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predictions) {
+void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) {
   GPUDM_REQUIRE(s_ != nullptr, "vfdt: process() before prepare()");
   GPUDM_REQUIRE(begin <= end && end <= s_->rows, "vfdt: process range past the end of the stream");
   const std::size_t B = static_cast<std::size_t>(p_.batch);
   // Timing each phase of a one-instance batch would cost more than the work itself.
-  const bool timed = B >= 64;
+  const bool timed = B >= 64 && timer.enabled();
   auto phase = [&](const char* name, auto&& fn) {
     if (!timed) return fn();
     Stopwatch sw;
     fn();
-    phases_.add(name, sw.seconds());
+    timer.add(name, sw.seconds());
   };
   Stopwatch total;
   for (std::size_t b0 = begin; b0 < end; b0 += B) {
@@ -269,7 +269,7 @@ void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predic
     }
     phase("split", [&] { parallel_trees(L_.trees, [&](int t) { split_tree(t); }); });
   }
-  if (!timed) phases_.add("prequential", total.seconds());
+  if (!timed && timer.enabled()) timer.add("prequential", total.seconds());
 }
 
 ForestSnapshot CpuForest::snapshot() {
