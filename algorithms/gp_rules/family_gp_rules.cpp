@@ -2,13 +2,12 @@
 // or Bojarczuk; Cano, Zafra, Ventura 2012) on one dataset with one engine backend:
 //   folds = 0: the whole evolutionary run on every row (timed: warm-up + repetitions), its
 //     phase breakdown (the paper's Table 1 names), train accuracy of the classifier;
-//   folds = k: k-fold cross-validation (timed as a whole), pooled test accuracy, and the
-//     scikit-learn decision tree's accuracy on the same folds when `peer` names its results.
+//   folds = k: k-fold cross-validation (timed as a whole), pooled test accuracy (the table
+//     renderer joins scikit-learn's decision tree on the same folds: configs/gp_accuracy.json).
 // Host backends may stop early (cpu_gpops_budget) and extrapolate the whole-run time linearly
 // in evaluations (metrics.estimated, metrics.run_seconds); metrics.run_seconds is the measured
 // median otherwise. The checksum (classifier + fitness trace) is equal across backends.
 #include <cmath>
-#include <fstream>
 #include <memory>
 
 #include "algorithms/core/family.hpp"
@@ -23,20 +22,6 @@ namespace gpudm {
 namespace {
 
 using namespace gp_rules;
-
-// The peer's accuracy for `dataset` from scripts/peers/sklearn_tree_cv.py's JSON, or null.
-ojson peer_accuracy(const std::string& path, const std::string& dataset, int folds, std::uint64_t seed) {
-  if (path.empty()) return nullptr;
-  std::ifstream in(path);
-  if (!in) return {{"missing", path}};
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.contains("results")) return {{"unreadable", path}};
-  for (const auto& r : j["results"])
-    if (r.value("dataset", std::string()) == dataset && r.value("folds", 0) == folds &&
-        r.value("seed", std::uint64_t{0}) == seed)
-      return {{"model", j.value("model", std::string())}, {"accuracy", r.value("accuracy", 0.0)}, {"source", path}};
-  return {{"no_entry", dataset}};
-}
 
 class GpRulesFamily final : public Family {
  public:
@@ -108,10 +93,6 @@ class GpRulesFamily final : public Family {
       auto per = ojson::array();
       for (const auto& f : cv.folds) per.push_back({{"train", f.train.accuracy()}, {"test", f.test.accuracy()}, {"rules", f.rules}});
       m["per_fold"] = per;
-      if (ojson peer = peer_accuracy(p.peer, ctx.dataset, p.folds, ctx.seed); !peer.is_null()) {
-        m["reference_tree"] = peer;
-        if (peer.contains("accuracy")) m["reference_tree_accuracy"] = peer["accuracy"];
-      }
       std::vector<unsigned char> bytes;
       for (const auto& f : cv.folds) {
         const std::uint64_t v[2] = {f.test.correct, f.train.correct};

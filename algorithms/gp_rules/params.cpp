@@ -46,8 +46,6 @@ const ParamTable<GpCase>& case_params() {
           "host backends: stop after the generation in which this many GPops were evaluated and extrapolate the "
           "whole-run time linearly in evaluations (metrics.estimated; 0: run everything)")
         .at_least(0);
-    t.add("peer", &GpCase::peer,
-          "scikit-learn DecisionTreeClassifier results (results/cpu/sklearn_tree_cv.json) shown beside CV runs ('': none)");
     t.add<int>("threads", [](GpCase& c) -> int& { return c.engine.threads; }, "OpenMP threads (0: the OpenMP default)")
         .range(0, 4096)
         .backend_only();

@@ -1,6 +1,6 @@
 #pragma once
 // The gp_rules family's params, declared once (ParamTable): the algorithm's (GpParams), the
-// engine's (rules::EngineOptions, backend-only) and the case's (folds, CPU estimate, peer).
+// engine's (rules::EngineOptions, backend-only) and the case's (folds, CPU estimate).
 #include <string>
 
 #include "algorithms/core/params.hpp"
@@ -14,7 +14,6 @@ struct GpCase {
   rules::EngineOptions engine;
   int folds = 0;                  // 0: train on every row; k >= 2: k-fold cross-validation
   double cpu_gpops_budget = 0.0;  // host backends: estimate runs above this many GPops
-  std::string peer;               // scikit-learn reference results (scripts/peers/sklearn_tree_cv.py)
 };
 
 const ParamTable<GpCase>& case_params();

@@ -8,7 +8,8 @@ random_state=0; missing values (none in the paper's datasets) are imputed with t
 fold's column means, since scikit-learn 1.2's trees do not take NaN.
 
 Needs Debian's python3-sklearn (run it with /usr/bin/python3 when another python3 is first on
-PATH). Output: results/cpu/sklearn_tree_cv.json (read by the gp_rules family's "peer" param).
+PATH). Output: results/cpu/sklearn_tree_cv.json, joined by configs/gp_accuracy.json's "peers"
+(match: dataset, folds, seed).
 
   /usr/bin/python3 scripts/peers/sklearn_tree_cv.py [--datasets iris,ecoli] [--folds 10] [--seed 1]
 """
