@@ -267,6 +267,14 @@ class CudaForest final : public vfdt::ForestBackend {
       adwins_ = DeviceBuffer<vfdt::Adwin>(T);
       leaf_ = DeviceBuffer<std::int32_t>(T * B);
       tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
+      // Optional buffers are sized for this stream and these params or released: the views pass
+      // a buffer as present by its size, so one kept from an earlier prepare() (another tree
+      // count) would be indexed out of bounds (found by compute-sanitizer on the fixture, which
+      // reuses one backend across cases).
+      adwinp_ = DeviceBuffer<vfdt::AdwinPrefix>();
+      hist_ = DeviceBuffer<std::uint32_t>();
+      pred_all_ = DeviceBuffer<std::uint8_t>();
+      cycles_ = DeviceBuffer<unsigned long long>();
       if (p.adwin_kernel == AdwinKernel::prefix) {
         // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
         // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).
