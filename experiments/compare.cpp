@@ -263,28 +263,30 @@ void assign_keys(Side& s, const std::set<std::string>* only_params) {
   }
 }
 
-// Headline metrics: the rates (metrics.*_per_s) the config's tables show, in table order.
+// Headline metrics: the rates (metrics.*_per_s*) the config's tables show, in table order.
 struct Metric {
   std::string key;
   std::string label;
 };
 
+// A rate: "x_per_s" or a qualified one, "x_per_s_kernel", "x_per_s_per_watt" (higher is better).
+bool rate_key(const std::string& key) {
+  const std::size_t p = key.find("_per_s");
+  return p != std::string::npos && p > 0 && (p + 6 == key.size() || key[p + 6] == '_');
+}
+
+// "gpops_per_s" -> "GPops/s", "gpops_per_s_kernel" -> "GPops/s kernel", "instances_per_s" -> "instances/s".
 std::string metric_label(const std::string& key) {
-  static const std::map<std::string, std::string> known = {
-      {"gpops_per_s", "GPops/s"},           {"evaluation_gpops_per_s", "eval GPops/s"},
-      {"instances_per_s", "instances/s"},   {"tree_instance_updates_per_s", "tree-instance updates/s"},
-      {"bytes_per_s", "bytes/s"},           {"items_per_second", "items/s"},
-      {"bytes_per_second", "bytes/s"},      {"river_instances_per_s", "River instances/s"}};
+  static const std::map<std::string, std::string> known = {{"tree_instance_updates_per_s", "tree-instance updates/s"},
+                                                           {"items_per_second", "items/s"},
+                                                           {"bytes_per_second", "bytes/s"}};
   if (auto it = known.find(key); it != known.end()) return it->second;
   std::string s = key;
-  if (s.size() > 6 && s.compare(s.size() - 6, 6, "_per_s") == 0) s = s.substr(0, s.size() - 6) + "/s";
+  if (const std::size_t p = s.find("_per_s"); p != std::string::npos) s = s.substr(0, p) + "/s" + s.substr(p + 6);
+  if (s.rfind("gpops", 0) == 0) s = "GPops" + s.substr(5);
   std::replace(s.begin(), s.end(), '_', ' ');
   return s;
 }
-
-// A peer's number attached to our runs (vfdt's metrics.river_*: River's own measurement, read
-// from results/cpu, not timed by the run) is no headline of ours.
-constexpr const char* kPeerPrefix = "metrics.river_";
 
 std::vector<Metric> headline_metrics(const Side& base, const Side& neu, std::string& source) {
   std::vector<Metric> out;
@@ -319,9 +321,8 @@ std::vector<Metric> headline_metrics(const Side& base, const Side& neu, std::str
         for (const auto& t : c["tables"])
           for (const auto& col : t.value("columns", ojson::array())) {
             const std::string v = col.value("value", std::string());
-            if (v.rfind("metrics.", 0) == 0 && v.size() > 14 && v.compare(v.size() - 6, 6, "_per_s") == 0 &&
-                v.rfind(kPeerPrefix, 0) != 0)
-              add(v.substr(8));
+            // "peer.X" values are another tool's numbers (config "peers"), never a headline of ours.
+            if (v.rfind("metrics.", 0) == 0 && rate_key(v.substr(8))) add(v.substr(8));
           }
       source = cfg + " tables";
     } catch (const Error&) {
