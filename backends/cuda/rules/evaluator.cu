@@ -135,7 +135,8 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
     nlohmann::ordered_json j;
     const int dev0 = slices_.empty() ? (devices_.empty() ? 0 : devices_[0]) : slices_[0]->dev->device;
     j["device"] = device_props(dev0).name;
-    j["devices"] = devices_.empty() ? std::vector<int>{dev0} : devices_;
+    j["devices"] = std::max<std::size_t>(1, devices_.size());
+    j["device_ids"] = devices_.empty() ? std::vector<int>{dev0} : devices_;
     if (used_slices_ > 1) j["slices_used"] = used_slices_;
     j["path_requested"] = rl::to_string(options_.path);
     j["path_used"] = used_.empty() ? rl::to_string(options_.path) : used_;
