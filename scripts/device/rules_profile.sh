@@ -108,7 +108,8 @@ for path in sorted(glob.glob(os.path.join(results, "*", "pitt_layouts.json"))):
         m = r.get("metrics") or {}; p = r.get("params", {}); b = m.get("backend_info") or {}
         if name(r) in ("kddcup", "poker_full") and p.get("devices", 1) == 1:
             lay = b.get("features", "?")
-            print(f"{'pitt before':11} {name(r):11} {(lay + (' exact' if lay == 'f16x2' else '')):13} {'':>18} "
+            req = p.get("features", "auto")
+            print(f"{'pitt before':11} {name(r):11} {req + ' -> ' + lay + (' exact' if lay == 'f16x2' else ''):20} {'':>11} "
                   f"{m.get('gpops_per_s', 0):10.3e}  committed {os.path.relpath(path, results)}")
 PY
       ;;
