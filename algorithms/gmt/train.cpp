@@ -59,6 +59,29 @@ std::vector<ParamSpec> param_specs() {
   add("qr_block_rows", "int", e.qr_block_rows, "rows per TSQR block of a leaf's least squares");
   add("rank_tol", "number", e.rank_tol, "rank rule: drop a model column whose remaining norm <= rank_tol x its norm");
   add("rows_per_param", "number", e.rows_per_param, "degrees-of-freedom guard: a leaf of n rows keeps at most max(1, n / rows_per_param) parameters (0 = off)");
+  add("gpu_path", "string", "fast", "CUDA backend: fast (a generation's trees in one launch sequence, FP64 sufficient statistics) | faithful (the paper's six procedures per individual: CUB sort, cuSOLVER geqrf/ormqr + cuBLAS trsm per leaf)");
+  v.back().allowed = {"fast", "faithful"};
+  v.back().backend_only = true;
+  add("precision", "string", "double", "CUDA faithful path: least squares in double (as the CPU backends) | float (the paper)");
+  v.back().allowed = {"double", "float"};
+  v.back().backend_only = true;
+  add("gpu_blocks", "int", e.gpu_blocks, "CUDA faithful path: blocks of the data-parallel kernels (0 = the paper's Sec. 5.3 setting by rows)");
+  v.back().backend_only = true;
+  add("gpu_threads", "int", e.gpu_threads, "CUDA faithful path: threads per block (0 = the paper's Sec. 5.3 setting by rows)");
+  v.back().backend_only = true;
+  add("gram_engine", "string", "fp64", "CUDA fast path: Gram accumulation on FP64 CUDA cores (fp64) or FP64 tensor cores (dmma)");
+  v.back().allowed = {"fp64", "dmma"};
+  v.back().backend_only = true;
+  add("fast_pivot_guard", "number", e.fast_pivot_guard, "CUDA fast path: a pivot <= this x its column's centred norm^2 sends the leaf to the exact QR solver");
+  v.back().backend_only = true;
+  add("cuda_graphs", "bool", e.cuda_graphs, "CUDA fast path: replay each generation's kernels as CUDA graphs");
+  v.back().backend_only = true;
+  add("device_memory_limit", "number", e.device_memory_limit, "CUDA backend: usable device memory in bytes (0 = all free memory)");
+  v.back().backend_only = true;
+  add("batch_sample_every", "int", 0, "record every k-th generation's batch of modified individuals (flattened) and the run's totals in batch_sample_file, for replay_from on a slower backend (0 = off)");
+  add("batch_sample_file", "string", "logs/gmt_batches/{experiment}_{dataset}_s{seed}.bin", "where batch_sample_every writes and replay_from reads ({experiment}, {dataset}, {seed} replaced)");
+  add("replay_from", "string", "", "estimate instead of running the EA: replay batches recorded by batch_sample_every (this file; \"sample\" = batch_sample_file) on this backend; time = its seconds per evaluation x the recorded run's evaluations + the recorded host EA time; flagged estimated");
+  add("replay_max_evaluations", "int", 64, "replay_from: at most this many recorded individuals (whole batches spread over the run)");
   add("test_fraction", "number", 0.0, "hold out this fraction of the rows (seeded shuffle) for test RMSE/MAE (0 = train on all)");
   add("extrapolate_iterations", "int", 0, "when > iterations: timing is scaled to this many iterations and flagged estimated");
   return v;
@@ -134,6 +157,27 @@ EvalOptions eval_options_from_json(const nlohmann::json& j) {
   o.qr_block_rows = get(j, "qr_block_rows", o.qr_block_rows);
   o.rank_tol = get(j, "rank_tol", o.rank_tol);
   o.rows_per_param = get(j, "rows_per_param", o.rows_per_param);
+  const std::string path = get<std::string>(j, "gpu_path", "fast");
+  if (path == "fast") o.gpu_path = EvalOptions::GpuPath::kFast;
+  else if (path == "faithful") o.gpu_path = EvalOptions::GpuPath::kFaithful;
+  else throw Error("gmt: params.gpu_path must be fast or faithful, not \"" + path + "\"");
+  const std::string prec = get<std::string>(j, "precision", "double");
+  if (prec == "double") o.gpu_precision = EvalOptions::GpuPrecision::kDouble;
+  else if (prec == "float") o.gpu_precision = EvalOptions::GpuPrecision::kFloat;
+  else throw Error("gmt: params.precision must be double or float, not \"" + prec + "\"");
+  const std::string engine = get<std::string>(j, "gram_engine", "fp64");
+  if (engine == "fp64") o.gram_engine = EvalOptions::GramEngine::kFp64;
+  else if (engine == "dmma") o.gram_engine = EvalOptions::GramEngine::kDmma;
+  else throw Error("gmt: params.gram_engine must be fp64 or dmma, not \"" + engine + "\"");
+  o.gpu_blocks = get(j, "gpu_blocks", o.gpu_blocks);
+  o.gpu_threads = get(j, "gpu_threads", o.gpu_threads);
+  o.fast_pivot_guard = get(j, "fast_pivot_guard", o.fast_pivot_guard);
+  o.cuda_graphs = get(j, "cuda_graphs", o.cuda_graphs);
+  o.device_memory_limit = get(j, "device_memory_limit", o.device_memory_limit);
+  GPUDM_REQUIRE(o.gpu_blocks >= 0 && o.gpu_threads >= 0 && o.gpu_threads <= 1024,
+                "gmt: params.gpu_blocks must be >= 0 and params.gpu_threads in [0, 1024]");
+  GPUDM_REQUIRE(o.fast_pivot_guard >= 0 && o.fast_pivot_guard < 1, "gmt: params.fast_pivot_guard must be in [0, 1)");
+  GPUDM_REQUIRE(o.device_memory_limit >= 0, "gmt: params.device_memory_limit must be >= 0");
   GPUDM_REQUIRE(o.rows_per_param >= 0, "gmt: params.rows_per_param must be >= 0");
   GPUDM_REQUIRE(o.chunk_rows > 0 && o.qr_block_rows > 0, "gmt: params.chunk_rows and params.qr_block_rows must be > 0");
   return o;
@@ -161,7 +205,7 @@ TrainResult train(const Dataset& data, const GmtParams& p, ModelTreeEvaluator& e
   TrainResult r;
   r.fitness_kind = p.fitness.kind;
   Stopwatch sw;
-  { auto s = r.timer.scope("transfers"); eval.prepare(data); }
+  { auto s = r.timer.scope(prepare_phase(eval)); eval.prepare(data); }
   GmtEA ea(p, eval, data, r.timer);
   std::unique_ptr<Progress> bar;
   if (progress) bar = std::make_unique<Progress>("gmt " + data.name() + " [" + eval.name() + "]", p.iterations, "it");
