@@ -53,7 +53,7 @@ void add_pass_metrics(CaseResult& res, const Dataset& train, std::int64_t evalua
 
 // replay_from: the case's time estimated from a recorded run's sampled batches.
 CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& train, ModelTreeEvaluator& eval,
-                       const std::string& path, std::int64_t max_evaluations) {
+                       const std::string& path, std::int64_t max_evaluations, double max_seconds) {
   if (!std::filesystem::exists(path))
     throw Unavailable("gmt: no batch sample '" + path + "' to replay (run the recording case, batch_sample_every > 0, first)");
   const BatchSample s = read_batch_sample(path);
@@ -63,21 +63,47 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
                     " rows (seed " + std::to_string(s.seed) + "), this case has " + std::to_string(train.rows()) + " x " +
                     std::to_string(train.cols()) + " (seed " + std::to_string(ctx.seed) + ")");
   GPUDM_REQUIRE(!s.batches.empty(), "gmt: batch sample '" + path + "' holds no batches (fewer generations than batch_sample_every?)");
-  const std::vector<std::size_t> picked = pick_batches(s, max_evaluations);
+  std::vector<std::size_t> picked = pick_batches(s, max_evaluations);
   std::vector<std::vector<const FlatTree*>> batches;
-  std::int64_t replayed = 0;
   for (std::size_t i : picked) {
     std::vector<const FlatTree*> b;
     for (const FlatTree& t : s.batches[i]) b.push_back(&t);
-    replayed += static_cast<std::int64_t>(b.size());
     batches.push_back(std::move(b));
   }
-  const double total_evals = double(s.run.evaluations) * s.run.scale;
-  const double factor = total_evals / double(replayed);
-  const double host = s.run.host_seconds * s.run.scale;
   PhaseTimer prep;
   { auto sc = prep.scope(prepare_phase(eval)); eval.prepare(train); }
   std::vector<EvalOutput> outs;
+  if (max_seconds > 0 && batches.size() > 1) {
+    // A time cap keeps a prefix of the batches in an order that spreads any prefix over the
+    // run (middle first, then the quarters, ...), measured once here.
+    std::vector<std::size_t> order(batches.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    int bits = 0;
+    while ((std::size_t{1} << bits) < order.size()) ++bits;
+    auto spread_rank = [bits](std::size_t i) {  // i with its `bits` low bits reversed
+      std::size_t r = 0;
+      for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+      return r;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spread_rank(a) < spread_rank(b); });
+    std::vector<std::vector<const FlatTree*>> kept;
+    std::vector<std::size_t> kept_idx;
+    PhaseTimer scratch;
+    Stopwatch sw;
+    for (std::size_t i : order) {
+      eval.evaluate(batches[i], outs, scratch);
+      kept.push_back(batches[i]);
+      kept_idx.push_back(picked[i]);
+      if (sw.seconds() >= max_seconds) break;
+    }
+    batches.swap(kept);
+    picked.swap(kept_idx);
+  }
+  std::int64_t replayed = 0;
+  for (const auto& b : batches) replayed += static_cast<std::int64_t>(b.size());
+  const double total_evals = double(s.run.evaluations) * s.run.scale;
+  const double factor = total_evals / double(replayed);
+  const double host = s.run.host_seconds * s.run.scale;
   std::string counts;
   auto replay_all = [&](PhaseTimer& t, bool keep_counts) {
     for (const auto& b : batches) {
@@ -205,6 +231,17 @@ class GmtFamily final : public Family {
     const Dataset& train = *train_ds;
     GmtParams p = params_from_json(ctx.params, train.rows());
     p.seed = ctx.seed;
+    // Large sets: run estimate_iterations and scale the time to the configured iterations.
+    int extrapolate = ctx.params.value("extrapolate_iterations", 0);
+    const long long above = ctx.params.value("estimate_above_rows", 0LL);
+    if (above > 0 && static_cast<long long>(train.rows()) > above) {
+      const int few = ctx.params.value("estimate_iterations", 1000);
+      GPUDM_REQUIRE(few > 0, "gmt: params.estimate_iterations must be > 0");
+      if (few < p.iterations) {
+        extrapolate = std::max(extrapolate, p.iterations);
+        p.iterations = few;
+      }
+    }
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
     auto eval = ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend);
     eval->configure(eval_options_from_json(ctx.params));
@@ -214,7 +251,9 @@ class GmtFamily final : public Family {
     std::string replay = ctx.params.value("replay_from", std::string());
     if (replay == "sample") replay = sample_file;
     else replay = expand_sample_path(replay, ctx.experiment_id, ctx.dataset, ctx.seed);
-    if (!replay.empty()) return replay_case(ctx, std::move(res), train, *eval, replay, ctx.params.value("replay_max_evaluations", 64));
+    if (!replay.empty())
+      return replay_case(ctx, std::move(res), train, *eval, replay, ctx.params.value("replay_max_evaluations", 64),
+                         ctx.params.value("replay_max_seconds", 0.0));
 
     Individual best;
     RunSummary summary;
@@ -251,7 +290,6 @@ class GmtFamily final : public Family {
     });
 
     // Extrapolation for baselines that would take hours (flagged as estimated, as the paper's footnote a).
-    const int extrapolate = ctx.params.value("extrapolate_iterations", 0);
     bool estimated = false;
     if (extrapolate > summary.iterations && summary.iterations > 0) {
       const double f = double(extrapolate) / double(summary.iterations);
