@@ -2,6 +2,7 @@
 // dataset (warm-up + timed repetitions of the whole induction), report the six-procedure
 // breakdown, tree quality and a checksum of the final tree (equal across CPU backends).
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -246,11 +247,20 @@ class GmtFamily final : public Family {
     auto eval = ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend);
     eval->configure(eval_options_from_json(ctx.params));
 
+    // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).
+    std::string dataset_tag = ctx.dataset;
+    if (ctx.dataset_options.is_object())
+      for (auto it = ctx.dataset_options.begin(); it != ctx.dataset_options.end(); ++it) {
+        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+        for (char& ch : v)
+          if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
+        dataset_tag += "_" + it.key() + "-" + v;
+      }
     const std::string sample_file =
-        expand_sample_path(ctx.params.value("batch_sample_file", std::string()), ctx.experiment_id, ctx.dataset, ctx.seed);
+        expand_sample_path(ctx.params.value("batch_sample_file", std::string()), ctx.experiment_id, dataset_tag, ctx.seed);
     std::string replay = ctx.params.value("replay_from", std::string());
     if (replay == "sample") replay = sample_file;
-    else replay = expand_sample_path(replay, ctx.experiment_id, ctx.dataset, ctx.seed);
+    else replay = expand_sample_path(replay, ctx.experiment_id, dataset_tag, ctx.seed);
     if (!replay.empty())
       return replay_case(ctx, std::move(res), train, *eval, replay, ctx.params.value("replay_max_evaluations", 64),
                          ctx.params.value("replay_max_seconds", 0.0));

@@ -79,7 +79,7 @@ std::vector<ParamSpec> param_specs() {
   add("device_memory_limit", "number", e.device_memory_limit, "CUDA backend: usable device memory in bytes (0 = all free memory)");
   v.back().backend_only = true;
   add("batch_sample_every", "int", 0, "record every k-th generation's batch of modified individuals (flattened) and the run's totals in batch_sample_file, for replay_from on a slower backend (0 = off)");
-  add("batch_sample_file", "string", "logs/gmt_batches/{experiment}_{dataset}_s{seed}.bin", "where batch_sample_every writes and replay_from reads ({experiment}, {dataset}, {seed} replaced)");
+  add("batch_sample_file", "string", ".cache/gmt_batches/{experiment}_{dataset}_s{seed}.bin", "where batch_sample_every writes and replay_from reads ({experiment}, {dataset} (with its options), {seed} replaced)");
   add("replay_from", "string", "", "estimate instead of running the EA: replay batches recorded by batch_sample_every (this file; \"sample\" = batch_sample_file) on this backend; time = its seconds per evaluation x the recorded run's evaluations + the recorded host EA time; flagged estimated");
   add("replay_max_evaluations", "int", 64, "replay_from: at most this many recorded individuals (whole batches spread over the run)");
   add("replay_max_seconds", "number", 0.0, "replay_from: stop adding batches once the first replay has taken this long (at least one batch; 0 = no cap)");
