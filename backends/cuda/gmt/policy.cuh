@@ -24,7 +24,7 @@ struct FaithfulPolicy {
 struct FastPolicy {
   static constexpr int kBlock = 256;  // rows kernels: 8 warps, each owning a contiguous sub-chunk
   static constexpr int kWarps = kBlock / 32;
-  static constexpr int kMinRowsPerThread = 8;   // fewer rows -> fewer blocks (small data)
+  static constexpr int kMinRowsPerThread = 1;   // small data: one 32-row tile per warp, more SMs busy
   static constexpr int kMaxBlocksPerSm = 4;     // rows kernels' grid: at most this x SMs blocks
   // estimate_errors: one group of leaves at a time, each thread summing its rows' errors per
   // leaf in shared memory (kErrKeys x 256 threads x 16 bytes ~ 96 KB + warp tables: two blocks
