@@ -29,7 +29,6 @@ BUILD="${BUILD:-$ROOT/build-device}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 OUT_DIR="${OUT_DIR:-$ROOT/logs/gmt}"
 LIMIT="${GMT_LIMIT:-540}"
-JOBS="${GPUDM_JOBS:-$(nproc)}"
 mkdir -p "$OUT_DIR"
 if [ -z "${GPUDM_DATA_DIR:-}" ]; then
   for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
@@ -70,31 +69,17 @@ pack() {
 }
 trap pack EXIT
 
-# ---- build: only the GMT targets (run_all.sh's build stage may have built everything already)
-TARGETS=(run_experiment gmt_cuda_tests gmt_reference_tests gmt_equivalence_tests gmt_unit_tests gmt_learner gmt_study_split)
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  DEPS_ARGS=()
-  if [ -d "$ROOT/.deps/usr" ]; then
-    D="$ROOT/.deps/usr"
-    export CMAKE_PREFIX_PATH="$D:$D/lib/x86_64-linux-gnu/cmake:$D/share/cmake:$D/share/eigen3/cmake${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
-    export LD_LIBRARY_PATH="$D/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    DEPS_ARGS=(-DCMAKE_BUILD_RPATH="$D/lib/x86_64-linux-gnu" -DZLIB_ROOT="$D")
-  fi
-  GEN=()
-  command -v ninja >/dev/null && GEN=(-G Ninja)
-  stamp "== configure $BUILD"
-  cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 "${DEPS_ARGS[@]}" \
-    >"$OUT_DIR/configure.log" 2>&1 || { tail -30 "$OUT_DIR/configure.log"; rm -f "$BUILD/CMakeCache.txt"; exit 1; }
-elif [ -d "$ROOT/.deps/usr" ]; then
-  export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-fi
-stamp "== build ${TARGETS[*]}"
-BT=()
-for t in "${TARGETS[@]}"; do BT+=(--target "$t"); done
-if ! cmake --build "$BUILD" -j "$JOBS" "${BT[@]}" >"$OUT_DIR/build.log" 2>&1; then
-  grep -E "error|FAILED" "$OUT_DIR/build.log" | head -30
+# ---- build: only the GMT targets, through run_all.sh's build stage (configure once, .deps)
+TARGETS="run_experiment gmt_cuda_tests gmt_reference_tests gmt_equivalence_tests gmt_unit_tests gmt_learner gmt_study_split"
+stamp "== build $TARGETS"
+BUILD_OUT="$(mktemp -d)"
+if ! BUILD="$BUILD" OUT="$BUILD_OUT" GPUDM_BUILD_TARGETS="$TARGETS" bash "$ROOT/scripts/device/run_all.sh" build >"$OUT_DIR/build.log" 2>&1; then
+  tail -40 "$OUT_DIR/build.log"
+  rm -rf "$BUILD_OUT"
   exit 1
 fi
+rm -rf "$BUILD_OUT"
+[ -d "$ROOT/.deps/usr" ] && export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 stamp "build done"
 RUN="$BUILD/experiments/run_experiment"
 TESTS="$BUILD/tests/gmt"

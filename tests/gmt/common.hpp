@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/family.hpp"
 #include "algorithms/core/registry.hpp"
 #include "algorithms/core/rng.hpp"
 #include "algorithms/gmt/evaluator.hpp"
@@ -46,6 +47,17 @@ inline double piecewise(const std::vector<double>& x) {
   if (x[1] <= 5.0) return 10.0 - x[1];
   return 0.5 * x[0] + 0.3 * x[1];
 }
+
+// Serves make_dataset(rows, 3, 9, piecewise, 0.1) under any name (family tests).
+struct PiecewiseProvider : gpudm::DatasetProvider {
+  explicit PiecewiseProvider(std::size_t rows) : rows_(rows) {}
+  std::shared_ptr<const gpudm::Dataset> get(const std::string& name, const nlohmann::json&) override {
+    auto d = std::make_shared<gpudm::Dataset>(make_dataset(rows_, 3, 9, piecewise, 0.1));
+    d->set_name(name);
+    return d;
+  }
+  std::size_t rows_;
+};
 
 inline gpudm::Registry& registry() {
   static gpudm::Registry r = [] {

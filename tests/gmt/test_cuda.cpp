@@ -436,13 +436,7 @@ TEST(GmtCuda, FamilyRecordsOnTheGpuAndReplaysOnCpuAndFaithful) {
   params["population"] = 16;
   const std::string file = (std::filesystem::temp_directory_path() / "gmt_cuda_test_{dataset}_{seed}.bin").string();
   params["batch_sample_file"] = file;
-  struct Provider : DatasetProvider {
-    std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json&) override {
-      auto d = std::make_shared<Dataset>(gmt_test::make_dataset(8000, 3, 9, gmt_test::piecewise, 0.1));
-      d->set_name(name);
-      return d;
-    }
-  } provider;
+  gmt_test::PiecewiseProvider provider(8000);
   auto ctx_for = [&](const std::string& backend, const nlohmann::json& extra) {
     CaseContext ctx;
     ctx.family = "gmt";

@@ -100,13 +100,7 @@ TEST(GmtBatchSample, FamilyReplaysARecordedRunOnEveryCpuBackend) {
   params["iterations"] = 10;
   params["population"] = 12;
   params["batch_sample_file"] = temp_file("{experiment}_{dataset}_{seed}.bin");
-  struct Provider : DatasetProvider {
-    std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json&) override {
-      auto d = std::make_shared<Dataset>(gmt_test::make_dataset(3000, 3, 9, gmt_test::piecewise, 0.1));
-      d->set_name(name);
-      return d;
-    }
-  } provider;
+  gmt_test::PiecewiseProvider provider(3000);
   auto ctx_for = [&](const std::string& backend, const nlohmann::json& extra, std::uint64_t seed) {
     CaseContext ctx;
     ctx.family = "gmt";

@@ -59,6 +59,12 @@ __device__ __forceinline__ void tile_pq(int t, int nb, int* p, int* q) {
   *q = r + t;
 }
 
+// Leaf slot of row r in tree b of the batch (route_row on the tree's slice of the node arrays).
+__device__ __forceinline__ int leaf_slot_of(const BatchView& v, const DatasetView& d, int b, long long r) {
+  const int off = v.t_node_off[b];
+  return v.n_slot[off + route_row(v.n_attr + off, v.n_thr + off, d.features, d.padded_rows, static_cast<std::size_t>(r))];
+}
+
 // ---- count --------------------------------------------------------------------------------
 __global__ void __launch_bounds__(FastPolicy::kBlock) fast_count_kernel(FastArgs a) {
   const BatchView& v = *a.bv;
@@ -74,11 +80,7 @@ __global__ void __launch_bounds__(FastPolicy::kBlock) fast_count_kernel(FastArgs
     const bool valid = r < r1;
     for (int b = 0; b < B; ++b) {
       int key = -1;
-      if (valid) {
-        const int off = v.t_node_off[b];
-        const int node = route_row(v.n_attr + off, v.n_thr + off, a.d.features, a.d.padded_rows, static_cast<std::size_t>(r));
-        key = v.t_leaf_off[b] + v.n_slot[off + node];
-      }
+      if (valid) key = v.t_leaf_off[b] + leaf_slot_of(v, a.d, b, r);
       const unsigned peers = __match_any_sync(0xffffffffu, key);
       if (valid && lane == __ffs(peers) - 1) my[key] += __popc(peers);
       __syncwarp();
@@ -175,9 +177,7 @@ __global__ void __launch_bounds__(FastPolicy::kBlock) fast_scatter_kernel(FastAr
     for (int b = 0; b < B; ++b) {
       int key = -1;
       if (valid) {
-        const int off = v.t_node_off[b];
-        const int node = route_row(v.n_attr + off, v.n_thr + off, a.d.features, a.d.padded_rows, static_cast<std::size_t>(r));
-        const int gl = v.t_leaf_off[b] + v.n_slot[off + node];
+        const int gl = v.t_leaf_off[b] + leaf_slot_of(v, a.d, b, r);
         if (v.l_refit[gl]) key = gl;
       }
       const unsigned peers = __match_any_sync(0xffffffffu, key);
@@ -559,9 +559,7 @@ __global__ void __launch_bounds__(FastPolicy::kBlock) fast_errors_kernel(FastArg
         const int b = v.ge_tree[e], lo = v.ge_lo[e], hi = v.ge_hi[e];
         int key = -1;
         if (valid) {
-          const int off = v.t_node_off[b];
-          const int node = route_row(v.n_attr + off, v.n_thr + off, a.d.features, a.d.padded_rows, static_cast<std::size_t>(r));
-          const int slot = v.n_slot[off + node];
+          const int slot = leaf_slot_of(v, a.d, b, r);
           if (slot >= lo && slot < hi) {
             key = v.ge_key0[e] + slot - lo;
             const int gl = v.t_leaf_off[b] + slot;
@@ -640,7 +638,6 @@ __global__ void fast_kth_kernel(FastArgs a) {
     if (s >= 0 && a.total[gl] > 0) {
       int j = a.kth_local[gl];
       const int b = v.l_tree[gl];
-      const int off = v.t_node_off[b];
       const int slot = gl - v.t_leaf_off[b];
       const long long n = static_cast<long long>(a.d.rows);
       long long r0 = sub_rows_begin(a, s), r1 = r0 + a.sub;
@@ -649,10 +646,7 @@ __global__ void fast_kth_kernel(FastArgs a) {
       for (long long base = r0; base < r1; base += 32) {
         const long long r = base + lane;
         bool match = false;
-        if (r < r1) {
-          const int node = route_row(v.n_attr + off, v.n_thr + off, a.d.features, a.d.padded_rows, static_cast<std::size_t>(r));
-          match = v.n_slot[off + node] == slot;
-        }
+        if (r < r1) match = leaf_slot_of(v, a.d, b, r) == slot;
         const unsigned bal = __ballot_sync(0xffffffffu, match);
         const int c = __popc(bal);
         if (j < c) {
