@@ -111,7 +111,7 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"experiment", "title",    "paper", "comment", "include", "family",
                                            "backends",   "datasets", "params", "sweep", "cases",   "seeds",
-                                           "warmup",     "repetitions", "smoke", "tables", "notes"};
+                                           "warmup",     "repetitions", "smoke", "tables", "notes", "peers"};
 const std::vector<std::string> kMetaKeys = {"experiment", "title", "paper", "comment", "include", "notes", "tables"};
 const std::vector<std::string> kSmokeKeys = {"backends", "datasets", "params",      "sweep",
                                              "cases",    "seeds",    "warmup",      "repetitions"};
@@ -120,7 +120,9 @@ const std::vector<std::string> kCaseKeys = {"backend", "params", "comment"};
 const std::vector<std::string> kTableKeys = {"title", "paper_csv", "rows", "columns", "notes", "comment", "all_paper_rows"};
 const std::vector<std::string> kRowKeys = {"run", "paper", "label", "map"};
 const std::vector<std::string> kColumnKeys = {"label", "select", "value", "scale", "format",
-                                              "paper", "ratio",  "hidden", "comment"};
+                                              "paper", "ratio",  "hidden", "comment", "peer"};
+const std::vector<std::string> kPeerKeys = {"name", "file", "rows", "match", "comment"};
+const std::vector<std::string> kColumnPeerKeys = {"name", "where"};
 
 std::string type_name(const ojson& v) {
   switch (v.type()) {
@@ -308,7 +310,74 @@ class PaperCsvCache {
   std::map<std::string, std::vector<std::string>> headers_;
 };
 
-void check_table(const Checker& c, const ojson& t, const std::string& path, PaperCsvCache& papers) {
+// ---- peers ----
+
+// The config's "peers": [{"name", "file" (relative to the config), "rows" (dotted path to the
+// file's array of rows; default "runs"; "" = the file is the array), "match" {peer key: run path}}].
+std::vector<PeerResults> load_peers(const Checker& c, const ojson& spec, const fs::path& config_dir) {
+  std::vector<PeerResults> out;
+  c.array(spec, "peers");
+  for (std::size_t i = 0; i < spec.size(); ++i) {
+    const std::string p = index_path("peers", i);
+    const ojson& e = spec[i];
+    c.object(e, p);
+    c.keys(e, kPeerKeys, p);
+    for (const char* k : {"name", "file", "match"})
+      if (!e.contains(k)) c.fail(p, std::string("missing key '") + k + "'");
+    PeerResults peer;
+    peer.name = c.string(e["name"], join_path(p, "name"));
+    static const std::regex name_re("[A-Za-z0-9_]+");
+    if (!std::regex_match(peer.name, name_re)) c.fail(join_path(p, "name"), "a peer name is letters, digits and '_'");
+    for (const auto& other : out)
+      if (other.name == peer.name) c.fail(join_path(p, "name"), "duplicate peer name '" + peer.name + "'");
+    peer.file = c.string(e["file"], join_path(p, "file"));
+    c.object(e["match"], join_path(p, "match"));
+    if (e["match"].empty()) c.fail(join_path(p, "match"), "name at least one {peer key: run path} pair to join on");
+    for (auto it = e["match"].begin(); it != e["match"].end(); ++it) c.string(it.value(), join_path(join_path(p, "match"), it.key()));
+    peer.match = e["match"];
+    const std::string rows_path = e.contains("rows") ? c.string(e["rows"], join_path(p, "rows")) : std::string("runs");
+    const fs::path file = config_dir / peer.file;
+    if (!fs::is_regular_file(file)) c.fail(join_path(p, "file"), "peer results file not found: " + file.string());
+    ojson doc;
+    try {
+      doc = ojson::parse(read_text_file(file.string()));
+    } catch (const nlohmann::json::exception& ex) {
+      c.fail(join_path(p, "file"), file.string() + " is not valid JSON: " + one_line(ex.what()));
+    }
+    const ojson* rows = rows_path.empty() ? &doc : find_path(doc, rows_path);
+    if (!rows || !rows->is_array())
+      c.fail(join_path(p, "rows"), file.string() + " has no array at '" + rows_path + "'");
+    for (const auto& r : *rows)
+      if (r.is_object()) peer.rows.push_back(r);
+    out.push_back(std::move(peer));
+  }
+  return out;
+}
+
+void check_column_peer(const Checker& c, const ojson& v, const std::string& p, const std::vector<PeerResults>& peers) {
+  std::vector<std::string> names;
+  for (const auto& peer : peers) names.push_back(peer.name);
+  std::string name;
+  if (v.is_string()) {
+    name = v.get<std::string>();
+  } else {
+    c.object(v, p);
+    c.keys(v, kColumnPeerKeys, p);
+    if (!v.contains("name")) c.fail(p, "missing key 'name' (a peer of the config's \"peers\")");
+    name = c.string(v["name"], join_path(p, "name"));
+    if (v.contains("where")) {
+      c.object(v["where"], join_path(p, "where"));
+      for (auto it = v["where"].begin(); it != v["where"].end(); ++it)
+        if (it.value().is_structured())
+          c.fail(join_path(join_path(p, "where"), it.key()), "expected a scalar to match, got " + type_name(it.value()));
+    }
+  }
+  if (std::find(names.begin(), names.end(), name) == names.end())
+    c.fail(p, "no peer named '" + name + "' in the config's \"peers\"" + suggest(name, names));
+}
+
+void check_table(const Checker& c, const ojson& t, const std::string& path, PaperCsvCache& papers,
+                 const std::vector<PeerResults>& peers) {
   c.object(t, path);
   c.keys(t, kTableKeys, path);
   if (t.contains("title")) c.string(t["title"], join_path(path, "title"));
@@ -365,7 +434,16 @@ void check_table(const Checker& c, const ojson& t, const std::string& path, Pape
     if (has_value == has_ratio && !paper_only)
       c.fail(p, "a column needs exactly one of 'value' (a dotted path) or 'ratio' ([numerator, denominator] labels), or only 'paper'");
     if (paper_only && col.contains("select")) c.fail(p, "a paper-only column shows no runs; remove 'select'");
-    if (has_value) c.string(col["value"], join_path(p, "value"));
+    if (has_value) {
+      const std::string value = c.string(col["value"], join_path(p, "value"));
+      const bool reads_peer = value.rfind("peer.", 0) == 0 || value.find("{peer.") != std::string::npos;
+      if (reads_peer && !col.contains("peer"))
+        c.fail(join_path(p, "value"), "'" + value + "' reads a peer row: name the peer with \"peer\"");
+    }
+    if (col.contains("peer")) {
+      if (!has_value) c.fail(p, "'peer' joins a peer row to a value column; a ratio column takes none");
+      check_column_peer(c, col["peer"], join_path(p, "peer"), peers);
+    }
     if (col.contains("select")) {
       c.object(col["select"], join_path(p, "select"));
       for (auto it = col["select"].begin(); it != col["select"].end(); ++it)
@@ -475,10 +553,11 @@ ExperimentPlan Loader::load(const fs::path& path, const std::string& shown_path)
   stack.pop_back();
   stack_shown.pop_back();
 
+  if (cfg.contains("peers")) plan.peers = load_peers(c, cfg["peers"], path.parent_path());
   if (cfg.contains("tables")) {
     c.array(cfg["tables"], "tables", false);
     for (std::size_t i = 0; i < cfg["tables"].size(); ++i) {
-      check_table(c, cfg["tables"][i], index_path("tables", i), papers);
+      check_table(c, cfg["tables"][i], index_path("tables", i), papers, plan.peers);
       plan.tables.push_back(cfg["tables"][i]);
     }
   }

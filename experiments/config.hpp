@@ -13,6 +13,7 @@
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/registry.hpp"
 #include "experiments/families.hpp"
+#include "experiments/tables.hpp"
 
 namespace gpudm::experiments {
 
@@ -60,6 +61,7 @@ struct ExperimentPlan {
   std::string family;         // "" for a composite (include-only) config
   std::vector<RunSpec> runs;
   std::vector<ojson> tables;
+  std::vector<PeerResults> peers;  // "peers": other tools' results the tables join, loaded
   std::vector<std::string> notes;
   std::vector<ExperimentPlan> included;  // run before this config's own runs
   bool smoke = false;

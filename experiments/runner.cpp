@@ -424,7 +424,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   // All runs reused: the file is rewritten so its provenance records this invocation too.
   if (oc.ok + oc.skipped + oc.failed == 0) write_file_atomic(oc.json_path, dump_results(doc));
 
-  const RenderedTables tables = render_tables(doc, plan.tables, opt_.paper_tables_dir);
+  const RenderedTables tables = render_tables(doc, plan.tables, opt_.paper_tables_dir, plan.peers);
   oc.markdown = render_experiment_markdown(doc, tables);
   oc.md_path = (dir / (stem + ".md")).string();
   oc.csv_path = (dir / (stem + ".csv")).string();

@@ -130,12 +130,74 @@ std::string row_value(const ojson& run, const ojson& row_spec) {
   return raw;
 }
 
+// Equal for a join: objects and arrays regardless of key order, scalars as loose_equal.
+bool join_equal(const ojson& a, const ojson& b) {
+  if (a.is_structured() || b.is_structured()) return nlohmann::json::parse(a.dump()) == nlohmann::json::parse(b.dump());
+  return loose_equal(a, b);
+}
+
+// The peer row joined to `run` by column `col` ("peer": NAME or {"name": NAME, "where": {...}}),
+// nullptr when the column has no peer or no row matches.
+const ojson* peer_row(const ojson& run, const ojson& col, const std::vector<PeerResults>& peers) {
+  const ojson& spec = col["peer"];
+  const std::string name = spec.is_string() ? spec.get<std::string>() : spec["name"].get<std::string>();
+  const ojson where = spec.is_object() ? spec.value("where", ojson::object()) : ojson::object();
+  for (const auto& peer : peers) {
+    if (peer.name != name) continue;
+    for (const auto& row : peer.rows) {
+      bool ok = true;
+      for (auto it = peer.match.begin(); ok && it != peer.match.end(); ++it) {
+        const ojson* theirs = find_path(row, it.key());
+        const ojson* ours = find_path(run, it.value().get<std::string>());
+        ok = theirs && ours && join_equal(*theirs, *ours);
+      }
+      for (auto it = where.begin(); ok && it != where.end(); ++it) {
+        const ojson* theirs = find_path(row, it.key());
+        ok = theirs && join_equal(*theirs, it.value());
+      }
+      if (ok) return &row;
+    }
+  }
+  return nullptr;
+}
+
+// A value column's value for `run`: the dotted path into the run, or with "peer" into the joined
+// peer row ("peer.X"), or into the run with "{peer.X}" replaced by the row's X. nullptr when absent.
+const ojson* column_value(const ojson& run, const ojson& col, const std::vector<PeerResults>& peers) {
+  std::string path = col["value"].get<std::string>();
+  if (!col.contains("peer")) return find_path(run, path);
+  const ojson* row = peer_row(run, col, peers);
+  if (!row) return nullptr;
+  if (path.rfind("peer.", 0) == 0) return find_path(*row, std::string_view(path).substr(5));
+  for (std::size_t open = path.find("{peer."); open != std::string::npos; open = path.find("{peer.")) {
+    const std::size_t close = path.find('}', open);
+    if (close == std::string::npos) return nullptr;
+    const ojson* v = find_path(*row, std::string_view(path).substr(open + 6, close - open - 6));
+    if (!v || v->is_structured()) return nullptr;
+    path.replace(open, close - open + 1, scalar_text(*v));
+  }
+  return find_path(run, path);
+}
+
+// One CSV record. The separator is appended on its own: GCC 12 warns falsely (-Wrestrict) on
+// "," + field once this is inlined.
+std::string csv_line(const std::vector<std::string>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i) s += ',';
+    s += csv_field(v[i]);
+  }
+  s += '\n';
+  return s;
+}
+
 std::string value_spec_text(const ojson& col) {
   return col.contains("format") ? col["format"].get<std::string>() : std::string();
 }
 
 // One table in the paper's layout.
-void render_one(const ojson& results, const ojson& spec, const std::string& paper_dir, RenderedTables& out) {
+void render_one(const ojson& results, const ojson& spec, const std::string& paper_dir,
+                const std::vector<PeerResults>& peers, RenderedTables& out) {
   const ojson& runs_json = results["runs"];
   std::vector<const ojson*> runs;
   for (const auto& r : runs_json) runs.push_back(&r);
@@ -252,14 +314,13 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
     for (const auto& c : col_specs) {
       if (!c.contains("value")) continue;
       Cell cell;
-      const std::string path = c["value"].get<std::string>();
       std::vector<double> values;
       bool failed = false, skipped = false, ok_without_value = false;
       for (const ojson* r : row_runs) {
         if (!select_matches(*r, c.value("select", ojson::object()))) continue;
         const std::string st = status_of(*r);
         if (st == "ok") {
-          const ojson* v = find_path(*r, path);
+          const ojson* v = column_value(*r, c, peers);
           if (v && v->is_number()) {
             values.push_back(v->get<double>());
             cell.estimated = cell.estimated || truthy(find_path(*r, "metrics.estimated"));
@@ -363,15 +424,10 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
   std::vector<std::string> csv_header{"table"};
   for (std::size_t i = 0; i < row_specs.size(); ++i) csv_header.push_back(header[i]);
   for (std::size_t i = row_specs.size(); i < header.size(); ++i) csv_header.push_back(header[i]);
-  auto line = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + csv_field(v[i]);
-    return s + "\n";
-  };
-  out.csv += line(csv_header);
+  out.csv += csv_line(csv_header);
   for (auto& r : csv_rows) {
     r.insert(r.begin(), title);
-    out.csv += line(r);
+    out.csv += csv_line(r);
   }
 }
 
@@ -492,15 +548,10 @@ void render_default(const ojson& results, RenderedTables& out) {
 
   std::vector<std::string> csv_header{"table"};
   csv_header.insert(csv_header.end(), header.begin(), header.end());
-  auto line = [](const std::vector<std::string>& v) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + csv_field(v[i]);
-    return s + "\n";
-  };
-  out.csv += line(csv_header);
+  out.csv += csv_line(csv_header);
   for (auto& r : csv_rows) {
     r.insert(r.begin(), t);
-    out.csv += line(r);
+    out.csv += csv_line(r);
   }
 }
 
@@ -530,14 +581,15 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
   return s;
 }
 
-RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir) {
+RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir,
+                             const std::vector<PeerResults>& peers) {
   RenderedTables out;
   if (!results.contains("runs") || !results["runs"].is_array()) throw Error("results document has no runs[]");
   if (tables.empty()) {
     render_default(results, out);
     return out;
   }
-  for (const auto& t : tables) render_one(results, t, paper_dir, out);
+  for (const auto& t : tables) render_one(results, t, paper_dir, peers, out);
   return out;
 }
 

@@ -12,14 +12,27 @@ namespace gpudm::experiments {
 
 using ojson = nlohmann::ordered_json;
 
+// Results of another tool (River, Weka, ...) joined into tables beside ours: a config's "peers"
+// (docs/config-format.md). A column naming the peer takes, for each of its runs, the first row
+// whose `match` keys equal the run's values (and whose `where` keys equal the column's), and
+// reads "peer.X" from that row, or our own value at a path with "{peer.X}" filled in from it.
+struct PeerResults {
+  std::string name;       // what columns refer to ("peer": NAME)
+  std::string file;       // as the config names it (messages)
+  ojson match;            // {dotted path in a peer row: dotted path in a run}
+  std::vector<ojson> rows;
+};
+
 struct RenderedTables {
   std::string markdown;  // every table, with its notes
   std::string csv;       // every table; first column "table" holds the table's title
 };
 
 // Renders `tables` (validated table specs) over results["runs"]; the default table when
-// `tables` is empty. `paper_dir` holds the paper CSVs named by "paper_csv".
-RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir);
+// `tables` is empty. `paper_dir` holds the paper CSVs named by "paper_csv"; `peers` the peer
+// results columns may join.
+RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir,
+                             const std::vector<PeerResults>& peers = {});
 
 // The whole Markdown document of an experiment: heading, paper reference, provenance line,
 // then render_tables(...).markdown.

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "algorithms/core/stopwatch.hpp"
+#include "algorithms/pittsburgh/params.hpp"
 
 namespace gpudm::pittsburgh {
 
@@ -63,6 +64,7 @@ int parse_int(const std::string& flag, const std::string& v) {
 int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env, std::ostream& out, std::ostream& err) {
   std::string population, dataset, backend;
   EvaluatorOptions options;
+  nlohmann::json backend_params = nlohmann::json::object();  // read through the family's ParamTable
   try {
     for (std::size_t i = 0; i < args.size(); ++i) {
       const std::string& f = args[i];
@@ -75,13 +77,14 @@ int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env
       if (f == "--population") population = v;
       else if (f == "--dataset") dataset = v;
       else if (f == "--backend" || f == "-b") backend = v;
-      else if (f == "--path") options.path = v;
-      else if (f == "--devices") options.devices = parse_int(f, v);
-      else if (f == "--threads") options.threads = parse_int(f, v);
+      else if (f == "--path") backend_params["path"] = v;
+      else if (f == "--devices") backend_params["devices"] = parse_int(f, v);
+      else if (f == "--threads") backend_params["threads"] = parse_int(f, v);
       else throw Error("unknown option '" + f + "' (" + std::string(kUsage) + ")");
     }
     if (population.empty()) throw Error("--evaluate pittsburgh needs --population P.json");
     if (dataset.empty()) throw Error("--evaluate pittsburgh needs --dataset NAME");
+    options = params_table().read(backend_params).backend;
   } catch (const Error& e) {
     err << "run_experiment: error: " << e.what() << '\n';
     return 2;
@@ -94,9 +97,10 @@ int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env
     ev->configure(options);
     ev->prepare(*data);
     EvaluationResult r;
+    PhaseTimer phases;
     Stopwatch sw;
-    ev->evaluate(p, r);
-    ojson j = evaluation_to_json(p, r, *data, ev->backend());
+    ev->evaluate(p, r, phases);
+    ojson j = evaluation_to_json(p, r, *data, ev->name());
     j["seconds"] = sw.seconds();
     out << j.dump(2) << '\n';
     return 0;

@@ -19,7 +19,6 @@ void EvaluationResult::reset_counts(std::vector<std::uint32_t> irb, std::uint64_
   accuracy.assign(individuals, 0.0);
   rows = n;
   gpops = 0;
-  phases.clear();
 }
 
 void EvaluationResult::finish() {
@@ -29,6 +28,29 @@ void EvaluationResult::finish() {
   accuracy.resize(correct.size());
   for (std::size_t i = 0; i < correct.size(); ++i)
     accuracy[i] = rows ? static_cast<double>(correct[i]) / static_cast<double>(rows) : 0.0;
+}
+
+const char* to_string(KernelPath p) { return p == KernelPath::faithful ? "faithful" : "fast"; }
+
+const char* to_string(FeatureLayout f) {
+  switch (f) {
+    case FeatureLayout::automatic: return "auto";
+    case FeatureLayout::f32: return "f32";
+    case FeatureLayout::f16x2: return "f16x2";
+  }
+  return "?";
+}
+
+const std::vector<std::pair<std::string, KernelPath>>& kernel_path_names() {
+  static const std::vector<std::pair<std::string, KernelPath>> names = {{"faithful", KernelPath::faithful},
+                                                                       {"fast", KernelPath::fast}};
+  return names;
+}
+
+const std::vector<std::pair<std::string, FeatureLayout>>& feature_layout_names() {
+  static const std::vector<std::pair<std::string, FeatureLayout>> names = {
+      {"auto", FeatureLayout::automatic}, {"f32", FeatureLayout::f32}, {"f16x2", FeatureLayout::f16x2}};
+  return names;
 }
 
 std::string EvaluationResult::checksum() const {

@@ -1,19 +1,23 @@
 #pragma once
-// RuleSetEvaluator: the interface every Pittsburgh backend implements (CUDA-free).
+// RuleSetEvaluator: the interface every Pittsburgh backend implements (CUDA-free, C++17: the
+// CUDA backend includes it). The lifecycle is backend.hpp's: configure(EvaluatorOptions), then
 // prepare() once per dataset (uploads, layouts), then evaluate() batched over a whole
-// population: every rule's confusion matrix (the paper's rule coverage + rule fitness
-// kernels) and every individual's decision-list accuracy (rule-set classification + rule-set
-// fitness kernels). All backends give identical integer results.
+// population: every rule's confusion matrix (the paper's rule coverage + rule fitness kernels)
+// and every individual's decision-list accuracy (rule-set classification + rule-set fitness
+// kernels). All backends give identical integer results.
 //
-// Phases recorded in EvaluationResult::phases (names follow the paper): coverage, rule_fitness,
-// classification, ruleset_fitness, and transfers (GPU). CPU phases use the host clock, GPU
-// kernels the device clock (CUDA events). The CUDA fast path fuses the first three into one
-// kernel and records it as "coverage_fused" (see backends/cuda/pittsburgh/).
+// Phases go to the PhaseTimer& of evaluate() (names follow the paper): encode, coverage,
+// rule_fitness, classification, ruleset_fitness, and transfers (GPU). CPU phases use the host
+// clock, GPU kernels the device clock (CUDA events). The CUDA fast path fuses the first three
+// into one kernel and records it as "coverage_fused" (see backends/cuda/pittsburgh/).
+// Energy is measured by the family around its timed repetitions (algorithms/core/machine.hpp).
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/pittsburgh/population.hpp"
@@ -36,7 +40,6 @@ struct EvaluationResult {
   std::vector<double> accuracy;                        // per individual: correct / rows
   std::uint64_t rows = 0;
   std::uint64_t gpops = 0;  // of this evaluation (kGpopsDefinition)
-  PhaseTimer phases;        // of the last evaluate() call
 
   const rules::ConfusionMatrix& rule(std::size_t individual, std::size_t r) const {
     return rule_confusion.at(individual_rule_begin.at(individual) + r);
@@ -52,37 +55,33 @@ struct EvaluationResult {
   std::string checksum() const;
 };
 
-// Backend options (ignored where they do not apply).
+// The CUDA backend's kernel path: the paper's four kernels, or one fused kernel.
+enum class KernelPath { faithful, fast };
+// The CUDA fast path's layout of the instances: automatic = f16x2 when every feature value is
+// exact in fp16 and the stacks fit, else f32; f16x2 = two rows per word as fp16 (an error when
+// the data do not allow it).
+enum class FeatureLayout { automatic, f32, f16x2 };
+const char* to_string(KernelPath p);
+const char* to_string(FeatureLayout f);
+// The names configs and the CLI use ("faithful", "fast"; "auto", "f32", "f16x2").
+const std::vector<std::pair<std::string, KernelPath>>& kernel_path_names();
+const std::vector<std::pair<std::string, FeatureLayout>>& feature_layout_names();
+
+// Backend options (ignored where they do not apply); the family's ParamTable fills them.
 struct EvaluatorOptions {
-  int threads = 0;             // OpenMP: 0 = all
-  std::string path = "fast";   // CUDA: "faithful" (the paper's four kernels) | "fast"
-  int devices = 1;             // CUDA: population split over this many GPUs
-  // CUDA fast path: "auto" (two rows per word as fp16 when every feature value is exact in
-  // fp16, else f32) | "f32" | "f16x2" (error when the data does not allow it)
-  std::string features = "auto";
+  int threads = 0;                                   // OpenMP: 0 = all
+  KernelPath path = KernelPath::fast;                // CUDA
+  int devices = 1;                                   // CUDA: population split over this many GPUs
+  FeatureLayout features = FeatureLayout::automatic; // CUDA fast path
 };
 
-class RuleSetEvaluator {
+// describe(): CUDA reports path_requested, path_used (+ fallback_reason), devices, features (+
+// features_reason) and the fast kernel's launch shape; OpenMP its thread count.
+class RuleSetEvaluator : public BackendOf<EvaluatorOptions> {
  public:
-  virtual ~RuleSetEvaluator() = default;
-  virtual std::string backend() const = 0;
-  virtual void configure(const EvaluatorOptions& options) { options_ = options; }
-  const EvaluatorOptions& options() const { return options_; }
-  // Keeps a reference to `data`, which must outlive the evaluator's use of it.
-  virtual void prepare(const Dataset& data) = 0;
   // Validates the population against the prepared dataset (throws gpudm::Error naming the
-  // individual and rule) and evaluates it.
-  virtual void evaluate(const Population& population, EvaluationResult& result) = 0;
-  // What the last evaluate() did beyond the options (CUDA: path used, launch shapes).
-  virtual nlohmann::ordered_json info() const { return nlohmann::ordered_json::object(); }
-  // Device energy over a region of evaluate() calls (CUDA: NVML, summed over the devices).
-  virtual void energy_begin() {}
-  virtual nlohmann::ordered_json energy_end() {
-    return {{"available", false}, {"reason", "no device energy meter for backend " + backend()}};
-  }
-
- protected:
-  EvaluatorOptions options_;
+  // individual and rule) and evaluates it into `result` (resized); phases are added to `timer`.
+  virtual void evaluate(const Population& population, EvaluationResult& result, PhaseTimer& timer) = 0;
 };
 
 }  // namespace gpudm::pittsburgh

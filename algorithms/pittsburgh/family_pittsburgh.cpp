@@ -5,14 +5,18 @@
 //     evaluation including host<->device transfers of population and results (the dataset is
 //     uploaded once in prepare, as in a GA); metrics.gpops_per_s = GPops / interpreter time
 //     (the coverage step: "coverage" phase, or "coverage_fused" for the CUDA fast path, which
-//     also counts); power from NVML (GPU) or RAPL (CPU) over the timed repetitions.
+//     also counts); power over the timed repetitions, measured here by placement: NVML on every
+//     device the run uses (summed), RAPL on the host, or the paper's TDP share when RAPL is unreadable.
 //   "learn": the GA (ga.hpp) on a stratification-free shuffled train/test split; reports
 //     train and test accuracy of the best decision list.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/progress.hpp"
@@ -21,6 +25,7 @@
 #include "algorithms/pittsburgh/evaluate_cli.hpp"
 #include "algorithms/pittsburgh/evaluator.hpp"
 #include "algorithms/pittsburgh/ga.hpp"
+#include "algorithms/pittsburgh/params.hpp"
 
 namespace gpudm {
 
@@ -30,17 +35,8 @@ using pittsburgh::EvaluationResult;
 using pittsburgh::Population;
 using pittsburgh::RuleSetEvaluator;
 
-template <class T>
-T param(const CaseContext& ctx, const char* key, T fallback) {
-  if (!ctx.params.contains(key) || ctx.params[key].is_null()) return fallback;
-  try {
-    return ctx.params[key].get<T>();
-  } catch (const std::exception&) {
-    throw Error("pittsburgh: param \"" + std::string(key) + "\" has the wrong type: " + ctx.params[key].dump());
-  }
-}
-
-bool is_cpu(const std::string& backend) { return backend == "sequential" || backend == "openmp"; }
+using pittsburgh::CaseParams;
+using pittsburgh::params_table;
 
 Population first_individuals(const Population& p, std::size_t k) {
   Population q;
@@ -55,34 +51,7 @@ class PittsburghFamily final : public Family {
     return "Pittsburgh rule-set evaluation (Cano, Zafra, Ventura 2014): rule coverage, rule fitness, "
            "decision-list classification and accuracy for a whole population; GA learner";
   }
-  std::vector<ParamSpec> params() const override {
-    return {
-        {"mode", "string", "evaluate", "evaluate (interpreter/evaluation timing) | learn (GA train/test)"},
-        {"population", "int", 10, "individuals in the population"},
-        {"rules_per_individual", "int", 0, "rules per individual; 0 = number of classes (the paper)"},
-        {"max_conditions_cap", "int", 9, "conditions per rule uniform in [1, min(cap, 2 x attributes)]"},
-        {"p_or", "number", 0.25, "probability a condition is joined by OR instead of AND"},
-        {"p_not", "number", 0.1, "probability a condition is negated"},
-        {"p_interval", "number", 0.1, "probability a numeric condition is an IN/OUT interval"},
-        {"path", "string", "fast", "CUDA: faithful (the paper's 4 kernels) | fast (fused)", true},
-        {"threads", "int", 0, "OpenMP threads (0 = all)", true},
-        {"devices", "int", 1, "CUDA devices the population is split over", true},
-        {"features", "string", "auto",
-         "CUDA fast path: auto (f16x2 when every value is exact in fp16) | f32 | f16x2 (two rows per word)", true},
-        {"cpu_gpops_budget", "number", 4e9,
-         "CPU backends: evaluate at most this many GPops per repetition (first k individuals) and "
-         "extrapolate linearly, flagged metrics.estimated"},
-        {"validate_gpops_budget", "number", 5e8,
-         "check against the sequential oracle on the first individuals within this many GPops (0 = off)", true},
-        {"measure_power", "bool", false, "NVML (GPU) / RAPL (CPU) energy over the timed repetitions", true},
-        {"cpu_tdp_watts", "number", 0.0,
-         "CPU TDP (one package) for the paper's power method when RAPL is unreadable (0 = built-in table by model name)", true},
-        {"cpu_cores", "int", 0, "physical cores per package for the TDP share (0 = table, else hardware_concurrency / 2)", true},
-        {"generations", "int", 50, "learn: GA generations"},
-        {"test_fraction", "number", 0.3, "learn: held-out fraction"},
-        {"length_penalty", "number", 0.002, "learn: fitness penalty per 20 primitives"},
-    };
-  }
+  std::vector<ParamSpec> params() const override { return params_table().specs(); }
 
   std::vector<FamilyCommand> commands() const override {
     FamilyCommand evaluate;
@@ -96,95 +65,79 @@ class PittsburghFamily final : public Family {
 
   CaseResult run_case(const CaseContext& ctx) override {
     GPUDM_REQUIRE(ctx.datasets && ctx.registry, "pittsburgh: the runner must provide datasets and a registry");
-    const std::string mode = param<std::string>(ctx, "mode", "evaluate");
-    if (mode == "learn") return learn(ctx);
-    if (mode != "evaluate") throw Error("pittsburgh: param mode \"" + mode + "\" is unknown (evaluate | learn)");
-    return evaluate(ctx);
+    const CaseParams p = params_table().read(ctx.params);
+    return p.mode == pittsburgh::Mode::learn ? learn(ctx, p) : evaluate(ctx, p);
   }
 
  private:
-  static pittsburgh::RandomRuleSpec spec_of(const CaseContext& ctx) {
-    pittsburgh::RandomRuleSpec s;
-    s.rules_per_individual = param<int>(ctx, "rules_per_individual", 0);
-    s.max_conditions_cap = param<int>(ctx, "max_conditions_cap", 9);
-    s.p_or = param<double>(ctx, "p_or", 0.25);
-    s.p_not = param<double>(ctx, "p_not", 0.1);
-    s.p_interval = param<double>(ctx, "p_interval", 0.1);
-    return s;
+  // The first individuals of `f` whose GPops over `rows` stay within `budget` (at least one), and
+  // their GPops.
+  static std::pair<std::size_t, std::uint64_t> individuals_within(const pittsburgh::FlatPopulation& f,
+                                                                  std::uint64_t rows, double budget) {
+    std::uint64_t acc = 0;
+    std::size_t k = 0;
+    for (; k < f.individuals(); ++k) {
+      std::uint64_t g = 0;
+      for (std::uint32_t r = f.individual_rule_begin[k]; r < f.individual_rule_begin[k + 1]; ++r)
+        g += f.rule_primitives[r];
+      g *= rows;
+      if (k > 0 && static_cast<double>(acc + g) > budget) break;
+      acc += g;
+    }
+    return {k, acc};
   }
 
-  static pittsburgh::EvaluatorOptions options_of(const CaseContext& ctx) {
-    pittsburgh::EvaluatorOptions o;
-    o.threads = param<int>(ctx, "threads", 0);
-    o.path = param<std::string>(ctx, "path", "fast");
-    o.devices = param<int>(ctx, "devices", 1);
-    o.features = param<std::string>(ctx, "features", "auto");
-    return o;
-  }
-
-  CaseResult evaluate(const CaseContext& ctx) {
+  CaseResult evaluate(const CaseContext& ctx, const CaseParams& p) {
     CaseResult out;
     const auto data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
     GPUDM_REQUIRE(data && data->task() == Task::classification,
                   "pittsburgh: dataset '" + ctx.dataset + "' is not a classification dataset");
     out.dataset = describe_dataset(*data);
-    const int pop_size = param<int>(ctx, "population", 10);
-    GPUDM_REQUIRE(pop_size >= 1, "pittsburgh: param population must be >= 1");
-    const auto spec = spec_of(ctx);
+    const int pop_size = p.population;
+    const auto& spec = p.rules;
     const Population full = pittsburgh::random_population(*data, static_cast<std::size_t>(pop_size), spec, ctx.seed);
     const auto schema = rules::Schema::of(*data);
     const pittsburgh::FlatPopulation flat = pittsburgh::flatten(full, schema);
     const std::uint64_t total_gpops = flat.primitives * data->rows();
 
-    // CPU baselines that would take minutes: measure the first k individuals, extrapolate.
+    auto ev = ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, ctx.backend);
+    const Capabilities caps = ev->capabilities();
+
+    // Host baselines that would take minutes: measure the first k individuals, extrapolate.
     Population measured = full;
     double scale = 1.0;
-    if (is_cpu(ctx.backend)) {
-      const double budget = param<double>(ctx, "cpu_gpops_budget", 4e9);
+    if (caps.host()) {
+      const double budget = p.cpu_gpops_budget;
       if (budget > 0 && static_cast<double>(total_gpops) > budget) {
-        std::uint64_t acc = 0;
-        std::size_t k = 0;
-        for (; k < full.size(); ++k) {
-          std::uint64_t g = 0;
-          for (std::uint32_t r = flat.individual_rule_begin[k]; r < flat.individual_rule_begin[k + 1]; ++r)
-            g += flat.rule_primitives[r];
-          g *= data->rows();
-          if (k > 0 && static_cast<double>(acc + g) > budget) break;
-          acc += g;
-        }
+        const auto [k, acc] = individuals_within(flat, data->rows(), budget);
         measured = first_individuals(full, k);
         scale = static_cast<double>(total_gpops) / static_cast<double>(std::max<std::uint64_t>(1, acc));
       }
     }
 
-    auto ev = ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, ctx.backend);
-    ev->configure(options_of(ctx));
+    ev->configure(p.backend);
     Stopwatch prep;
     ev->prepare(*data);
     const double prepare_seconds = prep.seconds();
 
-    const bool power = param<bool>(ctx, "measure_power", false);
+    const bool power = p.measure_power;
     EvaluationResult res;
-    PhaseTimer breakdown;
-    CpuEnergyMeterHolder cpu_meter(power && is_cpu(ctx.backend));
-    for (int i = 0; i < ctx.warmup; ++i) ev->evaluate(measured, res);
+    PhaseTimer warm, breakdown;
+    EnergyRegion energy_region(caps, p);
+    for (int i = 0; i < ctx.warmup; ++i) ev->evaluate(measured, res, warm);
     ojson energy = ojson::object();
-    if (power) {
-      if (is_cpu(ctx.backend)) cpu_meter.start();
-      else ev->energy_begin();
-    }
+    if (power) energy_region.start();
     out.timing.warmup = ctx.warmup;
     for (int i = 0; i < ctx.repetitions; ++i) {
       Stopwatch sw;
-      ev->evaluate(measured, res);
+      ev->evaluate(measured, res, breakdown);
       out.timing.samples.push_back(sw.seconds());
-      breakdown.merge(res.phases);
     }
-    if (power) energy = is_cpu(ctx.backend) ? cpu_meter.stop(ctx) : ev->energy_end();
+    if (power) energy = energy_region.stop();
     if (scale != 1.0) {
-      for (double& s : out.timing.samples) s *= scale;
       PhaseTimer scaled;
-      for (const auto& p : breakdown.phases()) scaled.add(p.name, p.seconds * scale, p.clock);
+      for (double& s : out.timing.samples) s *= scale;
+      for (const auto& ph : breakdown.phases()) scaled.add(ph.name, ph.seconds * scale, ph.clock);
       breakdown = scaled;
     }
     out.breakdown = breakdown;
@@ -224,7 +177,7 @@ class PittsburghFamily final : public Family {
     }
     m["mean_accuracy"] = res.accuracy.empty() ? 0.0 : acc_sum / static_cast<double>(res.accuracy.size());
     m["best_accuracy"] = acc_best;
-    m["backend_info"] = ev->info();
+    m["backend_info"] = ev->describe();
     if (power) {
       m["power"] = energy;
       if (energy.value("available", false) && energy.value("mean_watts", 0.0) > 0) {
@@ -235,42 +188,35 @@ class PittsburghFamily final : public Family {
     }
     out.checksum = res.checksum();
     out.checksum_exact = scale == 1.0;  // an extrapolated CPU run checksums its measured subset only
-    out.validation = validate_against_oracle(ctx, *data, measured, res);
+    out.validation = validate_against_reference(ctx, p, *data, measured, res);
     return out;
   }
 
-  // Sequential oracle on the first individuals within validate_gpops_budget: exact equality.
-  ojson validate_against_oracle(const CaseContext& ctx, const Dataset& data, const Population& p,
-                                const EvaluationResult& got) {
+  // The family's reference backend on the first individuals within validate_gpops_budget: exact equality.
+  ojson validate_against_reference(const CaseContext& ctx, const CaseParams& p, const Dataset& data,
+                                   const Population& pop, const EvaluationResult& got) {
     ojson v;
-    v["reference_backend"] = "sequential";
+    const std::string reference = ctx.registry->reference(pittsburgh::kFamilyName);
+    v["reference_backend"] = reference;
     v["tolerance"] = 0;
-    if (ctx.backend == "sequential") {
+    if (ctx.registry->is_reference(pittsburgh::kFamilyName, ctx.backend)) {
       v["passed"] = true;
       v["note"] = "this is the reference";
       return v;
     }
-    const double budget = param<double>(ctx, "validate_gpops_budget", 5e8);
+    const double budget = p.validate_gpops_budget;
     if (budget <= 0) {
       v["passed"] = nullptr;
       v["note"] = "validation disabled";
       return v;
     }
-    const auto flat = pittsburgh::flatten(p, rules::Schema::of(data));
-    std::size_t k = 0;
-    std::uint64_t acc = 0;
-    for (; k < p.size(); ++k) {
-      std::uint64_t g = 0;
-      for (std::uint32_t r = flat.individual_rule_begin[k]; r < flat.individual_rule_begin[k + 1]; ++r)
-        g += flat.rule_primitives[r];
-      g *= data.rows();
-      if (k > 0 && static_cast<double>(acc + g) > budget) break;
-      acc += g;
-    }
-    auto ref = ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, "sequential");
+    const auto flat = pittsburgh::flatten(pop, rules::Schema::of(data));
+    const std::size_t k = individuals_within(flat, data.rows(), budget).first;
+    auto ref = ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, reference);
     ref->prepare(data);
     EvaluationResult want;
-    ref->evaluate(first_individuals(p, k), want);
+    PhaseTimer untimed;
+    ref->evaluate(first_individuals(pop, k), want, untimed);
     std::size_t mismatched_rules = 0, mismatched_individuals = 0;
     for (std::size_t r = 0; r < want.rule_confusion.size(); ++r)
       mismatched_rules += !(want.rule_confusion[r] == got.rule_confusion[r]);
@@ -282,13 +228,13 @@ class PittsburghFamily final : public Family {
     return v;
   }
 
-  CaseResult learn(const CaseContext& ctx) {
+  CaseResult learn(const CaseContext& ctx, const CaseParams& p) {
     CaseResult out;
     const auto data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
     GPUDM_REQUIRE(data && data->task() == Task::classification,
                   "pittsburgh: dataset '" + ctx.dataset + "' is not a classification dataset");
     out.dataset = describe_dataset(*data);
-    const double test_fraction = param<double>(ctx, "test_fraction", 0.3);
+    const double test_fraction = p.test_fraction;
     GPUDM_REQUIRE(test_fraction > 0 && test_fraction < 1, "pittsburgh: test_fraction must be in (0, 1)");
     std::vector<std::size_t> order(data->rows());
     std::iota(order.begin(), order.end(), 0);
@@ -302,17 +248,15 @@ class PittsburghFamily final : public Family {
     const Dataset train = data->select(train_rows);
     const Dataset test = data->select(test_rows);
 
-    pittsburgh::GaParams gp;
-    gp.population = param<int>(ctx, "population", 10);
-    gp.generations = param<int>(ctx, "generations", 50);
-    gp.length_penalty = param<double>(ctx, "length_penalty", 0.002);
-    gp.init = spec_of(ctx);
+    pittsburgh::GaParams gp = p.ga;
+    gp.population = p.population;
+    gp.init = p.rules;
     gp.seed = ctx.seed;
     pittsburgh::GaResult ga;
     double test_acc = 0;
     out.timing = measure(ctx.warmup, ctx.repetitions, [&] {
       auto ev = ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, ctx.backend);
-      ev->configure(options_of(ctx));
+      ev->configure(p.backend);
       ev->prepare(train);
       ga = pittsburgh::run_ga(*ev, train, gp);
       ev->prepare(test);
@@ -339,19 +283,41 @@ class PittsburghFamily final : public Family {
     return out;
   }
 
-  // RAPL when readable, else the paper's method: TDP x (threads used / cores), labelled.
-  class CpuEnergyMeterHolder {
+  // Energy over the timed repetitions, by the backend's placement: NVML on every device the run
+  // uses (devices 0 .. devices - 1, summed); on the host RAPL when readable, else the paper's
+  // method, TDP x (threads used / cores), labelled.
+  class EnergyRegion {
    public:
-    explicit CpuEnergyMeterHolder(bool on) : on_(on) {}
+    EnergyRegion(const Capabilities& caps, const CaseParams& p) : caps_(caps), p_(p) {}
     void start() {
       sw_.reset();
-      if (on_ && meter_.available()) meter_.start();
+      if (caps_.device()) {
+        gpu_.clear();
+        for (int d = 0; d < std::max(1, p_.backend.devices); ++d) {
+          gpu_.push_back(std::make_unique<machine::GpuEnergyMeter>(d));
+          gpu_.back()->start();
+        }
+      } else if (cpu_.available()) {
+        cpu_.start();
+      }
     }
-    ojson stop(const CaseContext& ctx) {
+    ojson stop() {
       const double secs = sw_.seconds();
-      if (meter_.available()) return meter_.stop().to_json();
-      double tdp = param<double>(ctx, "cpu_tdp_watts", 0.0);
-      int cores = param<int>(ctx, "cpu_cores", 0);
+      if (caps_.device()) {
+        std::vector<machine::EnergyReading> parts;
+        ojson per = ojson::array();
+        for (auto& m : gpu_) {
+          parts.push_back(m->stop());
+          per.push_back(parts.back().to_json());
+        }
+        gpu_.clear();
+        ojson j = machine::EnergyReading::sum(parts).to_json();
+        if (j.value("available", false)) j["devices"] = std::move(per);
+        return j;
+      }
+      if (cpu_.available()) return cpu_.stop().to_json();
+      double tdp = p_.cpu_tdp_watts;
+      int cores = p_.cpu_cores;
       std::string source = "cpu_tdp_watts param";
       if (tdp <= 0) {
         const machine::CpuTdp known = machine::cpu_tdp_from_model();
@@ -361,19 +327,21 @@ class PittsburghFamily final : public Family {
       }
       if (tdp <= 0)
         return {{"available", false},
-                {"reason", meter_.reason() + "; CPU model not in the TDP table and no cpu_tdp_watts given"}};
+                {"reason", cpu_.reason() + "; CPU model not in the TDP table and no cpu_tdp_watts given"}};
       if (cores <= 0) cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency() / 2));
-      int threads = ctx.backend == "sequential" ? 1 : param<int>(ctx, "threads", 0);
+      int threads = caps_.threads ? p_.backend.threads : 1;
       if (threads <= 0) threads = cores;
       const double w = tdp * std::min(1.0, static_cast<double>(threads) / cores);
       return {{"available", true}, {"method", "tdp_share (the paper's method: TDP x threads / cores, full load)"},
               {"tdp_watts", tdp}, {"tdp_source", source}, {"cores", cores}, {"threads", threads}, {"seconds", secs},
-              {"mean_watts", w}, {"joules", w * secs}, {"rapl_unavailable", meter_.reason()}};
+              {"mean_watts", w}, {"joules", w * secs}, {"rapl_unavailable", cpu_.reason()}};
     }
 
    private:
-    bool on_;
-    machine::CpuEnergyMeter meter_;
+    Capabilities caps_;
+    const CaseParams& p_;
+    machine::CpuEnergyMeter cpu_;
+    std::vector<std::unique_ptr<machine::GpuEnergyMeter>> gpu_;
     Stopwatch sw_;
   };
 };

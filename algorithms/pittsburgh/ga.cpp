@@ -121,7 +121,8 @@ double accuracy_of(RuleSetEvaluator& evaluator, const Individual& ind) {
   Population p;
   p.individuals.push_back(ind);
   EvaluationResult r;
-  evaluator.evaluate(p, r);
+  PhaseTimer untimed;
+  evaluator.evaluate(p, r, untimed);
   return r.accuracy.at(0);
 }
 
@@ -136,9 +137,10 @@ GaResult run_ga(RuleSetEvaluator& ev, const Dataset& train, const GaParams& p,
   GaResult out;
   std::vector<double> fit;
   EvaluationResult res;
+  PhaseTimer phases;  // the GA reports evaluation_seconds only
   auto evaluate = [&] {
     Stopwatch sw;
-    ev.evaluate(pop, res);
+    ev.evaluate(pop, res, phases);
     out.evaluation_seconds += sw.seconds();
     out.evaluations += pop.size();
     out.gpops += res.gpops;

@@ -159,17 +159,18 @@ nlohmann::json format_expression(const std::uint32_t* tokens) {
   return a;
 }
 
-std::string to_infix(const std::uint32_t* tokens) {
+namespace {
+
+// Infix text of a valid expression; `cmp(word, a, b)` writes one comparison.
+template <class Cmp>
+std::string infix(const std::uint32_t* tokens, Cmp cmp) {
   std::vector<std::string> st;
   for (std::size_t i = 0;;) {
     const std::uint32_t w = tokens[i];
     const std::uint32_t op = opcode_of(w);
     if (op == kEnd) break;
-    std::ostringstream os;
     if (is_comparison(op)) {
-      os << "x" << attribute_of(w) << ' ' << opcode_name(op) << ' ' << word_as_float(tokens[i + 1]);
-      if (operand_count(op) == 2) os << ".." << word_as_float(tokens[i + 2]);
-      st.push_back(os.str());
+      st.push_back(cmp(w, word_as_float(tokens[i + 1]), operand_count(op) == 2 ? word_as_float(tokens[i + 2]) : 0.0f));
     } else if (op == kNot) {
       if (st.empty()) return "<malformed>";
       st.back() = "NOT " + st.back();
@@ -182,6 +183,37 @@ std::string to_infix(const std::uint32_t* tokens) {
     i += 1 + static_cast<std::size_t>(operand_count(op));
   }
   return st.empty() ? "TRUE" : st.back();
+}
+
+}  // namespace
+
+std::string to_infix(const std::uint32_t* tokens) {
+  return infix(tokens, [](std::uint32_t w, float a, float b) {
+    std::ostringstream os;
+    os << "x" << attribute_of(w) << ' ' << opcode_name(opcode_of(w)) << ' ' << a;
+    if (operand_count(opcode_of(w)) == 2) os << ".." << b;
+    return os.str();
+  });
+}
+
+std::string to_infix(const std::uint32_t* tokens, const Dataset& d) {
+  return infix(tokens, [&](std::uint32_t w, float a, float b) {
+    const std::uint32_t attr = attribute_of(w), op = opcode_of(w);
+    const bool known = attr < d.cols();
+    const auto value = [&](float v) {
+      if (known) {
+        const Attribute& at = d.attribute(attr);
+        if (at.is_nominal() && v >= 0 && std::floor(v) == v && static_cast<std::size_t>(v) < at.values.size())
+          return at.values[static_cast<std::size_t>(v)];
+      }
+      std::ostringstream os;
+      os << v;
+      return os.str();
+    };
+    const std::string name = known ? d.attribute(attr).name : "x" + std::to_string(attr);
+    if (operand_count(op) == 2) return name + " " + opcode_name(op) + " [" + value(a) + ", " + value(b) + "]";
+    return name + " " + opcode_name(op) + " " + value(a);
+  });
 }
 
 }  // namespace gpudm::rules

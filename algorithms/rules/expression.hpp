@@ -61,5 +61,8 @@ std::vector<std::uint32_t> parse_expression(const nlohmann::json& text, const st
 nlohmann::json format_expression(const std::uint32_t* tokens);
 // Human-readable infix-ish string for logs ("(x0 > 5.1 AND x2 <= 1.9)").
 std::string to_infix(const std::uint32_t* tokens);
+// The same with the dataset's attribute names and nominal value names
+// ("(petal_width <= 0.6 AND NOT color = red)", intervals "x IN [lo, hi]").
+std::string to_infix(const std::uint32_t* tokens, const Dataset& names);
 
 }  // namespace gpudm::rules

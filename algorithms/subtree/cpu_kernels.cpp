@@ -4,50 +4,15 @@
 #include <cstring>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/rules/batch.hpp"
 
 namespace gpudm::subtree {
 
 namespace {
 
 constexpr std::size_t kWords = kCpuBatchRows / 64;
-using Mask = std::uint64_t[kWords];
 
-// Eight 0/1 bytes (little-endian) to eight bits: the multiply gathers byte i's low bit into
-// bit 56 + i.
-inline std::uint64_t pack8(const std::uint8_t* p) {
-  std::uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  return (v * 0x0102040810204080ull) >> 56;
-}
-
-// Comparison of one column slice against constants into a bit mask; the opcode is a template
-// argument so rules::compare folds to one or two comparisons per element. Comparing into bytes
-// first lets the compiler vectorise the loop; the bytes are then packed 8 at a time.
-template <std::uint32_t Op>
-void compare_rows(const float* x, std::size_t n, float a, float b, std::uint64_t* out) {
-  alignas(64) std::uint8_t t[kCpuBatchRows];
-  for (std::size_t j = 0; j < n; ++j) t[j] = static_cast<std::uint8_t>(rules::compare(Op, x[j], a, b));
-  for (std::size_t j = n; j < kCpuBatchRows; ++j) t[j] = 0;
-  for (std::size_t w = 0; w < kWords; ++w) {
-    std::uint64_t m = 0;
-    for (std::size_t k = 0; k < 8; ++k) m |= pack8(t + w * 64 + k * 8) << (8 * k);
-    out[w] = m;
-  }
-}
-
-void compare_dispatch(std::uint32_t op, const float* x, std::size_t n, float a, float b, std::uint64_t* out) {
-  switch (op) {
-    case rules::kGt: compare_rows<rules::kGt>(x, n, a, b, out); break;
-    case rules::kGe: compare_rows<rules::kGe>(x, n, a, b, out); break;
-    case rules::kLt: compare_rows<rules::kLt>(x, n, a, b, out); break;
-    case rules::kLe: compare_rows<rules::kLe>(x, n, a, b, out); break;
-    case rules::kEq: compare_rows<rules::kEq>(x, n, a, b, out); break;
-    case rules::kNe: compare_rows<rules::kNe>(x, n, a, b, out); break;
-    case rules::kIn: compare_rows<rules::kIn>(x, n, a, b, out); break;
-    case rules::kOut: compare_rows<rules::kOut>(x, n, a, b, out); break;
-    default: std::fill(out, out + kWords, 0ull);
-  }
-}
+static_assert(kCpuBatchRows == rules::kBatchRows, "the mixed interpreter is the rule engine's batch interpreter");
 
 void store(const std::uint64_t* m, std::size_t begin, std::size_t n, std::uint32_t* tree_words) {
   std::uint32_t* dst = tree_words + begin / 32;
@@ -60,33 +25,10 @@ void store(const std::uint64_t* m, std::size_t begin, std::size_t n, std::uint32
   }
 }
 
-// Mixed prefix/postfix: comparisons are evaluated directly into a row mask and pushed;
-// AND/OR/NOT pop masks. Stack of row masks.
+// Mixed prefix/postfix: the rule engine's batch interpreter (algorithms/rules/batch.hpp):
+// comparisons are evaluated directly into a row mask and pushed; AND/OR/NOT pop masks.
 void batch_mixed(const std::uint32_t* tok, const Dataset& data, std::size_t begin, std::size_t n, std::uint64_t* result) {
-  std::uint64_t stack[rules::kMaxStack][kWords];
-  int sp = 0;
-  for (int i = 0;;) {
-    const std::uint32_t w = tok[i];
-    const std::uint32_t op = rules::opcode_of(w);
-    if (op == rules::kEnd) break;
-    if (rules::is_comparison(op)) {
-      const float a = rules::word_as_float(tok[i + 1]);
-      const float b = rules::operand_count(op) == 2 ? rules::word_as_float(tok[i + 2]) : 0.0f;
-      compare_dispatch(op, data.column(rules::attribute_of(w)) + begin, n, a, b, stack[sp++]);
-      i += 1 + rules::operand_count(op);
-    } else if (op == rules::kNot) {
-      for (std::size_t k = 0; k < kWords; ++k) stack[sp - 1][k] = ~stack[sp - 1][k];
-      ++i;
-    } else {
-      --sp;
-      if (op == rules::kAnd)
-        for (std::size_t k = 0; k < kWords; ++k) stack[sp - 1][k] &= stack[sp][k];
-      else
-        for (std::size_t k = 0; k < kWords; ++k) stack[sp - 1][k] |= stack[sp][k];
-      ++i;
-    }
-  }
-  std::memcpy(result, stack[sp - 1], sizeof(Mask));
+  rules::evaluate_batch(tok, data, begin, n, result);
 }
 
 // Pure postfix: a stack of float row buffers (constants and attribute values are pushed as

@@ -12,7 +12,8 @@ void CpuForest::parallel_trees(int trees, const std::function<void(int)>& fn) {
 }
 void CpuForest::parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) { fn(0, n); }
 
-void CpuForest::prepare(const EncodedStream& stream, const ForestParams& params) {
+void CpuForest::prepare(const EncodedStream& stream) {
+  const ForestParams& params = options();
   params.validate(stream);
   s_ = &stream;
   p_ = params;
@@ -86,7 +87,6 @@ void CpuForest::reset() {
     init_tree(t, 0);
     splits_[t] = resets_[t] = 0;
   }
-  phases_.clear();
 }
 
 int CpuForest::route(int t, std::size_t i) const {
@@ -208,17 +208,9 @@ void CpuForest::split_tree(int t) {
     for (int c = 0; c < C; ++c) class_term -= xlog2x_fixed(ck[c]);
     const std::int16_t* sub = slot_subset_.data() + si * k;
     std::int64_t best = -1, second = -1;
-    int best_p = -1;
-    for (int p = 0; p < k; ++p) {
-      const std::int64_t m = gain_merit(cnt + std::size_t(p) * V * C, attr_values_[sub[p]], C, total, class_term);
-      if (m > best) {
-        second = best;
-        best = m;
-        best_p = p;
-      } else if (m > second) {
-        second = m;
-      }
-    }
+    const int best_p = best_two_merits(
+        k, [&](int p) { return gain_merit(cnt + std::size_t(p) * V * C, attr_values_[sub[p]], C, total, class_term); },
+        &best, &second);
     // bound_weight "total": the leaf's class counts, inherited at its creation + learned since
     const std::uint64_t n_bound = bound_total_ ? class_total(slot_class_.data() + si * C, C) : total;
     if (best_p < 0 || !should_split(best, second, total, n_bound, hb_numer_, p_.tau)) continue;
@@ -247,17 +239,17 @@ void CpuForest::split_tree(int t) {
   due.clear();
 }
 
-void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predictions) {
+void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) {
   GPUDM_REQUIRE(s_ != nullptr, "vfdt: process() before prepare()");
   GPUDM_REQUIRE(begin <= end && end <= s_->rows, "vfdt: process range past the end of the stream");
   const std::size_t B = static_cast<std::size_t>(p_.batch);
   // Timing each phase of a one-instance batch would cost more than the work itself.
-  const bool timed = B >= 64;
+  const bool timed = B >= 64 && timer.enabled();
   auto phase = [&](const char* name, auto&& fn) {
     if (!timed) return fn();
     Stopwatch sw;
     fn();
-    phases_.add(name, sw.seconds());
+    timer.add(name, sw.seconds());
   };
   Stopwatch total;
   for (std::size_t b0 = begin; b0 < end; b0 += B) {
@@ -277,7 +269,7 @@ void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predic
     }
     phase("split", [&] { parallel_trees(L_.trees, [&](int t) { split_tree(t); }); });
   }
-  if (!timed) phases_.add("prequential", total.seconds());
+  if (!timed && timer.enabled()) timer.add("prequential", total.seconds());
 }
 
 ForestSnapshot CpuForest::snapshot() {

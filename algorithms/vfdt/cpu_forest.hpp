@@ -14,11 +14,11 @@ namespace gpudm::vfdt {
 
 class CpuForest : public ForestBackend {
  public:
-  void prepare(const EncodedStream& stream, const ForestParams& params) override;
+  // Validates the configured params against the stream and sizes every array.
+  void prepare(const EncodedStream& stream) override;
   void reset() override;
-  void process(std::size_t begin, std::size_t end, std::int32_t* predictions) override;
+  void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) override;
   ForestSnapshot snapshot() override;
-  const PhaseTimer& phases() const override { return phases_; }
 
   // ---- the per-batch steps (batch = instances [b0, b1) of the stream)
   void predict_tree(int t, std::size_t b0, std::size_t b1);
@@ -79,7 +79,6 @@ class CpuForest : public ForestBackend {
   // per batch (trees x batch)
   std::vector<std::int32_t> leaf_;
   std::vector<std::uint8_t> tree_pred_;
-  PhaseTimer phases_;
 };
 
 }  // namespace gpudm::vfdt

@@ -15,57 +15,82 @@ int ForestParams::features_for(int d) const {
   return std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(d)))));
 }
 
-std::string ForestParams::cuda_engine() const {
-  if (engine != "auto") return engine;
-  return trees >= kPersistentMinTrees && adwin_kernel == "prefix" ? "persistent" : "batched";
+const char* to_string(ResetRule v) { return v == ResetRule::any ? "any" : "rise"; }
+const char* to_string(BatchOrder v) {
+  switch (v) {
+    case BatchOrder::stream: return "stream";
+    case BatchOrder::deferred: return "deferred";
+    default: return "auto";
+  }
+}
+const char* to_string(LeafPrediction v) { return v == LeafPrediction::nb ? "nb" : "mc"; }
+const char* to_string(BoundWeight v) {
+  switch (v) {
+    case BoundWeight::learned: return "learned";
+    case BoundWeight::total: return "total";
+    default: return "auto";
+  }
+}
+const char* to_string(ForestPath v) { return v == ForestPath::faithful ? "faithful" : "default"; }
+const char* to_string(Engine v) {
+  switch (v) {
+    case Engine::persistent: return "persistent";
+    case Engine::batched: return "batched";
+    default: return "auto";
+  }
+}
+const char* to_string(AdwinKernel v) {
+  switch (v) {
+    case AdwinKernel::warp: return "warp";
+    case AdwinKernel::simple: return "simple";
+    default: return "prefix";
+  }
 }
 
-std::string ForestParams::order() const {
-  if (batch_order != "auto") return batch_order;
-  return path == "default" && cuda_engine() == "persistent" && !naive_bayes() ? "stream" : "deferred";
+Engine ForestParams::cuda_engine() const {
+  if (engine != Engine::automatic) return engine;
+  return trees >= kPersistentMinTrees && adwin_kernel == AdwinKernel::prefix ? Engine::persistent : Engine::batched;
 }
 
+BatchOrder ForestParams::order() const {
+  if (batch_order != BatchOrder::automatic) return batch_order;
+  return path == ForestPath::compact && cuda_engine() == Engine::persistent && !naive_bayes() ? BatchOrder::stream
+                                                                                                : BatchOrder::deferred;
+}
+
+// The ranges repeat the family's ParamTable (family_vfdt.cpp) for callers that fill ForestParams
+// themselves (tests, tools): a backend never runs out-of-range params.
 void ForestParams::validate(int d) const {
   auto bad = [](const std::string& key, const std::string& why) {
     throw Error("vfdt params: '" + key + "' " + why);
   };
   if (trees < 1 || trees > 65535) bad("trees", "must be in [1, 65535]");
   if (batch < 1) bad("batch", "must be >= 1");
-  if (!(delta > 0 && delta < 1)) bad("delta", "must be in (0, 1)");
+  if (!(delta > 0 && delta <= 1)) bad("delta", "must be in (0, 1]");
   if (!(tau >= 0)) bad("tau", "must be >= 0");
   if (grace < 1) bad("grace", "must be >= 1");
   if (features < 0) bad("features", "must be >= 0 (0 = sqrt(d) for forests, d for one tree)");
-  if (!(adwin_delta > 0 && adwin_delta < 1)) bad("adwin_delta", "must be in (0, 1)");
+  if (!(adwin_delta > 0 && adwin_delta <= 1)) bad("adwin_delta", "must be in (0, 1]");
   if (max_depth < 1 || max_depth > 30) bad("max_depth", "must be in [1, 30]");
   if (max_nodes < 3) bad("max_nodes", "must be >= 3");
-  if (path != "default" && path != "faithful") bad("path", "must be \"default\" or \"faithful\", got \"" + path + "\"");
-  if (engine != "auto" && engine != "persistent" && engine != "batched")
-    bad("engine", "must be \"auto\", \"persistent\" or \"batched\", got \"" + engine + "\"");
-  if (adwin_kernel != "prefix" && adwin_kernel != "warp" && adwin_kernel != "simple")
-    bad("adwin_kernel", "must be \"prefix\", \"warp\" or \"simple\", got \"" + adwin_kernel + "\"");
-  if (batch_order != "auto" && batch_order != "stream" && batch_order != "deferred")
-    bad("batch_order", "must be \"auto\", \"stream\" or \"deferred\", got \"" + batch_order + "\"");
-  if (reset_rule != "rise" && reset_rule != "any")
-    bad("reset_rule", "must be \"rise\" (MOA's ARF) or \"any\" (River's ARF), got \"" + reset_rule + "\"");
-  if (leaf_prediction != "mc" && leaf_prediction != "nb")
-    bad("leaf_prediction", "must be \"mc\" (majority class) or \"nb\" (naive Bayes), got \"" + leaf_prediction + "\"");
-  if (bound_weight != "auto" && bound_weight != "learned" && bound_weight != "total")
-    bad("bound_weight", "must be \"auto\", \"learned\" or \"total\", got \"" + bound_weight + "\"");
-  if (bound_total() && path == "faithful")
+  if (threads < 0) bad("threads", "must be >= 0 (0 = all)");
+  const bool faithful = path == ForestPath::faithful;
+  if (bound_weight == BoundWeight::total && faithful)
     bad("bound_weight", "\"total\" applies to path \"default\" only: the faithful path keeps the paper's n");
-  if (naive_bayes() && path == "faithful")
+  if (naive_bayes() && faithful)
     bad("leaf_prediction", "\"nb\" applies to path \"default\" only: the faithful path keeps the paper's majority-class leaves");
-  if (batch_order == "stream" && path == "faithful")
+  if (batch_order == BatchOrder::stream && faithful)
     bad("batch_order", "\"stream\" applies to path \"default\" only: path \"faithful\" keeps the paper's batch order (\"deferred\")");
-  if (engine == "persistent" && adwin_kernel != "prefix" && path == "default")
-    bad("adwin_kernel", "\"" + adwin_kernel + "\" runs only with engine \"batched\" (the persistent engine runs \"prefix\")");
+  if (engine == Engine::persistent && adwin_kernel != AdwinKernel::prefix && !faithful)
+    bad("adwin_kernel", std::string("\"") + to_string(adwin_kernel) +
+                            "\" runs only with engine \"batched\" (the persistent engine runs \"prefix\")");
   if (d < 1) throw Error("vfdt: the stream has no attributes");
   if (d > 255) throw Error("vfdt: the stream has " + std::to_string(d) + " attributes; at most 255 are supported");
 }
 
 void ForestParams::validate(const EncodedStream& s) const {
   validate(s.attributes);
-  if (path == "faithful") {
+  if (path == ForestPath::faithful) {
     if (!s.all_binary())
       throw Unavailable("vfdt params: path \"faithful\" (the paper's layout) needs binary attributes; stream '" + s.name +
                   "' has non-binary ones — use path \"default\"");

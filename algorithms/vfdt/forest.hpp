@@ -19,79 +19,117 @@
 //   reset of step 4 instance by instance inside each tree, as B = 1 does, and keeps only the split
 //   checks for the batch end (ForestParams::batch_order).
 // Numeric attributes are binned (quantiles of a warm-up prefix), nominal ones used as they are.
+//
+// Backends (sequential = the reference, openmp, cuda) follow the one lifecycle of
+// algorithms/core/backend.hpp: configure(ForestParams), prepare(EncodedStream), then reset() and
+// process(begin, end, predictions, timer) per pass over the stream, snapshot() for the trees.
+// The family fills ForestParams from its ParamTable (family_vfdt.cpp): the switches below are
+// enums, so no backend compares strings while it runs.
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/phase_timer.hpp"
 
 namespace gpudm::vfdt {
 
+// When a cut of a tree's ADWIN window resets the tree: on a rise of the error estimate (MOA's ARF
+// and its ADWINChangeDetector) or on any cut, also when the error fell, as it does while a young
+// tree learns (River's ARF). vfdt_math.hpp adwin_signals.
+enum class ResetRule { rise, any };
+// Order of the steps inside a mini-batch (B > 1; B = 1 is the exact algorithm either way):
+//  deferred: the paper's — every instance of the batch is predicted with the model from before
+//            the batch, then all are learned, then ADWIN sees the batch's errors, and a tree whose
+//            ADWIN fired is reset at the end of the batch (the instances after the one that fired
+//            are lost to the fresh tree);
+//  stream:   each tree predicts, learns and feeds its ADWIN instance by instance, as B = 1 does (a
+//            prediction sees the leaf counts of the batch's earlier instances; a tree whose ADWIN
+//            fires is reset at once and the fresh tree learns the rest of the batch); only the
+//            split checks wait for the end of the batch;
+//  automatic ("auto"): stream where the CUDA engine is the persistent one (path default, forests
+//            of >= kPersistentMinTrees trees, prefix ADWIN) and leaves vote mc, else deferred — a
+//            function of the parameters only, so every backend resolves it the same way (order()).
+// The CUDA batched engine and the faithful path run deferred only.
+enum class BatchOrder { automatic, stream, deferred };
+// Leaf vote: majority class (the paper's) or naive Bayes over the leaf's attribute counters (MOA's
+// NB leaves; vfdt_math.hpp naive_bayes_vote). nb is not on path faithful; it makes batch_order
+// auto resolve to deferred (the GPU's in-batch walk relies on majority votes).
+enum class LeafPrediction { mc, nb };
+// n of the Hoeffding bound: learned (the weight a leaf has learned since it was created, VFDT's n;
+// the faithful path's, as the paper's counters) or total (plus the class counts it inherited from
+// its parent's branch at the split: MOA's and River's weightSeen, so a new leaf's bound starts
+// smaller); automatic ("auto") = total on path default, learned on path faithful. With total our
+// single tree equals River's HoeffdingTreeClassifier on covertype, RT, rt_moa, Connect-4 and Poker
+// prefixes to the last digit (results/cpu/vfdt_river_peer).
+enum class BoundWeight { automatic, learned, total };
+// CUDA layout: compact ("default": the CPU engine's node pool) or faithful (the paper's 2^depth
+// array, binary attributes). The CPU backends compute the same trees either way.
+enum class ForestPath { compact, faithful };
+// CUDA engine of path default: persistent (one block per tree walks the whole stream; one launch),
+// batched (five kernels per batch, every tree in each) or automatic ("auto": cuda_engine()).
+enum class Engine { automatic, persistent, batched };
+// CUDA ADWIN: prefix (running error counts, every tick of a batch tested at once; the only one the
+// persistent engine runs), warp (block inserts, warp checks) or simple (one lane inserts). The
+// faithful path runs warp (or simple).
+enum class AdwinKernel { prefix, warp, simple };
+
+// The names configs and results use.
+const char* to_string(ResetRule v);
+const char* to_string(BatchOrder v);
+const char* to_string(LeafPrediction v);
+const char* to_string(BoundWeight v);
+const char* to_string(ForestPath v);
+const char* to_string(Engine v);
+const char* to_string(AdwinKernel v);
+// Every value of an enum with its name, for a ParamTable's add_enum.
+template <class E>
+std::vector<std::pair<std::string, E>> named(std::initializer_list<E> values) {
+  std::vector<std::pair<std::string, E>> out;
+  for (E v : values) out.emplace_back(to_string(v), v);
+  return out;
+}
+
+// The options of every backend (BackendOf<ForestParams, EncodedStream>). Each initialiser is the
+// family's default for its param (family_vfdt.cpp declares them once, from these values).
 struct ForestParams {
   int trees = 100;            // M; 1 with bagging/adwin off = a single Hoeffding tree (GVFDt)
-  int batch = 1;              // B: instances per mini-batch
+  int batch = 1024;           // B: instances per mini-batch (1 = the exact streaming algorithm)
   double delta = 1e-7;        // split confidence
   double tau = 0.05;          // tie threshold
   int grace = 200;            // n_min
   int features = 0;           // attributes per leaf; 0 = floor(sqrt(d)) for forests, d for one tree
   bool bagging = true;        // Poisson(1) weights
   bool adwin = true;          // one ADWIN per tree resetting it on a rise in error
-  // When a cut of a tree's ADWIN window resets the tree: "rise" (the default; MOA's ARF and its
-  // ADWINChangeDetector: only when the error estimate went up) or "any" (River's ARF: every cut,
-  // also when the error fell, as it does while a young tree learns). vfdt_math.hpp adwin_signals.
-  std::string reset_rule = "rise";
-  bool reset_on_any_cut() const { return reset_rule == "any"; }
-  // Order of the steps inside a mini-batch (B > 1; B = 1 is the exact algorithm either way):
-  //  "deferred": the paper's — every instance of the batch is predicted with the model from before
-  //              the batch, then all are learned, then ADWIN sees the batch's errors, and a tree
-  //              whose ADWIN fired is reset at the end of the batch (the instances after the one
-  //              that fired are lost to the fresh tree);
-  //  "stream":   each tree predicts, learns and feeds its ADWIN instance by instance, as B = 1
-  //              does (a prediction sees the leaf counts of the batch's earlier instances; a tree
-  //              whose ADWIN fires is reset at once and the fresh tree learns the rest of the
-  //              batch); only the split checks wait for the end of the batch;
-  //  "auto":     "stream" where the CUDA engine is the persistent one (path default, forests of
-  //              >= kPersistentMinTrees trees, prefix ADWIN), else "deferred" — a function of the
-  //              parameters only, so every backend resolves it the same way (order()).
-  // The CUDA batched engine and the faithful path run "deferred" only.
-  std::string batch_order = "auto";
-  // Leaf vote: "mc" (majority class, the paper's and the default) or "nb" (naive Bayes over the
-  // leaf's attribute counters, MOA's NB leaves; vfdt_math.hpp naive_bayes_vote). Not on path
-  // faithful; "nb" makes batch_order "auto" resolve to "deferred" (the GPU's in-batch walk
-  // relies on majority votes), and the GPU refuses "stream" with "nb".
-  std::string leaf_prediction = "mc";
-  // n of the Hoeffding bound: "learned" (the weight a leaf has learned since it was created, VFDT's
-  // n; the faithful path's, as the paper's counters) or "total" (plus the class counts it inherited
-  // from its parent's branch at the split: MOA's and River's weightSeen, so a new leaf's bound
-  // starts smaller); "auto" (the default) = "total" on path default, "learned" on path faithful.
-  // With "total" our single tree equals River's HoeffdingTreeClassifier on covertype, RT, rt_moa,
-  // Connect-4 and Poker prefixes to the last digit (results/cpu/vfdt_river_peer).
-  std::string bound_weight = "auto";
-  bool bound_total() const { return bound_weight == "total" || (bound_weight == "auto" && path == "default"); }
-  bool naive_bayes() const { return leaf_prediction == "nb"; }
   double adwin_delta = 0.002;
+  ResetRule reset_rule = ResetRule::rise;
+  BatchOrder batch_order = BatchOrder::automatic;
+  LeafPrediction leaf_prediction = LeafPrediction::mc;
+  BoundWeight bound_weight = BoundWeight::automatic;
   int max_depth = 20;
   int max_nodes = 4096;       // node-pool capacity per tree (leaf slots = max_nodes)
   std::uint64_t seed = 1;
-  std::string path = "default";  // CUDA: "default" (compact pool) or "faithful" (paper layout)
-  // CUDA default path: "persistent" (one block per tree walks the whole stream; one launch),
-  // "batched" (five kernels per batch, every tree in each) or "auto" (cuda_engine()).
-  std::string engine = "auto";
-  // CUDA ADWIN: "prefix" (running error counts, every tick of a batch tested at once; the only one
-  // the persistent engine runs), "warp" (block inserts, warp checks) or "simple" (one lane inserts).
-  // The faithful path runs "warp" (or "simple").
-  std::string adwin_kernel = "prefix";
+  ForestPath path = ForestPath::compact;
+  Engine engine = Engine::automatic;
+  AdwinKernel adwin_kernel = AdwinKernel::prefix;
+  int threads = 0;            // OpenMP threads (0 = all); the other backends ignore it
 
   // The engine "auto" resolves to: persistent for forests of >= kPersistentMinTrees trees with the
   // prefix ADWIN (one SM per tree keeps the GPU busy), batched otherwise (a single tree's batch is
   // spread over many blocks; one block per tree would leave all but one SM idle).
   static constexpr int kPersistentMinTrees = 16;
-  std::string cuda_engine() const;
-  std::string order() const;  // batch_order with "auto" resolved: "stream" | "deferred"
-  bool stream_order() const { return order() == "stream"; }
+  Engine cuda_engine() const;       // persistent | batched
+  BatchOrder order() const;         // batch_order with auto resolved: stream | deferred
+  bool stream_order() const { return order() == BatchOrder::stream; }
+  bool bound_total() const {
+    return bound_weight == BoundWeight::total || (bound_weight == BoundWeight::automatic && path == ForestPath::compact);
+  }
+  bool naive_bayes() const { return leaf_prediction == LeafPrediction::nb; }
+  bool reset_on_any_cut() const { return reset_rule == ResetRule::any; }
   int features_for(int d) const;
   void validate(int d) const;  // throws gpudm::Error naming the parameter
   // Checks against the stream too (the faithful path needs binary attributes and a depth whose
@@ -165,26 +203,20 @@ struct ForestSnapshot {
   std::string diff(const ForestSnapshot& o) const;
 };
 
-// What a backend is asked to do. One call to process() runs the prequential loop over
-// [begin, end) of the prepared stream in mini-batches of params.batch (a batch never straddles
-// two calls; callers pass chunk sizes that are multiples of the batch). Predictions of the
-// forest are written to predictions[0, end-begin).
-class ForestBackend {
+// A streaming-forest backend. configure(params), prepare(stream) (allocations and layout; uploads
+// nothing of the stream that process() times), then per pass over the stream: reset() and
+// process() calls. One call to process() runs the prequential loop over [begin, end) of the
+// prepared stream in mini-batches of params.batch (a batch never straddles two calls; callers pass
+// chunk sizes that are multiples of the batch), writes the forest's predictions to
+// predictions[0, end-begin) and adds its phases (traversal, vote, counters, adwin, split,
+// transfers) to `timer` (nothing when the timer is disabled).
+class ForestBackend : public BackendOf<ForestParams, EncodedStream> {
  public:
-  virtual ~ForestBackend() = default;
-  virtual std::string name() const = 0;
-  // Allocations and layout; may upload nothing of the stream (uploads are timed in process()).
-  virtual void prepare(const EncodedStream& stream, const ForestParams& params) = 0;
   // A fresh forest (every tree a single empty leaf, ADWINs empty).
   virtual void reset() = 0;
-  virtual void process(std::size_t begin, std::size_t end, std::int32_t* predictions) = 0;
+  virtual void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) = 0;
+  // The trees' structure now.
   virtual ForestSnapshot snapshot() = 0;
-  // Phases since the last reset(): traversal, vote, counters, adwin, split, transfers.
-  virtual const PhaseTimer& phases() const = 0;
-  virtual void set_threads(int threads) { (void)threads; }
 };
-
-// Backends are found in the Registry under family "vfdt" with this interface.
-using ForestBackendPtr = std::unique_ptr<ForestBackend>;
 
 }  // namespace gpudm::vfdt

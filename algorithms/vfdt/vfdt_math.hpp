@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "algorithms/core/hd.hpp"
+#include "algorithms/core/splitmix.hpp"
 
 #if !defined(__CUDACC__)
 #include <cmath>
@@ -124,6 +125,29 @@ GPUDM_HD double merit_to_gain(std::int64_t merit, std::uint64_t n) {
   return ddiv(ddiv(static_cast<double>(merit), static_cast<double>(1u << kGainFracBits)), static_cast<double>(n));
 }
 
+// The two best merits of a leaf's k subset attributes, in attribute order (the first of equal
+// merits wins): *best, *second (-1 when absent) and the returned position of the best (-1 when no
+// attribute has a merit >= 0). merit(p) is the merit of subset attribute p (gain_merit, or one
+// computed earlier); host and device both choose through this one function.
+template <class Merit>
+GPUDM_HD int best_two_merits(int k, Merit merit, std::int64_t* best, std::int64_t* second) {
+  std::int64_t b = -1, s = -1;
+  int best_p = -1;
+  for (int p = 0; p < k; ++p) {
+    const std::int64_t m = merit(p);
+    if (m > b) {
+      s = b;
+      b = m;
+      best_p = p;
+    } else if (m > s) {
+      s = m;
+    }
+  }
+  *best = b;
+  *second = s;
+  return best_p;
+}
+
 // Split rule of the Hoeffding tree: best - second > HB, or HB < tau (tie). Merits scaled by n*2^20
 // (n: the weight the leaf's counters hold). n_bound is the n of the bound: n itself (VFDT's "examples
 // seen at the leaf") or, with ForestParams::bound_weight "total", n plus the class counts the leaf
@@ -137,14 +161,9 @@ GPUDM_HD bool should_split(std::int64_t best, std::int64_t second, std::uint64_t
 }
 
 // ---------------------------------------------------------------- counter-based randomness
-GPUDM_HD std::uint64_t mix64(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+// Counter-based hash of three words, chained through the SplitMix64 mix (core/splitmix.hpp).
 GPUDM_HD std::uint64_t hash3(std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-  return mix64(mix64(mix64(a) ^ b) ^ c);
+  return splitmix64_mix(splitmix64_mix(splitmix64_mix(a) ^ b) ^ c);
 }
 // Uniform integer in [0, n) from a 64-bit hash (multiply-high; bias < n/2^64).
 GPUDM_HD std::uint32_t hash_below(std::uint64_t h, std::uint32_t n) {

@@ -2,7 +2,7 @@
 // (individual x row chunk), so the phase times are wall clock. Individuals are processed in
 // batches whose coverage codes fit a fixed buffer; per-task partial counts are reduced in a
 // fixed order, so results do not depend on the thread count.
-#include "backends/openmp/pittsburgh.hpp"
+#include "backends/pittsburgh.hpp"
 
 #include <omp.h>
 
@@ -22,21 +22,29 @@ struct OmpPolicy {
 
 class OpenMPRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
  public:
-  std::string backend() const override { return "openmp"; }
+  std::string name() const override { return "openmp"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.threads = true;
+    c.deterministic_over = "thread count (per-task partial counts reduced in a fixed order)";
+    return c;
+  }
+  nlohmann::ordered_json describe() const override { return {{"threads", thread_count()}}; }
   void prepare(const Dataset& data) override {
     GPUDM_REQUIRE(data.task() == Task::classification,
                   "pittsburgh: dataset '" + data.name() + "' is not a classification dataset");
     data_ = &data;
     schema_ = rules::Schema::of(data);
   }
-  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res) override {
+  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res,
+                PhaseTimer& timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "pittsburgh/openmp: evaluate() before prepare()");
-    const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
+    const int threads = thread_count();
     Stopwatch enc;
     const pittsburgh::FlatPopulation f = pittsburgh::flatten(pop, schema_);
     const std::size_t n = data_->rows();
     res.reset(f, n);
-    res.phases.add("encode", enc.seconds());
+    timer.add("encode", enc.seconds());
     if (f.individuals() == 0 || n == 0) {
       res.finish();
       return;
@@ -110,14 +118,16 @@ class OpenMPRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
         for (std::size_t c = 0; c < nchunks; ++c) res.correct[i] += partial_correct_[(i - i0) * nchunks + c];
       t_set += sw.seconds();
     }
-    res.phases.add("coverage", t_cov);
-    res.phases.add("rule_fitness", t_fit);
-    res.phases.add("classification", t_cls);
-    res.phases.add("ruleset_fitness", t_set);
+    timer.add("coverage", t_cov);
+    timer.add("rule_fitness", t_fit);
+    timer.add("classification", t_cls);
+    timer.add("ruleset_fitness", t_set);
     res.finish();
   }
 
  private:
+  int thread_count() const { return options_.threads > 0 ? options_.threads : omp_get_max_threads(); }
+
   const Dataset* data_ = nullptr;
   rules::Schema schema_;
   std::vector<std::uint8_t> codes_, correct_;

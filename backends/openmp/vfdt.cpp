@@ -1,11 +1,10 @@
 // OpenMP streaming forest: the CPU engine with the trees of a mini-batch step spread over
 // threads (static schedule; every tree's state is private to its step, so results are
 // identical to the sequential backend) and the vote spread over instances.
-#include "backends/openmp/vfdt.hpp"
-
 #include <omp.h>
 
 #include "algorithms/vfdt/cpu_forest.hpp"
+#include "backends/vfdt.hpp"
 
 namespace gpudm::backend::openmp {
 
@@ -13,7 +12,17 @@ namespace {
 class OpenmpForest final : public vfdt::CpuForest {
  public:
   std::string name() const override { return "openmp"; }
-  void set_threads(int threads) override { threads_ = threads > 0 ? threads : omp_get_max_threads(); }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.threads = true;
+    c.deterministic_over = "thread count";
+    return c;
+  }
+  nlohmann::ordered_json describe() const override { return {{"threads", threads_}}; }
+  void prepare(const vfdt::EncodedStream& stream) override {
+    threads_ = options().threads > 0 ? options().threads : omp_get_max_threads();
+    CpuForest::prepare(stream);
+  }
 
  protected:
   void parallel_trees(int trees, const std::function<void(int)>& fn) override {

@@ -1,6 +1,6 @@
-// Sequential Pittsburgh evaluator: the oracle. One individual at a time, the paper's four
-// steps in order over all rows (coverage codes buffered per individual, reused).
-#include "backends/sequential/pittsburgh.hpp"
+// Sequential Pittsburgh evaluator: the family's reference backend. One individual at a time,
+// the paper's four steps in order over all rows (coverage codes buffered per individual, reused).
+#include "backends/pittsburgh.hpp"
 
 #include <vector>
 
@@ -12,20 +12,26 @@ namespace gpudm::backend::sequential {
 namespace {
 class SequentialRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
  public:
-  std::string backend() const override { return "sequential"; }
+  std::string name() const override { return "sequential"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.reference = true;
+    return c;
+  }
   void prepare(const Dataset& data) override {
     GPUDM_REQUIRE(data.task() == Task::classification,
                   "pittsburgh: dataset '" + data.name() + "' is not a classification dataset");
     data_ = &data;
     schema_ = rules::Schema::of(data);
   }
-  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res) override {
+  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res,
+                PhaseTimer& timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "pittsburgh/sequential: evaluate() before prepare()");
     Stopwatch enc;
     const pittsburgh::FlatPopulation f = pittsburgh::flatten(pop, schema_);
     const std::size_t n = data_->rows();
     res.reset(f, n);
-    res.phases.add("encode", enc.seconds());
+    timer.add("encode", enc.seconds());
     codes_.resize(static_cast<std::size_t>(f.max_rules) * n);
     correct_.resize(n);
     double t_cov = 0, t_fit = 0, t_cls = 0, t_set = 0;
@@ -47,10 +53,10 @@ class SequentialRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       res.correct[i] = pittsburgh::cpu::count_correct(correct_.data(), n);
       t_set += lap();
     }
-    res.phases.add("coverage", t_cov);
-    res.phases.add("rule_fitness", t_fit);
-    res.phases.add("classification", t_cls);
-    res.phases.add("ruleset_fitness", t_set);
+    timer.add("coverage", t_cov);
+    timer.add("rule_fitness", t_fit);
+    timer.add("classification", t_cls);
+    timer.add("ruleset_fitness", t_set);
     res.finish();
   }
 

@@ -1,8 +1,8 @@
 // Sequential streaming forest: the CPU engine with plain loops. With batch = 1 it is the exact
-// instance-by-instance algorithm (the oracle of the equivalence tests).
-#include "backends/sequential/vfdt.hpp"
-
+// instance-by-instance algorithm; the family's reference backend (tests/vfdt checks it against an
+// independent small reference written from the paper).
 #include "algorithms/vfdt/cpu_forest.hpp"
+#include "backends/vfdt.hpp"
 
 namespace gpudm::backend::sequential {
 
@@ -10,6 +10,12 @@ namespace {
 class SequentialForest final : public vfdt::CpuForest {
  public:
   std::string name() const override { return "sequential"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.reference = true;
+    return c;
+  }
+  nlohmann::ordered_json describe() const override { return {{"threads", 1}}; }
 };
 }  // namespace
 

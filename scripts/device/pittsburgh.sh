@@ -34,7 +34,7 @@ status=0
 log() { echo "[pittsburgh] $*" >&2; }
 
 if has tests; then
-  for t in test_pittsburgh_gpu test_pittsburgh test_pittsburgh_data; do
+  for t in test_pittsburgh_gpu test_pittsburgh test_pittsburgh_equivalence test_pittsburgh_data; do
     log "$t"
     timeout 300 "$BUILD/tests/pittsburgh/$t" --gtest_output="json:$OUT_DIR/pittsburgh/$t.json" \
       >"$OUT_DIR/pittsburgh/$t.log" 2>&1 || { status=1; log "$t FAILED"; }

@@ -14,7 +14,7 @@
 # most 8 files). Keep the whole under the 10-minute command limit: GPUDM_AREA_TIMEOUT (s, default
 # 240) bounds each area script, GPUDM_AREAS (space-separated) picks the areas, GPUDM_BUILD_TARGETS
 # (space-separated, default: all) the targets the build stage builds (e.g. "run_experiment
-# test_vfdt_gpu test_vfdt_equivalence test_vfdt_math test_vfdt_tree" for a vfdt-only call).
+# test_vfdt_equivalence test_vfdt_math test_vfdt_tree" for a vfdt-only call).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"

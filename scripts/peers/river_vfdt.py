@@ -18,10 +18,11 @@ Warnings and background trees are off (warning_detector=NoDrift(): River replace
 
 River processes one instance at a time in Python (~10^3-10^4 instances/s for a tree, ~10^2 for a
 forest of 100), so large streams are run on a prefix (--tree-rows / --forest-rows); the JSON says
-so (prefix_of_stream, instances vs total_rows) and the family compares it with our accuracy on the
-same prefix (metrics.accuracy_at_river_prefix).
+so (prefix_of_stream, instances vs total_rows) and the tables compare it with our accuracy on the
+same prefix (metrics.accuracy_at_prefix, recorded for the vfdt param accuracy_prefixes).
 
-Output: results/cpu/river_vfdt.json (read by the vfdt family's "peer" param) and a .csv beside it.
+Output: results/cpu/river_vfdt.json (joined into the vfdt tables by the configs' "peers", see
+docs/config-format.md) and a .csv beside it.
 """
 import argparse
 import csv

@@ -59,3 +59,18 @@ TEST(Rng, PoissonOneHasMeanOneAndZeroRateOneOverE) {
   EXPECT_NEAR(sum / n, 1.0, 0.01);
   EXPECT_NEAR(double(zeros) / n, std::exp(-1.0), 0.005);
 }
+
+// The one SplitMix64 (core/splitmix.hpp) gives the reference generator's bits (Vigna's
+// splitmix64.c from state 0), and its mix is the generator's output for a given state.
+TEST(SplitMix64, MatchesTheReferenceOutputs) {
+  using gpudm::kSplitmixGamma;
+  using gpudm::splitmix64;
+  using gpudm::splitmix64_mix;
+  std::uint64_t state = 0;
+  EXPECT_EQ(splitmix64(state), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(splitmix64(state), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(splitmix64(state), 0x06C45D188009454Full);
+  EXPECT_EQ(state, 3 * kSplitmixGamma);
+  EXPECT_EQ(splitmix64_mix(kSplitmixGamma), 0x6E789E6AA1B965F4ull);
+  static_assert(splitmix64_mix(0) == 0xE220A8397B1DCDAFull, "constexpr on the host");
+}

@@ -228,6 +228,38 @@ TEST_F(ConfigTest, TablesAreValidated) {
             std::string::npos);
 }
 
+// "peers": other tools' results files (relative to the config), loaded and checked before any
+// run; columns name them and may read "peer.X" only then.
+TEST_F(ConfigTest, PeersAreLoadedAndValidated) {
+  write("peers/river.json", R"({"runs": [{"dataset": "tiny", "accuracy": 50.0}, {"dataset": "other"}], "note": 1})");
+  const std::string peers = R"("peers": [{"name": "river", "file": "peers/river.json", "match": {"dataset": "dataset.name"}}])";
+  const std::string table = R"("tables": [{"rows": [{"run": "dataset.name"}], "columns": [)";
+  const auto plan = load("p.json", R"({"family": "toy", "datasets": ["tiny"], )" + peers + ", " + table +
+                                       R"({"label": "River", "peer": "river", "value": "peer.accuracy"},
+      {"label": "ours at theirs", "peer": {"name": "river", "where": {"accuracy": 50}}, "value": "metrics.x.{peer.accuracy}"}]}]})");
+  ASSERT_EQ(plan.peers.size(), 1u);
+  EXPECT_EQ(plan.peers[0].name, "river");
+  EXPECT_EQ(plan.peers[0].rows.size(), 2u);
+  const std::string head = R"({"family": "toy", "datasets": ["tiny"], )";
+  EXPECT_NE(error_of(head + R"("peers": [{"name": "river", "file": "peers/nope.json", "match": {"dataset": "dataset.name"}}]})")
+                .find("peer results file not found"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"("peers": [{"name": "river", "file": "peers/river.json", "match": {}}]})").find("at least one"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"("peers": [{"name": "river", "file": "peers/river.json", "rows": "note",
+      "match": {"dataset": "dataset.name"}}]})").find("has no array at 'note'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"("peers": [{"name": "river", "fiel": "x", "match": {"a": "b"}}]})").find("did you mean 'file'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + peers + ", " + table + R"({"label": "a", "peer": "weka", "value": "peer.accuracy"}]}]})")
+                .find("no peer named 'weka'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + peers + ", " + table + R"({"label": "a", "value": "peer.accuracy"}]}]})").find("reads a peer row"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + table + R"({"label": "a", "peer": "river", "value": "peer.accuracy"}]}]})").find("no peer named"),
+            std::string::npos);
+}
+
 TEST(RunIdentity, IgnoresKeyOrderButNotValues) {
   using experiments::run_identity;
   const auto a = run_identity("f", "b", "d", ojson::parse(R"({"rows": 1, "seed": 2})"), ojson::parse(R"({"x": 1, "y": 2})"), 1);

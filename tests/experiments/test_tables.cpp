@@ -98,6 +98,32 @@ TEST_F(TablesTest, AllPaperRowsShowsRowsNotRun) {
   EXPECT_NE(t.markdown.find("| Poker | 10 | — | 100 | — | — | 50 |"), std::string::npos) << t.markdown;
 }
 
+// Peer results join runs by equal values (objects regardless of key order); a column reads the
+// joined row ("peer.X") or our value at a path filled from it ("{peer.X}"); no joined row: n/a.
+TEST_F(TablesTest, PeerColumnsJoinRowsOfAnotherToolsResults) {
+  ojson doc = fixture();
+  for (auto& r : doc["runs"]) r["metrics"]["at"] = {{"100", 11.5}, {"250", 22.5}};
+  doc["runs"][0]["dataset"]["options"] = {{"b", 2}, {"a", 1}};
+  PeerResults peer;
+  peer.name = "river";
+  peer.file = "river.json";
+  peer.match = {{"dataset", "dataset.name"}, {"options", "dataset.options"}};
+  peer.rows = {ojson{{"dataset", "ecoli"}, {"options", {{"a", 1}, {"b", 2}}}, {"vote", "soft"}, {"n", 100}, {"acc", 70.25}},
+               ojson{{"dataset", "ecoli"}, {"options", {{"a", 1}, {"b", 2}}}, {"vote", "hard"}, {"n", 250}, {"acc", 60.5}},
+               ojson{{"dataset", "iris"}, {"options", {{"a", 1}}}, {"n", 100}, {"acc", 1.0}}};
+  const ojson spec = ojson::parse(R"json({
+    "title": "Peers", "rows": [{"run": "dataset.name", "label": "Dataset"}],
+    "columns": [
+      {"label": "theirs", "select": {"backend": "sequential"}, "peer": "river", "value": "peer.acc", "format": ".2f"},
+      {"label": "hard", "select": {"backend": "sequential"}, "peer": {"name": "river", "where": {"vote": "hard"}},
+       "value": "peer.acc", "format": ".1f"},
+      {"label": "ours at theirs", "select": {"backend": "sequential"}, "peer": {"name": "river", "where": {"vote": "hard"}},
+       "value": "metrics.at.{peer.n}", "format": ".1f"}]})json");
+  const auto t = render_tables(doc, {spec}, dir_.path().string(), {peer});
+  EXPECT_NE(t.markdown.find("| ecoli | 70.25 | 60.5 | 22.5 |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("| iris | n/a | n/a | n/a |"), std::string::npos) << t.markdown;  // options differ
+}
+
 TEST_F(TablesTest, DefaultTableHasOneRowPerRun) {
   const ojson doc = fixture();
   const auto t = render_tables(doc, {}, dir_.path().string());

@@ -12,17 +12,21 @@
 using namespace gpudm;
 using namespace gpudm::pittsburgh;
 
+// Test names and failure messages print the path by name ("faithful", "fast").
+namespace gpudm::pittsburgh {
+void PrintTo(KernelPath p, std::ostream* os) { *os << '"' << to_string(p) << '"'; }
+}  // namespace gpudm::pittsburgh
+
 namespace {
 EvaluationResult run(const std::string& backend, const Dataset& d, const Population& p, EvaluatorOptions o = {},
-                     nlohmann::ordered_json* info = nullptr) {
+                     nlohmann::ordered_json* info = nullptr, PhaseTimer* phases = nullptr) {
   Registry r;
   register_pittsburgh(r);
   auto ev = r.create<RuleSetEvaluator>(kFamilyName, backend);
   ev->configure(o);
   ev->prepare(d);
-  EvaluationResult res;
-  ev->evaluate(p, res);
-  if (info) *info = ev->info();
+  const EvaluationResult res = pitt_test::evaluate(*ev, p, phases);
+  if (info) *info = ev->describe();
   return res;
 }
 // A CUDA evaluator configured for the f16x2 layout (not yet prepared).
@@ -30,13 +34,13 @@ std::unique_ptr<RuleSetEvaluator> f16x2_evaluator(Registry& reg) {
   register_pittsburgh(reg);
   auto ev = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
   EvaluatorOptions o;
-  o.features = "f16x2";
+  o.features = FeatureLayout::f16x2;
   ev->configure(o);
   return ev;
 }
 }  // namespace
 
-class CudaPaths : public ::testing::TestWithParam<std::tuple<std::string, int>> {
+class CudaPaths : public ::testing::TestWithParam<std::tuple<KernelPath, int>> {
  protected:
   void SetUp() override {
     if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
@@ -62,20 +66,22 @@ TEST_P(CudaPaths, IsEquivalentToSequential) {
     const Population p = random_population(d, c.pop, RandomRuleSpec{}, c.rows * 3 + 1);
     const EvaluationResult want = run("sequential", d, p);
     // The data are halves in [-5, 5]: "auto" takes the f16x2 layout on the fast path.
-    for (const char* features : {"auto", "f32"}) {
+    for (const FeatureLayout features : {FeatureLayout::automatic, FeatureLayout::f32}) {
       o.features = features;
       nlohmann::ordered_json info;
-      const EvaluationResult got = run("cuda", d, p, o, &info);
-      if (path == "fast")  // halves with missing values: "auto" must take f16x2 (the stacks are shallow)
-        EXPECT_EQ(info.value("features", std::string()), std::string(features) == "auto" ? "f16x2" : "f32")
+      PhaseTimer phases;
+      const EvaluationResult got = run("cuda", d, p, o, &info, &phases);
+      if (path == KernelPath::fast) {  // halves with missing values: "auto" must take f16x2 (the stacks are shallow)
+        EXPECT_EQ(info.value("features", std::string()), features == FeatureLayout::automatic ? "f16x2" : "f32")
             << info.dump();
+      }
       EXPECT_EQ(pitt_test::first_difference(want, got), "")
-          << path << " features " << features << " devices " << devices << " rows " << c.rows << " cols "
-          << c.numeric + 1;
+          << to_string(path) << " features " << to_string(features) << " devices " << devices << " rows " << c.rows
+          << " cols " << c.numeric + 1;
       EXPECT_EQ(got.checksum(), want.checksum());
       for (std::size_t i = 0; i < want.accuracy.size(); ++i) EXPECT_DOUBLE_EQ(got.accuracy[i], want.accuracy[i]);
-      EXPECT_GT(got.phases.seconds("transfers"), 0.0);
-      if (path == "faithful") break;
+      EXPECT_GT(phases.seconds("transfers"), 0.0);
+      if (path == KernelPath::faithful) break;
     }
   }
 }
@@ -111,13 +117,14 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
   Population bad = p;
   bad.individuals[5].default_class = 9;
   EvaluationResult r;
+  PhaseTimer phases;
   try {
-    ev->evaluate(bad, r);
+    ev->evaluate(bad, r, phases);
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("individual 5: default class 9"), std::string::npos) << e.what();
   }
-  ev->evaluate(p, r);
+  ev->evaluate(p, r, phases);
   EXPECT_EQ(pitt_test::first_difference(want, r), "");
 }
 
@@ -158,11 +165,12 @@ TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
   Registry reg;
   auto ev = f16x2_evaluator(reg);
   EvaluatorOptions o;
-  o.features = "f16x2";
+  o.features = FeatureLayout::f16x2;
   ev->prepare(d);
   EvaluationResult got;
-  ev->evaluate(p, got);
-  EXPECT_EQ(ev->info().value("features", std::string()), "f16x2") << ev->info().dump();
+  PhaseTimer phases;
+  ev->evaluate(p, got, phases);
+  EXPECT_EQ(ev->describe().value("features", std::string()), "f16x2") << ev->describe().dump();
   EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
 
   // Stacks deeper than the 16-bit row stacks fall back to f32, still exact.
@@ -174,18 +182,18 @@ TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
   for (int i = 0; i < 19; ++i) deep.push_back(rules::make_word(i % 2 ? rules::kOr : rules::kAnd));
   deep.push_back(rules::make_word(rules::kEnd));
   p.individuals[0].rules[0].tokens = deep;
-  ev->evaluate(p, got);
-  EXPECT_EQ(ev->info().value("features", std::string()), "f32") << ev->info().dump();
+  ev->evaluate(p, got, phases);
+  EXPECT_EQ(ev->describe().value("features", std::string()), "f32") << ev->describe().dump();
   EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
 
   // A value fp16 cannot hold: "auto" takes f32 and says why; "f16x2" is refused.
   d.at(7, 1) = 0.1f;
   auto ev2 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
   ev2->prepare(d);
-  ev2->evaluate(p, got);
-  EXPECT_EQ(ev2->info().value("features", std::string()), "f32");
-  EXPECT_NE(ev2->info().value("features_reason", std::string()).find("not exact in fp16"), std::string::npos)
-      << ev2->info().dump();
+  ev2->evaluate(p, got, phases);
+  EXPECT_EQ(ev2->describe().value("features", std::string()), "f32");
+  EXPECT_NE(ev2->describe().value("features_reason", std::string()).find("not exact in fp16"), std::string::npos)
+      << ev2->describe().dump();
   EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
   auto ev3 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
   ev3->configure(o);
@@ -237,7 +245,7 @@ TEST(PittsburghF16x2, BoundaryValuesMatchSequential) {
     p.individuals.push_back(ind);
   }
   EvaluatorOptions o;
-  o.features = "f16x2";
+  o.features = FeatureLayout::f16x2;
   nlohmann::ordered_json info;
   const EvaluationResult got = run("cuda", d, p, o, &info);
   EXPECT_EQ(info.value("features", std::string()), "f16x2") << info.dump();
@@ -282,8 +290,9 @@ TEST(PittsburghF16x2, FailedPrepareThenEvaluateIsAnError) {
   EXPECT_THROW(ev->prepare(d), Error);
   const Population p = random_population(d, 3, RandomRuleSpec{}, 1);
   EvaluationResult res;
+  PhaseTimer phases;
   try {
-    ev->evaluate(p, res);
+    ev->evaluate(p, res, phases);
     ADD_FAILURE() << "evaluate() after a failed prepare() must throw";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("before prepare"), std::string::npos) << e.what();
@@ -291,7 +300,8 @@ TEST(PittsburghF16x2, FailedPrepareThenEvaluateIsAnError) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pittsburgh, CudaPaths,
-                         ::testing::Combine(::testing::Values("faithful", "fast"), ::testing::Values(1, 2)));
+                         ::testing::Combine(::testing::Values(KernelPath::faithful, KernelPath::fast),
+                                            ::testing::Values(1, 2)));
 
 #include "shared_data.hpp"
 
@@ -303,11 +313,11 @@ TEST(PittsburghSharedDataGpu, BothPathsAreEquivalentToSequential) {
     const auto d = pitt_test::load_shared(provider, c);
     const Population p = random_population(*d, 25, RandomRuleSpec{}, 3);
     const EvaluationResult want = run("sequential", *d, p);
-    for (const char* path : {"faithful", "fast"}) {
+    for (const KernelPath path : {KernelPath::faithful, KernelPath::fast}) {
       EvaluatorOptions o;
       o.path = path;
       const EvaluationResult got = run("cuda", *d, p, o);
-      EXPECT_EQ(pitt_test::first_difference(want, got), "") << c.name << " " << path;
+      EXPECT_EQ(pitt_test::first_difference(want, got), "") << c.name << " " << to_string(path);
     }
   }
 }

@@ -1,20 +1,23 @@
-// Every CPU backend against the sequential oracle on every shared classification dataset.
+// Every registered backend (every option variant its capabilities allow) against the independent
+// reference evaluator and the family's reference backend on every shared classification dataset.
+// The ".../cuda" instance carries the ctest label gpu.
 #include <gtest/gtest.h>
 
+#include "reference.hpp"
 #include "shared_data.hpp"
 #include "test_util.hpp"
+#include "tests/common/equivalence.hpp"
 
-using namespace gpudm;
-using namespace gpudm::pittsburgh;
+namespace gpudm::pittsburgh {
+namespace {
 
-TEST(PittsburghSharedData, OpenMPIsEquivalentToSequential) {
+using PittsburghSharedData = gpudm::testing::IsEquivalentToRef<pitt_test::PittsburghTraits>;
+
+TEST_P(PittsburghSharedData, MatchesTheReferenceOnEverySharedDataset) {
   if (const std::string why = pitt_test::ensure_data_dir(); !why.empty()) GTEST_SKIP() << why;
-#ifndef GPUDM_HAVE_OPENMP
-  GTEST_SKIP() << "OpenMP backend not built";
-#endif
   datasets::CatalogProvider provider;
-  Registry r;
-  register_pittsburgh(r);
+  auto ev = backend();
+  auto oracle = reference();
   for (const auto& c : pitt_test::shared_cases()) {
     std::shared_ptr<const Dataset> d;
     try {
@@ -24,17 +27,22 @@ TEST(PittsburghSharedData, OpenMPIsEquivalentToSequential) {
       continue;
     }
     const Population p = random_population(*d, 10, RandomRuleSpec{}, 7);
-    auto ref = r.create<RuleSetEvaluator>(kFamilyName, "sequential");
-    ref->prepare(*d);
-    EvaluationResult want, got;
-    ref->evaluate(p, want);
-    EvaluatorOptions o;
-    o.threads = 2;
-    auto ev = r.create<RuleSetEvaluator>(kFamilyName, "openmp");
-    ev->configure(o);
-    ev->prepare(*d);
-    ev->evaluate(p, got);
-    EXPECT_EQ(pitt_test::first_difference(want, got), "") << c.name;
+    const pitt_test::ReferenceResult ref = pitt_test::reference_evaluate(p, *d);
+    oracle->prepare(*d);
+    const EvaluationResult want = pitt_test::evaluate(*oracle, p);
+    EXPECT_EQ(pitt_test::reference_difference(ref, want), "") << c.name << ": the reference backend";
     EXPECT_GT(want.gpops, 0u);
+    for (const auto& v : pitt_test::variants(ev->capabilities())) {
+      ev->configure(v.options);
+      ev->prepare(*d);
+      const EvaluationResult got = pitt_test::evaluate(*ev, p);
+      EXPECT_EQ(pitt_test::reference_difference(ref, got), "") << c.name << " " << backend_name() << " " << v.label;
+      EXPECT_EQ(pitt_test::first_difference(want, got), "") << c.name << " " << backend_name() << " " << v.label;
+    }
   }
 }
+
+GPUDM_INSTANTIATE_EQUIVALENCE(PittsburghSharedData, pitt_test::PittsburghTraits);
+
+}  // namespace
+}  // namespace gpudm::pittsburgh

@@ -13,6 +13,7 @@
 #include "algorithms/core/rng.hpp"
 #include "algorithms/subtree/interpreter.hpp"
 #include "algorithms/subtree/tree.hpp"
+#include "tests/rules/engine_helpers.hpp"
 
 namespace gpudm {
 void register_subtree(Registry& r);
@@ -22,37 +23,12 @@ std::unique_ptr<Family> make_subtree_family();
 namespace gpudm::subtree::test {
 
 // rows x cols: every third attribute nominal (4 values), values drawn from a small set so that
-// ties with thresholds occur, a fraction `missing` of missing values (NaN), a few +-inf and -0.0.
+// ties with thresholds occur, a fraction `missing` of missing values (NaN), a few +-inf and -0.0
+// (the rule engine's test data, fp16-exact), labels alternating no / yes.
 inline Dataset random_dataset(std::size_t rows, std::size_t cols, std::uint64_t seed, double missing = 0.02) {
-  std::vector<Attribute> attrs(cols);
-  for (std::size_t c = 0; c < cols; ++c) {
-    attrs[c].name = "a" + std::to_string(c);
-    if (c % 3 == 2) {
-      attrs[c].kind = AttributeKind::nominal;
-      attrs[c].values = {"p", "q", "r", "s"};
-    }
-  }
-  Dataset d("random", Task::classification, rows, attrs, {"no", "yes"});
-  Rng rng(seed);
-  for (std::size_t c = 0; c < cols; ++c)
-    for (std::size_t r = 0; r < rows; ++r) {
-      if (missing > 0 && rng.bernoulli(missing)) {
-        d.set_missing(r, c);
-        continue;
-      }
-      if (attrs[c].is_nominal()) {
-        d.at(r, c) = static_cast<float>(rng.below(4));
-      } else {
-        const double u = rng.uniform();
-        if (u < 0.005) d.at(r, c) = INFINITY;
-        else if (u < 0.01) d.at(r, c) = -INFINITY;
-        else if (u < 0.02) d.at(r, c) = -0.0f;
-        else d.at(r, c) = static_cast<float>(rng.below(21)) * 0.5f - 5.0f;
-      }
-    }
+  Dataset d = rules::test::random_dataset(rows, cols, 2, seed, missing, /*half_exact=*/true);
+  d.set_class_names({"no", "yes"});
   for (std::size_t r = 0; r < rows; ++r) d.set_label(r, static_cast<int>(r % 2));
-  d.source = "generator";
-  d.path = "test";
   return d;
 }
 

@@ -9,12 +9,19 @@
 
 namespace gpudm::vfdt::testing {
 
+// "x3" for ("x", 3); appended, not "x" + std::to_string(3): GCC 12 warns falsely (-Wrestrict) on that.
+inline std::string numbered(const char* prefix, int i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
+
 // Binary attributes x0..x5 with P(x3 = 1) = 0.7, others 0.5; concept:
 // x5 = 1 -> class 0; x5 = 0 -> class x3. The best root split is x5 (gain 0.494 vs 0.234 for x3),
 // then x3 under x5 = 0. `noise` flips labels.
 inline Dataset known_tree_stream(std::size_t rows, std::uint64_t seed, double noise = 0.0) {
   std::vector<Attribute> attrs;
-  for (int a = 0; a < 6; ++a) attrs.push_back({"x" + std::to_string(a), AttributeKind::numeric, {}});
+  for (int a = 0; a < 6; ++a) attrs.push_back({numbered("x", a), AttributeKind::numeric, {}});
   Dataset d("known_tree", Task::classification, rows, attrs, {"c0", "c1"});
   Rng rng(seed);
   for (std::size_t i = 0; i < rows; ++i) {
@@ -35,10 +42,10 @@ inline Dataset known_tree_stream(std::size_t rows, std::uint64_t seed, double no
 // the concept changes abruptly at `drift_at` (0 = never).
 inline Dataset mixed_drift_stream(std::size_t rows, std::uint64_t seed, std::size_t drift_at, double noise = 0.1) {
   std::vector<Attribute> attrs;
-  for (int a = 0; a < 4; ++a) attrs.push_back({"b" + std::to_string(a), AttributeKind::numeric, {}});
+  for (int a = 0; a < 4; ++a) attrs.push_back({numbered("b", a), AttributeKind::numeric, {}});
   attrs.push_back({"n0", AttributeKind::nominal, {"a", "b", "c"}});
   attrs.push_back({"n1", AttributeKind::nominal, {"p", "q", "r", "s"}});
-  for (int a = 0; a < 3; ++a) attrs.push_back({"u" + std::to_string(a), AttributeKind::numeric, {}});
+  for (int a = 0; a < 3; ++a) attrs.push_back({numbered("u", a), AttributeKind::numeric, {}});
   Dataset d("mixed_drift", Task::classification, rows, attrs, {"k0", "k1", "k2"});
   Rng rng(seed);
   for (std::size_t i = 0; i < rows; ++i) {

@@ -2,10 +2,12 @@
 // validation against the sequential backend, parameter errors.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/progress.hpp"
+#include "algorithms/vfdt/forest.hpp"
 #include "tests/vfdt/streams.hpp"
 
 namespace gpudm {
@@ -32,7 +34,6 @@ CaseContext context(Registry& r, TestProvider& p, const std::string& backend, nl
   c.backend = backend;
   c.dataset = "mixed";
   c.dataset_options = {{"rows", 12000}};
-  params["peer"] = "";
   c.params = params;
   c.warmup = 0;
   c.repetitions = 1;
@@ -81,7 +82,7 @@ TEST(VfdtFamily, RejectsBadParameters) {
     fam->run_case(context(r, p, "sequential", {{"mode", "bush"}}));
     FAIL() << "mode bush accepted";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("'mode'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("params.mode"), std::string::npos) << e.what();
   }
   try {
     fam->run_case(context(r, p, "sequential", {{"path", "faithful"}}));  // mixed stream is not binary
@@ -90,12 +91,61 @@ TEST(VfdtFamily, RejectsBadParameters) {
     EXPECT_NE(std::string(e.what()).find("binary"), std::string::npos) << e.what();
   }
   for (const auto& [key, value] : {std::pair<const char*, const char*>{"leaf_prediction", "bayes"},
-                                   {"batch_order", "sideways"}}) {
+                                   {"batch_order", "sideways"}, {"reset_rule", "sometimes"}, {"engine", "fast"},
+                                   {"adwin_kernel", "bulk"}, {"path", "paper"}, {"bound_weight", "half"}}) {
     try {
       fam->run_case(context(r, p, "sequential", {{key, value}}));
       FAIL() << key << " " << value << " accepted";
     } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(std::string("'") + key + "'"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(std::string("params.") + key), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Our accuracy over the first instances, for peers that ran on a prefix (the tables join them);
+// a prefix longer than the stream counts the whole stream, keyed by the instances counted.
+TEST(VfdtFamily, RecordsTheAccuracyAtRequestedPrefixes) {
+  Registry r;
+  register_vfdt(r);
+  TestProvider p;
+  auto fam = make_vfdt_family();
+  const CaseResult res = fam->run_case(
+      context(r, p, "sequential", {{"trees", 5}, {"batch", 100}, {"accuracy_prefixes", {1000, 50000}}}));
+  const auto& at = res.metrics.at("accuracy_at_prefix");
+  ASSERT_EQ(at.size(), 2u) << at.dump();
+  EXPECT_DOUBLE_EQ(at.at("12000").get<double>(), res.metrics.at("accuracy").get<double>());
+  EXPECT_GT(at.at("1000").get<double>(), 30.0);
+  EXPECT_FALSE(res.metrics.contains("cuda_engine"));  // host backends describe no CUDA engine
+  const CaseResult none = fam->run_case(context(r, p, "sequential", {{"trees", 5}, {"batch", 100}}));
+  EXPECT_FALSE(none.metrics.contains("accuracy_at_prefix"));
+  EXPECT_EQ(none.checksum, res.checksum);
+}
+
+// Params are declared once: the defaults come from ForestParams / EncodingOptions, and ranges are
+// checked before a run.
+TEST(VfdtFamily, ParamsCarryTheStructDefaultsAndRanges) {
+  auto fam = make_vfdt_family();
+  const ForestParams fp;
+  const EncodingOptions eo;
+  std::map<std::string, ParamSpec> specs;
+  for (const auto& spec : fam->params()) specs[spec.name] = spec;
+  EXPECT_EQ(specs.at("batch").default_value, fp.batch);
+  EXPECT_EQ(specs.at("trees").default_value, fp.trees);
+  EXPECT_EQ(specs.at("bins").default_value, eo.bins);
+  EXPECT_EQ(specs.at("batch_order").default_value, "auto");
+  EXPECT_EQ(specs.at("path").default_value, "default");
+  EXPECT_TRUE(specs.at("path").backend_only);
+  EXPECT_FALSE(specs.count("peer"));  // peers join in the tables, not in a run
+  Registry r;
+  register_vfdt(r);
+  TestProvider p;
+  for (const auto& [key, value] : {std::pair<const char*, int>{"trees", 0}, {"batch", 0}, {"grace", 0}, {"bins", 1},
+                                   {"max_depth", 31}, {"max_values", 256}}) {
+    try {
+      fam->run_case(context(r, p, "sequential", {{key, value}}));
+      FAIL() << key << " " << value << " accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("params.") + key), std::string::npos) << e.what();
     }
   }
 }

@@ -101,7 +101,7 @@ TEST(VfdtMath, AttributeSubsetsAreDistinctSortedAndUniform) {
   std::vector<int> hits(10, 0);
   for (std::uint64_t key = 0; key < 20000; ++key) {
     std::int16_t s[3];
-    draw_subset(mix64(key), 10, 3, s);
+    draw_subset(splitmix64_mix(key), 10, 3, s);
     EXPECT_TRUE(s[0] < s[1] && s[1] < s[2]);
     EXPECT_GE(s[0], 0);
     EXPECT_LT(s[2], 10);

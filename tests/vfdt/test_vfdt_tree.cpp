@@ -6,7 +6,7 @@
 
 #include "algorithms/vfdt/cpu_forest.hpp"
 #include "algorithms/vfdt/prequential.hpp"
-#include "backends/sequential/vfdt.hpp"
+#include "backends/vfdt.hpp"
 #include "tests/vfdt/streams.hpp"
 
 namespace gpudm::vfdt {
@@ -28,11 +28,13 @@ struct Outcome {
 
 Outcome run(const EncodedStream& s, const ForestParams& p) {
   auto f = backend::sequential::make_vfdt_forest();
-  f->prepare(s, p);
+  f->configure(p);
+  f->prepare(s);
   f->reset();
   Outcome r;
   r.pred.resize(s.rows);
-  f->process(0, s.rows, r.pred.data());
+  PhaseTimer timer;
+  f->process(0, s.rows, r.pred.data(), timer);
   r.snap = f->snapshot();
   return r;
 }
@@ -115,9 +117,9 @@ TEST(VfdtTree, BatchOneAndLargeBatchesAgreeInAccuracy) {
   p.batch = 1;
   const double a1 = summarize(s, run(s, p).pred, 1000, 10).accuracy;
   p.batch = 512;
-  ASSERT_EQ(p.order(), "stream");
+  ASSERT_EQ(p.order(), BatchOrder::stream);
   const double stream = summarize(s, run(s, p).pred, 1000, 10).accuracy;
-  p.batch_order = "deferred";
+  p.batch_order = BatchOrder::deferred;
   const double deferred = summarize(s, run(s, p).pred, 1000, 10).accuracy;
   std::printf("B = 1: %.2f %%, B = 512 stream: %.2f %%, deferred: %.2f %%\n", a1, stream, deferred);
   EXPECT_NEAR(a1, stream, 2.0);

@@ -1,7 +1,8 @@
 // CUDA Pittsburgh evaluator: owns one DeviceState per GPU (stream before buffers), splits the
-// population over the devices (one host thread per device), launches the faithful or the fast
-// path, and gathers the integer results. See kernels.cuh for the kernels.
-#include "backends/cuda/pittsburgh/evaluator.hpp"
+// population over the devices (one host thread per device), chooses the faithful or the fast
+// path, stages the population and gathers the integer results. Kernels are launched through
+// launch.cuh (shapes from policy.cuh); the kernels themselves are in kernels.cuh.
+#include "backends/pittsburgh.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -14,6 +15,7 @@
 #include <functional>
 #include <vector>
 
+#include "algorithms/core/machine.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "backends/cuda/common/buffer.cuh"
 #include "backends/cuda/common/dataset.cuh"
@@ -21,9 +23,9 @@
 #include "backends/cuda/common/device_workers.hpp"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/common/event_timer.cuh"
-#include "algorithms/core/machine.hpp"
 #include "backends/cuda/common/stream.cuh"
-#include "backends/cuda/pittsburgh/kernels.cuh"
+#include "backends/cuda/pittsburgh/launch.cuh"
+#include "backends/cuda/pittsburgh/policy.cuh"
 
 #include <cuda_fp16.h>
 
@@ -31,7 +33,9 @@ namespace gpudm::backend::cuda {
 
 namespace {
 
+using pittsburgh::FeatureLayout;
 using pittsburgh::FlatPopulation;
+using pittsburgh::KernelPath;
 
 static_assert(sizeof(rules::ConfusionMatrix) == 4 * sizeof(std::uint32_t), "confusion matrices travel as 4 words");
 
@@ -65,12 +69,6 @@ std::vector<std::uint16_t> features_f16(const Dataset& d, std::string& reason) {
   return h;
 }
 
-struct FastConfig {
-  int block = 256, r = 4;
-  std::size_t tile_bytes = 0, smem = 0;
-  unsigned grid_x = 1, grid_y = 1;
-};
-
 // Everything one GPU holds. The stream is declared before the buffers (destroyed after them).
 struct DeviceState {
   int device = 0;
@@ -86,13 +84,17 @@ struct DeviceState {
 
 class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
  public:
-  std::string backend() const override { return "cuda"; }
+  std::string name() const override { return "cuda"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.placement = Placement::device;
+    c.devices = machine::gpu_count();
+    c.deterministic_over =
+        "device count, path (faithful | fast), feature layout (f32 | f16x2) and launch shape (integer counts)";
+    return c;
+  }
 
   void configure(const pittsburgh::EvaluatorOptions& o) override {
-    if (o.path != "faithful" && o.path != "fast")
-      throw Error("pittsburgh/cuda: path '" + o.path + "' is unknown (use \"faithful\" or \"fast\")");
-    if (o.features != "auto" && o.features != "f32" && o.features != "f16x2")
-      throw Error("pittsburgh/cuda: features '" + o.features + "' is unknown (use \"auto\", \"f32\" or \"f16x2\")");
     if (o.devices < 1) throw Error("pittsburgh/cuda: devices must be >= 1");
     const int have = device_count();
     if (o.devices > have)
@@ -115,11 +117,11 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     schema_ = rules::Schema::of(data);
     f16_reason_.clear();
     std::vector<std::uint16_t> h16;
-    if (options_.features == "f32") f16_reason_ = "features \"f32\" requested";
+    if (options_.features == FeatureLayout::f32) f16_reason_ = "features \"f32\" requested";
     else h16 = features_f16(data, f16_reason_);
     f16_ok_ = !h16.empty();
     if (!f16_ok_ && f16_reason_.empty()) f16_reason_ = "empty dataset";
-    if (!f16_ok_ && options_.features == "f16x2")
+    if (!f16_ok_ && options_.features == FeatureLayout::f16x2)
       throw Error("pittsburgh/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
     const int n = std::max(1, options_.devices);
     if (n > 1) workers_ = std::make_unique<DeviceWorkers>(static_cast<std::size_t>(n - 1));
@@ -138,67 +140,37 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     data_ = &data;
   }
 
-  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res) override {
+  void evaluate(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, PhaseTimer& timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "pittsburgh/cuda: evaluate() before prepare()");
     const std::size_t nd = std::min<std::size_t>(states_.size(), pop.size());
-    if (nd > 1) return evaluate_split(pop, res, nd);
+    if (nd > 1) return evaluate_split(pop, res, nd, timer);
     Stopwatch enc;
     const FlatPopulation f = pittsburgh::flatten(pop, schema_);
     res.reset(f, data_->rows());
     const PathChoice c = choose_path(f.max_depth, f.max_individual_words);
-    res.phases.add("encode", enc.seconds());
+    timer.add("encode", enc.seconds());
     record_choice(c);
     if (f.individuals() == 0) {
       res.finish();
       return;
     }
-    PhaseTimer timer;
     set_device(states_[0]->device);
     run_device(*states_[0], f, c.fast, c.packed, res, 0, 0, timer);
-    res.phases.merge(timer);
     fill_accuracy(res);
   }
 
-  nlohmann::ordered_json info() const override {
+  nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j;
-    j["path_requested"] = options_.path;
-    j["path_used"] = used_path_;
+    j["path_requested"] = pittsburgh::to_string(options_.path);
+    j["path_used"] = evaluated_ ? pittsburgh::to_string(used_path_) : "";
     if (!fallback_reason_.empty()) j["fallback_reason"] = fallback_reason_;
     j["devices"] = states_.size();
-    if (used_path_ == "fast") {
-      j["features"] = used_packed_ ? "f16x2" : "f32";
+    const bool fast = evaluated_ && used_path_ == KernelPath::fast;
+    if (fast) {
+      j["features"] = pittsburgh::to_string(used_packed_ ? FeatureLayout::f16x2 : FeatureLayout::f32);
       if (!used_packed_ && !packed_reason_.empty()) j["features_reason"] = packed_reason_;
     }
-    if (used_path_ == "fast" && !last_fast_.empty()) j["fast_launch"] = last_fast_;
-    return j;
-  }
-
-  void energy_begin() override {
-    meters_.clear();
-    for (const auto& st : states_) {
-      meters_.push_back(std::make_unique<machine::GpuEnergyMeter>(st->device));
-      meters_.back()->start();
-    }
-  }
-  nlohmann::ordered_json energy_end() override {
-    nlohmann::ordered_json j;
-    double joules = 0, secs = 0;
-    nlohmann::ordered_json per = nlohmann::ordered_json::array();
-    for (auto& m : meters_) {
-      const machine::EnergyReading r = m->stop();
-      if (!r.available) return {{"available", false}, {"reason", "NVML: " + r.reason}};
-      joules += r.joules;
-      secs = std::max(secs, r.seconds);
-      per.push_back(r.to_json());
-    }
-    if (meters_.empty()) return {{"available", false}, {"reason", "energy_begin() not called"}};
-    j["available"] = true;
-    j["method"] = "nvml";
-    j["seconds"] = secs;
-    j["joules"] = joules;
-    j["mean_watts"] = secs > 0 ? joules / secs : 0.0;
-    j["devices"] = per;
-    meters_.clear();
+    if (fast && !last_fast_.empty()) j["fast_launch"] = last_fast_;
     return j;
   }
 
@@ -211,7 +183,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   };
   PathChoice choose_path(int max_depth, int max_individual_words) const {
     PathChoice c;
-    c.fast = options_.path == "fast";
+    c.fast = options_.path == KernelPath::fast;
     if (c.fast && data_->rows() == 0) {  // no tile to launch over; the faithful path's guards handle it
       c.fast = false;
       c.fallback_reason = "the dataset has no rows";
@@ -221,7 +193,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       c.fallback_reason = "a rule's stack depth " + std::to_string(max_depth) + " exceeds the fast path's " +
                           std::to_string(pitt::FastPolicy::kMaxStackBits) + "-bit stack";
     }
-    if (c.fast && max_individual_words > max_fast_words()) {
+    if (c.fast && max_individual_words > pitt::max_fast_words()) {
       c.fast = false;
       c.fallback_reason = "an individual has " + std::to_string(max_individual_words) +
                           " words, above the fast path's shared-memory staging limit";
@@ -238,7 +210,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     return c;
   }
   void record_choice(const PathChoice& c) {
-    used_path_ = c.fast ? "fast" : "faithful";
+    evaluated_ = true;
+    used_path_ = c.fast ? KernelPath::fast : KernelPath::faithful;
     used_packed_ = c.packed;
     fallback_reason_ = c.fallback_reason;
     packed_reason_ = c.packed_reason;
@@ -252,7 +225,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   // Several devices: the population is cut into nd slices of about equal work (words), and each
   // device's host thread flattens and validates its own slice (the encode phase runs in parallel,
   // no slice is copied), meets the others at a barrier to agree on the path, then runs its slice.
-  void evaluate_split(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, std::size_t nd) {
+  void evaluate_split(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, std::size_t nd,
+                      PhaseTimer& timer) {
     Stopwatch split;
     const std::size_t n = pop.size();
     std::vector<std::uint32_t> rule_begin(n + 1, 0);
@@ -308,83 +282,8 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     res.gpops = primitives * res.rows;
     // The critical path: per phase, the slowest device (over every device's phase names: one
     // whose slice has no rules skips rewrite_f16).
-    res.phases.merge(PhaseTimer::slowest(timers));
+    timer.merge(PhaseTimer::slowest(timers));
     fill_accuracy(res);
-  }
-
-  int max_fast_words() const {
-    return pitt::FastPolicy::kWordsBudget * 4;  // a single larger individual gets a larger group
-  }
-
-  static FastConfig fast_config(const DeviceProps& p, std::size_t cols, std::size_t rows, int rows_per_word,
-                                const FlatPopulation& s,
-                                std::vector<std::uint32_t>& groups, std::uint32_t& max_words,
-                                std::uint32_t& max_counters) {
-    FastConfig c;
-    const std::size_t target = pitt::FastPolicy::kTileBytesTarget;
-    if (cols * 256 * 4 * 4 <= target) c.r = 4;
-    else if (cols * 256 * 2 * 4 <= target) c.r = 2;
-    else if (cols * 256 * 4 <= target) c.r = 1;
-    else {
-      c.block = 128;
-      c.r = 1;
-    }
-    const std::size_t T = static_cast<std::size_t>(c.block) * c.r;
-    c.tile_bytes = cols * T * sizeof(float);
-    const std::size_t TR = T * static_cast<std::size_t>(rows_per_word);  // rows per tile
-    const std::uint32_t tiles = static_cast<std::uint32_t>((rows + TR - 1) / TR);
-    // Groups of whole individuals within the word budget, and small enough to give every SM
-    // work when the data has few tiles.
-    const std::size_t n = s.individuals();
-    const std::size_t want_blocks = static_cast<std::size_t>(p.sm_count) * 4;
-    const std::size_t want_groups = std::clamp<std::size_t>((want_blocks + tiles - 1) / tiles, 1, n);
-    const std::size_t per_group = (n + want_groups - 1) / want_groups;
-    groups.assign(1, 0);
-    max_words = 0;
-    max_counters = 0;
-    std::size_t start = 0;
-    while (start < n) {
-      std::size_t end = start + 1;
-      while (end < n && end - start < per_group &&
-             s.individual_word_begin[end + 1] - s.individual_word_begin[start] <=
-                 static_cast<std::uint32_t>(pitt::FastPolicy::kWordsBudget))
-        ++end;
-      groups.push_back(static_cast<std::uint32_t>(end));
-      max_words = std::max(max_words, s.individual_word_begin[end] - s.individual_word_begin[start]);
-      max_counters = std::max(max_counters, 3 * (s.individual_rule_begin[end] - s.individual_rule_begin[start]) +
-                                                static_cast<std::uint32_t>(end - start));
-      start = end;
-    }
-    c.smem = c.tile_bytes + (static_cast<std::size_t>(max_words) + max_counters) * sizeof(std::uint32_t);
-    c.grid_y = static_cast<unsigned>(groups.size() - 1);
-    c.grid_x = tiles;
-    return c;
-  }
-
-  template <int B, int R, class Rows>
-  static void launch_fused(const FastConfig& c, const pitt::FastArgs& a, cudaStream_t s, const DeviceProps& p) {
-    auto k = pitt::fused_kernel<B, R, Rows>;
-    if (c.smem > p.smem_per_block_optin)
-      throw Error("pittsburgh/cuda fast path: needs " + std::to_string(c.smem) + " bytes of shared memory, device has " +
-                  std::to_string(p.smem_per_block_optin));
-    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(c.smem)));
-    int per_sm = 0;
-    GPUDM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, c.smem));
-    per_sm = std::clamp(per_sm, 1, pitt::FastPolicy::kBlocksPerSmCap);
-    // Persistent blocks along x: enough to fill the device once across all groups.
-    const std::size_t resident = static_cast<std::size_t>(per_sm) * p.sm_count;
-    const std::size_t gx = std::max<std::size_t>(1, (resident + c.grid_y - 1) / c.grid_y);
-    dim3 grid(static_cast<unsigned>(std::min<std::size_t>(c.grid_x, gx)), c.grid_y);
-    k<<<grid, B, c.smem, s>>>(a);
-    GPUDM_CUDA_CHECK_LAUNCH();
-  }
-
-  template <class Rows>
-  static void launch_fused_any(const FastConfig& fc, const pitt::FastArgs& a, cudaStream_t s, const DeviceProps& p) {
-    if (fc.block == 256 && fc.r == 4) launch_fused<256, 4, Rows>(fc, a, s, p);
-    else if (fc.block == 256 && fc.r == 2) launch_fused<256, 2, Rows>(fc, a, s, p);
-    else if (fc.block == 256) launch_fused<256, 1, Rows>(fc, a, s, p);
-    else launch_fused<128, 1, Rows>(fc, a, s, p);
   }
 
   void run_device(DeviceState& st, const FlatPopulation& s, bool fast, bool packed, pittsburgh::EvaluationResult& res,
@@ -397,17 +296,15 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     const std::size_t rows = dv.rows;
     const std::size_t nrules = s.rules(), ninds = s.individuals();
     const DeviceProps& props = device_props(st.device);
-    std::vector<std::uint32_t> groups;
-    FastConfig fc;
-    std::uint32_t max_words = 0, max_counters = 0;
+    pitt::FastLaunch fl;
     if (fast) {
-      fc = fast_config(props, dv.cols, rows, packed ? 2 : 1, s, groups, max_words, max_counters);
+      fl = pitt::plan_fast(props, dv.cols, rows, packed, s);
       std::lock_guard<std::mutex> lock(info_mutex_);
       if (st.device == states_.front()->device)
-        last_fast_ = {{"block", fc.block}, {"rows_per_thread", fc.r}, {"tile_rows", fc.block * fc.r},
-                      {"rows_per_word", packed ? 2 : 1}, {"tile_bytes", fc.tile_bytes}, {"groups", fc.grid_y},
-                      {"tiles", fc.grid_x},
-                      {"shared_bytes", fc.smem}};
+        last_fast_ = {{"block", fl.block}, {"rows_per_thread", fl.rows_per_thread},
+                      {"tile_rows", fl.block * fl.rows_per_thread}, {"rows_per_word", fl.rows_per_word},
+                      {"tile_bytes", fl.tile_bytes}, {"groups", fl.groups}, {"tiles", fl.tiles},
+                      {"shared_bytes", fl.shared_bytes}};
     }
 
     // The population goes up as one pinned blob (one asynchronous copy) and the results come
@@ -426,7 +323,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
           {s.individual_rule_begin.data(), s.individual_rule_begin.size()},
           {s.individual_word_begin.data(), s.individual_word_begin.size()},
           {s.default_class.data(), s.default_class.size()},
-          {groups.data(), fast ? groups.size() : 0}};
+          {fl.group_begin.data(), fast ? fl.group_begin.size() : 0}};
       for (int k = 0; k < 7; ++k) off[k + 1] = off[k] + parts[k].second;
       const std::size_t total = std::max<std::size_t>(1, off[7]);
       if (st.h_in.size() < total) st.h_in = PinnedBuffer<std::uint32_t>(total + total / 2);
@@ -446,9 +343,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     if (packed && nrules) {  // the thresholds as fp16 bounds, one thread per rule
       auto ph = st.phases.scope("rewrite_f16");
       st.words16.resize(s.words.size());
-      pitt::rewrite_f16_kernel<<<grid_for(nrules, 128), 128, 0, strm>>>(
-          pv.words, in_dev + off[1], static_cast<std::uint32_t>(nrules), st.words16.data());
-      GPUDM_CUDA_CHECK_LAUNCH();
+      pitt::launch_rewrite_f16(pv.words, in_dev + off[1], nrules, st.words16.data(), strm);
       pv.words = st.words16.data();
     }
     pv.rule_word_begin = in_dev + off[1];
@@ -469,59 +364,37 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
         a.pop = pv;
         a.data = dv;
         a.group_begin = in_dev + off[6];
-        a.max_group_words = max_words;
-        a.max_group_counters = max_counters;
-        a.tiles = fc.grid_x;
+        a.max_group_words = fl.max_group_words;
+        a.max_group_counters = fl.max_group_counters;
+        a.tiles = fl.tiles;
         a.rule_counts = st.counts.data();
         a.correct = correct_dev;
         a.features16 = packed ? st.features16.data() : nullptr;
-        if (packed) launch_fused_any<pitt::F16x2Rows>(fc, a, strm, props);
-        else launch_fused_any<pitt::F32Rows>(fc, a, strm, props);
+        pitt::launch_fused(fl, a, packed, props, strm);
       }
       {
         auto ph = st.phases.scope("ruleset_fitness");
-        if (nrules) {
-          pitt::finalize_kernel<<<grid_for(nrules, 128), 128, 0, strm>>>(
-              st.counts.data(), static_cast<std::uint32_t>(nrules), static_cast<std::uint32_t>(rows),
-              confusion_dev, fitness_dev);
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_finalize(st.counts.data(), nrules, rows, confusion_dev, fitness_dev, strm);
       }
     } else {
-      using P = pitt::FaithfulPolicy;
-      const std::size_t stride = (rows + P::kCoverageThreads - 1) / P::kCoverageThreads * P::kCoverageThreads;
+      const std::size_t stride = pitt::faithful_stride(rows);
       st.result.resize(std::max<std::size_t>(1, ninds * pv.max_rules * stride));
       st.classified.resize(std::max<std::size_t>(1, ninds * stride));
-      const unsigned ry = std::min<unsigned>(grid_for(rows, P::kCoverageThreads), P::kMaxGridY);
       {
         auto ph = st.phases.scope("coverage");
-        if (nrules && rows) {
-          pitt::coverage_kernel<<<dim3(static_cast<unsigned>(ninds), ry, pv.max_rules), P::kCoverageThreads, 0, strm>>>(
-              pv, dv, st.result.data(), stride);
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_coverage(pv, dv, nrules, st.result.data(), stride, strm);
       }
       {
         auto ph = st.phases.scope("rule_fitness");
-        if (nrules) {
-          pitt::rule_fitness_kernel<<<dim3(static_cast<unsigned>(ninds), pv.max_rules), P::kRuleFitnessThreads, 0, strm>>>(
-              pv, st.result.data(), stride, rows, confusion_dev, fitness_dev);
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_rule_fitness(pv, nrules, st.result.data(), stride, rows, confusion_dev, fitness_dev, strm);
       }
       {
         auto ph = st.phases.scope("classification");
-        if (rows) {
-          pitt::classification_kernel<<<dim3(static_cast<unsigned>(ninds), ry), P::kClassificationThreads, 0, strm>>>(
-              pv, dv, st.result.data(), stride, st.classified.data());
-          GPUDM_CUDA_CHECK_LAUNCH();
-        }
+        pitt::launch_classification(pv, dv, st.result.data(), stride, st.classified.data(), strm);
       }
       {
         auto ph = st.phases.scope("ruleset_fitness");
-        pitt::ruleset_fitness_kernel<<<static_cast<unsigned>(ninds), P::kRuleSetFitnessThreads, 0, strm>>>(
-            st.classified.data(), stride, rows, correct_dev);
-        GPUDM_CUDA_CHECK_LAUNCH();
+        pitt::launch_ruleset_fitness(pv, st.classified.data(), stride, rows, correct_dev, strm);
       }
     }
     {
@@ -546,8 +419,9 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   std::string f16_reason_, packed_reason_;
   std::vector<std::unique_ptr<DeviceState>> states_;
   std::unique_ptr<DeviceWorkers> workers_;
-  std::vector<std::unique_ptr<machine::GpuEnergyMeter>> meters_;
-  std::string used_path_, fallback_reason_;
+  bool evaluated_ = false;  // describe() reports a path once one ran
+  KernelPath used_path_ = KernelPath::fast;
+  std::string fallback_reason_;
   nlohmann::ordered_json last_fast_;
   std::mutex info_mutex_;
 };

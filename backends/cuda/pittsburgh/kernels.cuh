@@ -1,5 +1,6 @@
 #pragma once
-// Pittsburgh kernels. C++17 (nvcc). Opcode meaning comes from algorithms/rules/opcodes.hpp;
+// Pittsburgh kernels (__global__ and __device__ code only; launched by launch.cu, tuned in
+// policy.cuh). C++17 (nvcc). Opcode meaning comes from algorithms/rules/opcodes.hpp;
 // populations reach the kernels validated (algorithms/pittsburgh/population.cpp), so the
 // interpreters do no bounds checks.
 #include <cstdint>
@@ -9,32 +10,14 @@
 #include "algorithms/rules/confusion.hpp"
 #include "algorithms/rules/opcodes.hpp"
 #include "backends/cuda/common/dataset.cuh"
+#include "backends/cuda/pittsburgh/policy.cuh"
+#include "backends/cuda/pittsburgh/views.cuh"
 
 namespace gpudm::backend::cuda::pitt {
-
-// Flattened (sub-)population on one device; offsets are local to the slice.
-struct PopView {
-  const std::uint32_t* words = nullptr;
-  const std::uint32_t* rule_word_begin = nullptr;
-  const std::int32_t* rule_consequent = nullptr;
-  const std::uint32_t* ind_rule_begin = nullptr;  // individuals + 1
-  const std::uint32_t* ind_word_begin = nullptr;  // individuals + 1
-  const std::int32_t* default_class = nullptr;
-  std::uint32_t individuals = 0;
-  std::uint32_t max_rules = 0;
-};
 
 // ---------------------------------------------------------------------------------------
 // Faithful path: the paper's four kernels (Cano, Zafra, Ventura 2014, Listings 1-4).
 // ---------------------------------------------------------------------------------------
-struct FaithfulPolicy {
-  static constexpr int kCoverageThreads = 192;        // Table 1: 100% occupancy on Fermi
-  static constexpr int kRuleFitnessThreads = 128;     // 2-level reduction, sequential addressing
-  static constexpr int kClassificationThreads = 192;
-  static constexpr int kRuleSetFitnessThreads = 128;
-  static constexpr unsigned kMaxGridY = 65535;
-};
-
 // Grid (individuals, row blocks, rules): one thread interprets one rule on one instance and
 // writes the outcome code into result[(ind * max_rules + rule) * stride + row].
 __global__ void coverage_kernel(PopView pop, DatasetView data, std::uint8_t* result, std::size_t stride) {
@@ -147,25 +130,6 @@ __global__ void ruleset_fitness_kernel(const std::uint8_t* classified, std::size
 //    "undecided" mask per 32 rows, so classification costs three bit operations per rule;
 //    counts go to shared-memory counters, flushed with one global atomic per block at the end.
 // ---------------------------------------------------------------------------------------
-struct FastPolicy {
-  static constexpr int kWordsBudget = 2048;         // words of one group staged in shared memory
-  static constexpr int kMaxStackBits = 32;          // rules deeper than this use the faithful path
-  static constexpr std::size_t kTileBytesTarget = 48 * 1024;
-  static constexpr int kBlocksPerSmCap = 8;
-};
-
-struct FastArgs {
-  PopView pop;
-  DatasetView data;
-  const std::uint32_t* group_begin = nullptr;  // groups + 1, individual indexes
-  std::uint32_t max_group_words = 0;
-  std::uint32_t max_group_counters = 0;  // 3 * rules + individuals, largest group
-  std::uint32_t tiles = 0;
-  std::uint32_t* rule_counts = nullptr;  // 3 per rule: tp, fp, fn
-  std::uint32_t* correct = nullptr;      // per individual
-  const std::uint32_t* features16 = nullptr;  // f16x2 layout: padded_rows / 2 words per column
-};
-
 template <int BLOCK, int R>
 __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const float* s_x, std::uint32_t (&st)[R]) {
   constexpr int T = BLOCK * R;
@@ -249,7 +213,7 @@ __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const f
 //   kGe x >= a   kLe x <= a   kEq x == a   kNe x != a (ordered: false on NaN)
 //   kIn a <= x <= b          kOut x <= a || x >= b   (a, b already moved past the bounds)
 // Operand words hold the fp16 bound twice (both halves). Every comparison is false on NaN.
-// Row stacks: 16 bits per row, bit 0 / bit 16 the tops; depth <= kMaxPackedDepth keeps each
+// Row stacks: 16 bits per row, bit 0 / bit 16 the tops; depth <= kMaxPackedDepth (policy.cuh) keeps each
 // row's live bits below bit 15, so a shift only moves dead bits across the halves (the push
 // selects the new tops with one LOP3, the pops' carry lands in dead bit 15).
 struct F32Rows {
@@ -258,7 +222,6 @@ struct F32Rows {
 struct F16x2Rows {
   static constexpr int kRowsPerSlot = 2;
 };
-inline constexpr int kMaxPackedDepth = 13;
 
 // The threshold rewrite for the f16x2 layout, one thread per rule (the token stream keeps its
 // word count, so every offset stays valid). For fp16-representable data x and a float a:

@@ -1,33 +1,232 @@
-// CUDA streaming forest: owns the stream and the device state, launches the per-batch steps.
-// Default path: compact node pool (kernels.cuh). Faithful path: the paper's layout
-// (faithful.cuh). Both produce the sequential backend's trees for the same seed and batch.
+// CUDA streaming forest: owns the stream, the device state of both paths and the staged encoded
+// stream; process() runs the per-batch steps through the launchers (launch.cuh). Path default:
+// compact node pool, persistent or batched engine (kernels.cuh, persistent.cuh). Path faithful:
+// the paper's layout (faithful.cuh). Both produce the sequential backend's trees for the same
+// seed and batch.
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
-#include "algorithms/vfdt/forest.hpp"
 #include "backends/cuda/common/common.cuh"
-#include "backends/cuda/vfdt/faithful.cuh"
-#include "backends/cuda/vfdt/forest_cuda.hpp"
-#include "backends/cuda/vfdt/kernels.cuh"
-#include "backends/cuda/vfdt/persistent.cuh"
+#include "backends/cuda/vfdt/launch.cuh"
+#include "backends/cuda/vfdt/policy.cuh"
+#include "backends/vfdt.hpp"
 
 namespace gpudm::backend::cuda {
 
 namespace {
 
-using vfdt_kernels::ForestView;
-using vfdt_kernels::Policy;
+namespace k = vfdt_kernels;
+using vfdt::AdwinKernel;
+using vfdt::Engine;
+using vfdt::ForestPath;
+
+// R^2 ln(1/delta) of the Hoeffding bound (host math, passed to the kernels as the CPU engine's).
+double hb_numer(int classes, double delta) {
+  const double r = std::log2(static_cast<double>(classes));
+  return r * r * std::log(1.0 / delta);
+}
+
+// Device state of the faithful path (the paper's layout, vfdt_kernels::FaithfulView).
+class FaithfulState {
+ public:
+  void prepare(const vfdt::ForestParams& p, const vfdt::ForestLayout& L) {
+    p_ = p;
+    L_ = L;
+    const std::size_t T = L.trees;
+    array_nodes_ = (1 << (p.max_depth + 1)) - 1;
+    max_leaves_ = 1 << p.max_depth;
+    const std::size_t ML = T * max_leaves_;
+    tree_ = DeviceBuffer<std::uint32_t>(T * array_nodes_);
+    n_leaves_ = DeviceBuffer<std::int32_t>(T);
+    generation_ = DeviceBuffer<std::uint32_t>(T);
+    drift_ = DeviceBuffer<std::int32_t>(T);
+    splits_ = DeviceBuffer<unsigned long long>(T);
+    resets_ = DeviceBuffer<unsigned long long>(T);
+    leaf_class_ = DeviceBuffer<std::uint8_t>(ML);
+    leaf_back_ = DeviceBuffer<std::int32_t>(ML);
+    leaf_counts_ = DeviceBuffer<std::uint32_t>(ML * L.classes);
+    leaf_seen_ = DeviceBuffer<std::uint32_t>(ML);
+    leaf_last_ = DeviceBuffer<std::uint32_t>(ML);
+    leaf_key_ = DeviceBuffer<std::uint64_t>(ML);
+    counters_ = DeviceBuffer<std::uint32_t>(ML * std::size_t(2 + L.classes) * 2 * L.attributes);
+    decision_ = DeviceBuffer<std::uint32_t>(ML);
+    leaf_of_ = DeviceBuffer<std::int32_t>(T * p.batch);
+    weight_ = DeviceBuffer<std::uint8_t>(T * p.batch);
+    tree_pred_ = DeviceBuffer<std::uint8_t>(T * p.batch);
+    adwins_ = DeviceBuffer<vfdt::Adwin>(T);
+    hb_numer_ = hb_numer(L.classes, p.delta);
+  }
+
+  void reset(cudaStream_t stream) {
+    tree_.memset_async(0, stream);
+    k::launch_faithful_init(view(), stream);
+  }
+
+  void batch(DevicePhases& dp, const std::uint8_t* codes, const std::uint8_t* labels, int nb, std::uint64_t first,
+             std::int32_t* out, cudaStream_t stream) {
+    const k::FaithfulView v = view();
+    {
+      auto ph = dp.scope("traversal");
+      k::launch_faithful_traverse(v, codes, nb, first, stream);
+    }
+    {
+      auto ph = dp.scope("vote");
+      k::launch_vote(k::VoteView{L_.trees, L_.classes, static_cast<std::size_t>(p_.batch), tree_pred_.data()}, nb, out,
+                     stream);
+    }
+    {
+      auto ph = dp.scope("counters");
+      k::launch_faithful_count(v, codes, labels, nb, stream);
+    }
+    if (p_.adwin) {
+      auto ph = dp.scope("adwin");
+      const k::AdwinView a{L_.trees, p_.batch, p_.adwin_delta, p_.reset_on_any_cut(), tree_pred_.data(), adwins_.data(),
+                           drift_.data()};
+      k::launch_adwin(a, p_.adwin_kernel, labels, nb, stream);  // prefix (the default) runs warp here
+    }
+    {
+      auto ph = dp.scope("gain");
+      k::launch_faithful_gain(v, stream);
+    }
+    {
+      auto ph = dp.scope("split");
+      k::launch_faithful_apply(v, stream);
+    }
+  }
+
+  // The array layout converted to the pool form of ForestSnapshot (breadth-first numbering,
+  // children contiguous); leaf slots are the leaf ids.
+  vfdt::ForestSnapshot snapshot(Stream& stream) {
+    stream.synchronize();
+    vfdt::ForestSnapshot s;
+    s.layout = L_;
+    s.layout.nodes = array_nodes_ + 1;  // >= nodes and >= leaf ids
+    const std::size_t N = s.layout.nodes;
+    const auto tree = tree_.to_host();
+    const auto counts = leaf_counts_.to_host();
+    s.generation = generation_.to_host();
+    s.node_attr.assign(L_.trees * N, -1);
+    s.node_child.assign(L_.trees * N, 0);
+    s.node_depth.assign(L_.trees * N, 0);
+    s.slot_class.assign(L_.trees * N * L_.classes, 0);
+    s.attr_values.assign(L_.attributes, 2);
+    s.n_nodes.assign(L_.trees, 0);
+    for (int t = 0; t < L_.trees; ++t) {
+      const std::uint32_t* tr = tree.data() + std::size_t(t) * array_nodes_;
+      std::vector<std::pair<int, int>> queue{{0, 0}};  // (array offset, pool index)
+      int next = 1;
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        const auto [off, idx] = queue[q];
+        const std::size_t ni = std::size_t(t) * N + idx;
+        s.node_depth[ni] = 31 - __builtin_clz(static_cast<unsigned>(off + 1));
+        if (tr[off] & k::FaithfulPolicy::kLeaf) {
+          const int l = static_cast<int>(tr[off] & ~k::FaithfulPolicy::kLeaf);
+          s.node_attr[ni] = -1;
+          s.node_child[ni] = l;
+          for (int c = 0; c < L_.classes; ++c)
+            s.slot_class[(std::size_t(t) * N + l) * L_.classes + c] =
+                counts[(std::size_t(t) * max_leaves_ + l) * L_.classes + c];
+        } else {
+          s.node_attr[ni] = static_cast<int>(tr[off]);
+          s.node_child[ni] = next;
+          queue.push_back({2 * off + 1, next});
+          queue.push_back({2 * off + 2, next + 1});
+          next += 2;
+        }
+      }
+      s.n_nodes[t] = next;
+    }
+    for (auto v : splits_.to_host()) s.splits += static_cast<long long>(v);
+    for (auto v : resets_.to_host()) s.resets += static_cast<long long>(v);
+    return s;
+  }
+
+ private:
+  k::FaithfulView view() {
+    k::FaithfulView v{};
+    v.trees = L_.trees;
+    v.attributes = L_.attributes;
+    v.classes = L_.classes;
+    v.depth = p_.max_depth;
+    v.batch = p_.batch;
+    v.grace = p_.grace;
+    v.features = L_.features;
+    v.array_nodes = array_nodes_;
+    v.max_leaves = max_leaves_;
+    v.bagging = p_.bagging;
+    v.hb_numer = hb_numer_;
+    v.tau = p_.tau;
+    v.seed = p_.seed;
+    v.tree = tree_.data();
+    v.n_leaves = n_leaves_.data();
+    v.generation = generation_.data();
+    v.drift = drift_.data();
+    v.adwins = adwins_.data();
+    v.splits = splits_.data();
+    v.resets = resets_.data();
+    v.leaf_class = leaf_class_.data();
+    v.leaf_back = leaf_back_.data();
+    v.leaf_counts = leaf_counts_.data();
+    v.leaf_seen = leaf_seen_.data();
+    v.leaf_last = leaf_last_.data();
+    v.leaf_key = leaf_key_.data();
+    v.counters = counters_.data();
+    v.decision = decision_.data();
+    v.leaf_of = leaf_of_.data();
+    v.weight = weight_.data();
+    v.tree_pred = tree_pred_.data();
+    return v;
+  }
+
+  vfdt::ForestParams p_;
+  vfdt::ForestLayout L_;
+  int array_nodes_ = 0, max_leaves_ = 0;
+  double hb_numer_ = 0;
+  DeviceBuffer<std::uint32_t> tree_, generation_, leaf_counts_, leaf_seen_, leaf_last_, counters_, decision_;
+  DeviceBuffer<std::int32_t> n_leaves_, drift_, leaf_back_, leaf_of_;
+  DeviceBuffer<unsigned long long> splits_, resets_;
+  DeviceBuffer<std::uint8_t> leaf_class_, weight_, tree_pred_;
+  DeviceBuffer<std::uint64_t> leaf_key_;
+  DeviceBuffer<vfdt::Adwin> adwins_;
+};
 
 class CudaForest final : public vfdt::ForestBackend {
  public:
   std::string name() const override { return "cuda"; }
+  Capabilities capabilities() const override {
+    Capabilities c;
+    c.placement = Placement::device;
+    c.devices = 1;
+    c.deterministic_over = "launch shape, engine, ADWIN kernel, path";
+    return c;
+  }
+  // The engine, path and ADWIN kernel the configured params resolve to ("cuda_engine": the
+  // family's metric of the same name).
+  nlohmann::ordered_json describe() const override {
+    const vfdt::ForestParams& p = options();
+    nlohmann::ordered_json d;
+    if (p.path == ForestPath::faithful) {
+      const char* adwin = p.adwin_kernel == AdwinKernel::simple ? "simple" : "warp";
+      d["path"] = "faithful";
+      d["engine"] = "per-batch kernels";
+      d["adwin_kernel"] = adwin;
+      d["cuda_engine"] = std::string("faithful (per-batch kernels, ADWIN ") + adwin + ")";
+    } else {
+      d["path"] = "default";
+      d["engine"] = vfdt::to_string(p.cuda_engine());
+      d["adwin_kernel"] = vfdt::to_string(p.adwin_kernel);
+      d["cuda_engine"] = std::string(vfdt::to_string(p.cuda_engine())) + " (ADWIN " + vfdt::to_string(p.adwin_kernel) + ")";
+    }
+    return d;
+  }
 
-  void prepare(const vfdt::EncodedStream& s, const vfdt::ForestParams& p) override {
+  void prepare(const vfdt::EncodedStream& s) override {
+    const vfdt::ForestParams& p = options();
     p.validate(s);
-    if (s.classes > Policy::kMaxClasses)
-      throw Unavailable("vfdt/cuda: " + std::to_string(s.classes) + " classes; the vote kernel supports at most " +
-                        std::to_string(Policy::kMaxClasses));
+    k::check_supported(p, s);
     require_device();
     GPUDM_REQUIRE(s.codes.size() == s.rows * s.attributes && s.labels.size() == s.rows,
                   "vfdt/cuda: the encoded stream's codes/labels do not match its rows x attributes");
@@ -36,13 +235,14 @@ class CudaForest final : public vfdt::ForestBackend {
     s_ = nullptr;
     p_ = p;
     L_ = vfdt::ForestLayout::make(s, p);
-    faithful_ = p.path == "faithful";
+    faithful_ = p.path == ForestPath::faithful;
+    persistent_ = !faithful_ && p.cuda_engine() == Engine::persistent;
     const std::size_t T = L_.trees, N = L_.nodes, B = static_cast<std::size_t>(p.batch);
     std::vector<std::int32_t> values(s.attributes);
     for (int a = 0; a < s.attributes; ++a) values[a] = s.coding[a].values;
     attr_values_ = DeviceBuffer<std::int32_t>(values);
     if (faithful_) {
-      faithful_state_.prepare(s, p, L_, stream_);
+      faithful_state_.prepare(p, L_);
     } else {
       n_nodes_ = DeviceBuffer<std::int32_t>(T);
       n_slots_ = DeviceBuffer<std::int32_t>(T);
@@ -60,7 +260,6 @@ class CudaForest final : public vfdt::ForestBackend {
       slot_class_ = DeviceBuffer<std::uint32_t>(T * N * L_.classes);
       slot_seen_ = DeviceBuffer<std::uint32_t>(T * N);
       slot_other_ = DeviceBuffer<std::uint32_t>(T * N);
-
       slot_last_ = DeviceBuffer<std::uint32_t>(T * N);
       slot_key_ = DeviceBuffer<std::uint64_t>(T * N);
       slot_subset_ = DeviceBuffer<std::int16_t>(T * N * L_.features);
@@ -68,17 +267,7 @@ class CudaForest final : public vfdt::ForestBackend {
       adwins_ = DeviceBuffer<vfdt::Adwin>(T);
       leaf_ = DeviceBuffer<std::int32_t>(T * B);
       tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
-      persistent_ = p.cuda_engine() == "persistent";
-      if (p.stream_order() && !persistent_)
-        throw Error("vfdt/cuda: batch_order \"stream\" runs on the persistent engine only (engine \"" + p.cuda_engine() +
-                    "\" runs \"deferred\"); use engine \"persistent\" or batch_order \"deferred\"");
-      if (p.stream_order() && p.naive_bayes())
-        throw Error("vfdt/cuda: batch_order \"stream\" runs majority-class leaves only (its in-batch walk keeps majority "
-                    "votes); leaf_prediction \"nb\" runs with batch_order \"deferred\" (or \"auto\")");
-      if (p.stream_order() && p.batch > 32 * Policy::kStreamWindows)
-        throw Error("vfdt/cuda: batch_order \"stream\" supports batch <= " + std::to_string(32 * Policy::kStreamWindows) +
-                    " on the GPU, got " + std::to_string(p.batch) + "; use a smaller batch or batch_order \"deferred\"");
-      if (p.adwin_kernel == "prefix") {
+      if (p.adwin_kernel == AdwinKernel::prefix) {
         // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
         // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).
         GPUDM_REQUIRE(s.rows < 0xffffffffull, "vfdt/cuda: the prefix ADWIN supports streams of < 2^32 instances");
@@ -87,7 +276,7 @@ class CudaForest final : public vfdt::ForestBackend {
       }
       if (persistent_) {
         pred_all_ = DeviceBuffer<std::uint8_t>(T * s.rows);
-        cycles_ = DeviceBuffer<unsigned long long>(T * vfdt_kernels::kPhCount);
+        cycles_ = DeviceBuffer<unsigned long long>(T * k::kPhCount);
       }
     }
     // whole-stream device buffers now, so no allocation falls inside a timed process()
@@ -112,133 +301,73 @@ class CudaForest final : public vfdt::ForestBackend {
     if (faithful_) {
       faithful_state_.reset(stream_);
     } else {
-      vfdt_kernels::k_init<<<L_.trees, Policy::kSplitBlock, 0, stream_>>>(view());
-      GPUDM_CUDA_CHECK_LAUNCH();
+      k::launch_init(view(), stream_);
       slot_other_.memset_async(0, stream_);  // kept zero between batches by the kernels themselves
     }
     stream_.synchronize();
-    phases_.clear();
   }
 
-  void process(std::size_t begin, std::size_t end, std::int32_t* predictions) override {
+  void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) override {
     GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: process() before prepare()");
     GPUDM_REQUIRE(begin <= end && end <= s_->rows, "vfdt: process range past the end of the stream");
     const std::size_t n = end - begin, d = static_cast<std::size_t>(s_->attributes);
     if (n == 0) return;
     // Phase events on every kPhaseSample-th batch only (scaled up at the end): events on every
-    // batch would cost more host time than a single tree's kernels take.
-    DevicePhases& dp = dp_;
-    DevicePhases off(stream_, false);
+    // batch would cost more host time than a single tree's kernels take. None with a disabled timer.
+    DevicePhases& dp = timer.enabled() ? dp_ : dp_off_;
     std::size_t sampled = 0, batches = 0;
     {
       auto ph = dp.scope("transfers");
       codes_.upload_async(h_codes_.data() + begin * d, n * d, stream_);
       labels_.upload_async(h_labels_.data() + begin, n, stream_);
     }
-    if (!faithful_ && persistent_) {
-      process_persistent(begin, n);
-      return finish(predictions, n, 1.0);
+    if (persistent_) {
+      process_persistent(dp, begin, n);
+      return finish(dp, timer, predictions, n, 1.0);
     }
     const std::size_t B = static_cast<std::size_t>(p_.batch);
+    const ForestView f = faithful_ ? ForestView{} : view();
     for (std::size_t b0 = 0; b0 < n; b0 += B) {
       const int nb = static_cast<int>(std::min(B, n - b0));
       const bool sample = batches++ % kPhaseSample == 0;
       sampled += sample;
-      DevicePhases& dp = sample ? dp_ : off;
+      DevicePhases& bp = sample ? dp : dp_off_;
       const std::uint8_t* codes = codes_.data() + b0 * d;
       const std::uint8_t* labels = labels_.data() + b0;
       if (faithful_) {
-        faithful_state_.batch(dp, codes, labels, nb, begin + b0, out_.data() + b0, stream_);
+        faithful_state_.batch(bp, codes, labels, nb, begin + b0, out_.data() + b0, stream_);
         continue;
       }
-      const ForestView f = view();
-      const dim3 grid(grid_for(nb, Policy::kInstanceBlock), L_.trees);
       {
-        auto ph = dp.scope("traversal");
-        vfdt_kernels::k_predict<<<grid, Policy::kInstanceBlock, 0, stream_>>>(f, codes, nb);
-        GPUDM_CUDA_CHECK_LAUNCH();
+        auto ph = bp.scope("traversal");
+        k::launch_predict(f, codes, nb, stream_);
       }
       {
-        auto ph = dp.scope("vote");
-        vfdt_kernels::k_vote<<<grid_for(nb, Policy::kInstanceBlock), Policy::kInstanceBlock, 0, stream_>>>(
-            f, nb, out_.data() + b0);
-        GPUDM_CUDA_CHECK_LAUNCH();
+        auto ph = bp.scope("vote");
+        k::launch_vote(f.batch_votes(), nb, out_.data() + b0, stream_);
       }
       {
-        auto ph = dp.scope("counters");
-        vfdt_kernels::k_learn<<<grid, Policy::kInstanceBlock, 0, stream_>>>(f, codes, labels, nb, begin + b0);
-        GPUDM_CUDA_CHECK_LAUNCH();
+        auto ph = bp.scope("counters");
+        k::launch_learn(f, codes, labels, nb, begin + b0, stream_);
       }
       if (p_.adwin) {
-        auto ph = dp.scope("adwin");
-        if (p_.adwin_kernel == "prefix")
-          vfdt_kernels::k_adwin_prefix<Policy::kAdwinBlock><<<L_.trees, Policy::kAdwinBlock, 0, stream_>>>(
-              f, labels, nb, static_cast<std::uint32_t>(begin + b0));
-        else if (p_.adwin_kernel == "warp")
-          vfdt_kernels::k_adwin_warp<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
+        auto ph = bp.scope("adwin");
+        if (p_.adwin_kernel == AdwinKernel::prefix)
+          k::launch_adwin_prefix(f, labels, nb, static_cast<std::uint32_t>(begin + b0), stream_);
         else
-          vfdt_kernels::k_adwin<<<L_.trees, 32, 0, stream_>>>(f, labels, nb);
-        GPUDM_CUDA_CHECK_LAUNCH();
+          k::launch_adwin(f.adwin_view(), p_.adwin_kernel, labels, nb, stream_);
       }
       {
-        auto ph = dp.scope("split");
-        vfdt_kernels::k_split<<<L_.trees, Policy::kSplitBlock, 0, stream_>>>(f);
-        GPUDM_CUDA_CHECK_LAUNCH();
+        auto ph = bp.scope("split");
+        k::launch_split(f, stream_);
       }
     }
-    finish(predictions, n, sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0);
-  }
-
-  // Engine "persistent": one block per tree over the whole range, then one vote over it. The
-  // kernel's time is split into the per-batch phases by the trees' SM cycle counts (mean shares).
-  void process_persistent(std::size_t begin, std::size_t n) {
-    const ForestView f = view();
-    {
-      auto ph = dp_.scope("persistent");
-      vfdt_kernels::k_forest_persistent<Policy::kPersistentBlock><<<L_.trees, Policy::kPersistentBlock, 0, stream_>>>(
-          f, codes_.data(), labels_.data(), n, static_cast<std::uint32_t>(begin), cycles_.data());
-      GPUDM_CUDA_CHECK_LAUNCH();
-    }
-    {
-      auto ph = dp_.scope("vote");
-      vfdt_kernels::k_vote_stream<<<grid_for(n, Policy::kInstanceBlock), Policy::kInstanceBlock, 0, stream_>>>(
-          f, n, static_cast<std::uint32_t>(begin), out_.data());
-      GPUDM_CUDA_CHECK_LAUNCH();
-    }
-  }
-
-  // Download the predictions, wait, and turn the recorded events into phases (per-batch phases
-  // were timed on every kPhaseSample-th batch: scaled by `scale`).
-  void finish(std::int32_t* predictions, std::size_t n, double scale) {
-    {
-      auto ph = dp_.scope("transfers_out");
-      out_.download_async(predictions, n, stream_);
-    }
-    stream_.synchronize();
-    PhaseTimer raw;
-    dp_.flush(raw);
-    static const char* kNames[vfdt_kernels::kPhCount] = {"traversal", "counters", "adwin", "split"};
-    for (const auto& ph : raw.phases()) {
-      if (ph.name == "persistent") {
-        const auto cyc = cycles_.to_host();
-        double share[vfdt_kernels::kPhCount] = {0, 0, 0, 0};
-        for (int t = 0; t < L_.trees; ++t) {
-          double tot = 0;
-          for (int k = 0; k < vfdt_kernels::kPhCount; ++k) tot += static_cast<double>(cyc[t * vfdt_kernels::kPhCount + k]);
-          for (int k = 0; k < vfdt_kernels::kPhCount; ++k)
-            share[k] += tot > 0 ? static_cast<double>(cyc[t * vfdt_kernels::kPhCount + k]) / tot / L_.trees : 0.0;
-        }
-        for (int k = 0; k < vfdt_kernels::kPhCount; ++k) phases_.add(kNames[k], ph.seconds * share[k], PhaseClock::device);
-        continue;
-      }
-      const bool per_batch = ph.name != "transfers" && ph.name != "transfers_out";
-      phases_.add(ph.name == "transfers_out" ? "transfers" : ph.name, per_batch ? ph.seconds * scale : ph.seconds,
-                  PhaseClock::device);
-    }
+    finish(dp, timer, predictions, n, sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0);
   }
 
   vfdt::ForestSnapshot snapshot() override {
-    if (faithful_) return faithful_state_.snapshot(L_, stream_);
+    GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: snapshot() before prepare()");
+    if (faithful_) return faithful_state_.snapshot(stream_);
     stream_.synchronize();
     vfdt::ForestSnapshot s;
     s.layout = L_;
@@ -254,9 +383,54 @@ class CudaForest final : public vfdt::ForestBackend {
     return s;
   }
 
-  const PhaseTimer& phases() const override { return phases_; }
-
  private:
+  using ForestView = k::ForestView;
+
+  // Engine "persistent": one block per tree over the whole range, then one vote over it. The
+  // kernel's time is split into the per-batch phases by the trees' SM cycle counts (mean shares).
+  void process_persistent(DevicePhases& dp, std::size_t begin, std::size_t n) {
+    const ForestView f = view();
+    {
+      auto ph = dp.scope("persistent");
+      k::launch_persistent(f, codes_.data(), labels_.data(), n, static_cast<std::uint32_t>(begin), cycles_.data(), stream_);
+    }
+    {
+      auto ph = dp.scope("vote");
+      k::launch_vote(f.stream_votes(begin), n, out_.data(), stream_);
+    }
+  }
+
+  // Download the predictions, wait, and turn the recorded events into phases of `timer` (per-batch
+  // phases were timed on every kPhaseSample-th batch: scaled by `scale`).
+  void finish(DevicePhases& dp, PhaseTimer& timer, std::int32_t* predictions, std::size_t n, double scale) {
+    {
+      auto ph = dp.scope("transfers_out");
+      out_.download_async(predictions, n, stream_);
+    }
+    stream_.synchronize();
+    if (!timer.enabled()) return;
+    PhaseTimer raw;
+    dp.flush(raw);
+    static const char* kNames[k::kPhCount] = {"traversal", "counters", "adwin", "split"};
+    for (const auto& ph : raw.phases()) {
+      if (ph.name == "persistent") {
+        const auto cyc = cycles_.to_host();
+        double share[k::kPhCount] = {0, 0, 0, 0};
+        for (int t = 0; t < L_.trees; ++t) {
+          double tot = 0;
+          for (int i = 0; i < k::kPhCount; ++i) tot += static_cast<double>(cyc[t * k::kPhCount + i]);
+          for (int i = 0; i < k::kPhCount; ++i)
+            share[i] += tot > 0 ? static_cast<double>(cyc[t * k::kPhCount + i]) / tot / L_.trees : 0.0;
+        }
+        for (int i = 0; i < k::kPhCount; ++i) timer.add(kNames[i], ph.seconds * share[i], PhaseClock::device);
+        continue;
+      }
+      const bool per_batch = ph.name != "transfers" && ph.name != "transfers_out";
+      timer.add(ph.name == "transfers_out" ? "transfers" : ph.name, per_batch ? ph.seconds * scale : ph.seconds,
+                PhaseClock::device);
+    }
+  }
+
   ForestView view() {
     ForestView f{};
     f.trees = L_.trees;
@@ -274,8 +448,7 @@ class CudaForest final : public vfdt::ForestBackend {
     f.naive_bayes = p_.naive_bayes();
     f.bound_total = p_.bound_total();
     f.reset_any = p_.reset_on_any_cut();
-    const double r = std::log2(static_cast<double>(L_.classes));
-    f.hb_numer = r * r * std::log(1.0 / p_.delta);
+    f.hb_numer = hb_numer(L_.classes, p_.delta);
     f.tau = p_.tau;
     f.adwin_delta = p_.adwin_delta;
     f.seed = p_.seed;
@@ -314,12 +487,13 @@ class CudaForest final : public vfdt::ForestBackend {
   static constexpr std::size_t kPhaseSample = 8;
   Stream stream_;  // declared before the buffers: their frees are ordered on it
   DevicePhases dp_{stream_};
+  DevicePhases dp_off_{stream_, false};
   const vfdt::EncodedStream* s_ = nullptr;
   vfdt::ForestParams p_;
   vfdt::ForestLayout L_;
   bool faithful_ = false;
   bool persistent_ = false;
-  vfdt_faithful::FaithfulForest faithful_state_;
+  FaithfulState faithful_state_;
   DeviceBuffer<std::int32_t> attr_values_, n_nodes_, n_slots_, drift_, node_attr_, node_child_, node_depth_, decision_, leaf_;
   DeviceBuffer<std::uint32_t> generation_, slot_class_, slot_seen_, slot_other_, slot_last_, counters_;
   DeviceBuffer<unsigned long long> splits_, resets_;
@@ -334,7 +508,6 @@ class CudaForest final : public vfdt::ForestBackend {
   DeviceBuffer<std::uint8_t> tree_pred_, codes_, labels_;
   PinnedBuffer<std::uint8_t> h_codes_, h_labels_;  // the encoded stream, staged in prepare()
   DeviceBuffer<std::int32_t> out_;
-  PhaseTimer phases_;
 };
 
 }  // namespace

@@ -1,77 +1,17 @@
 #pragma once
 // Kernels of the CUDA streaming forest, default path (compact node pool, same flat layout as the
-// CPU engine in algorithms/vfdt/cpu_forest.cpp). Trees are on blockIdx.y (or one block per tree);
-// all decisions use the shared host/device arithmetic of algorithms/vfdt/vfdt_math.hpp, so the
-// trees are bit-identical to the sequential backend for the same seed and batch size.
+// CPU engine in algorithms/vfdt/cpu_forest.cpp), and the vote and ADWIN kernels both paths share.
+// Trees are on blockIdx.y (or one block per tree); all decisions use the shared host/device
+// arithmetic of algorithms/vfdt/vfdt_math.hpp, so the trees are bit-identical to the sequential
+// backend for the same seed and batch size. Launched by launch.cu only.
 #include <climits>
 #include <cstdint>
 
-#include <cub/block/block_scan.cuh>
-
 #include "algorithms/vfdt/vfdt_math.hpp"
+#include "backends/cuda/vfdt/policy.cuh"
+#include "backends/cuda/vfdt/views.cuh"
 
 namespace gpudm::backend::cuda::vfdt_kernels {
-
-using gpudm::vfdt::Adwin;
-using gpudm::vfdt::AdwinPrefix;
-
-// Tuning constants (policy struct beside the kernels that use them).
-struct Policy {
-  static constexpr int kInstanceBlock = 256;  // threads per block over (instance, tree)
-  static constexpr int kSplitBlock = 256;     // threads per tree in the split kernel
-  static constexpr int kMaxClasses = 64;      // vote histogram in registers/local memory
-  static constexpr int kSplitList = 1024;     // splitting leaves per tree and batch kept in shared memory
-  static constexpr int kScanMax = 1024;       // largest block block_compact supports
-  static constexpr int kPersistentBlock = 512;  // threads per tree in the persistent kernel
-  static constexpr int kAdwinBlock = 256;     // threads per tree in the per-batch prefix ADWIN kernel
-  static constexpr int kStreamWindows = 256;  // batch_order "stream": 32-instance windows per batch (B <= 8192)
-};
-
-// Device view of the forest (flat arrays, [tree][node|slot][...]).
-struct ForestView {
-  int trees, nodes, attributes, classes, values, features, batch;
-  int grace, max_depth;
-  bool bagging, adwin;
-  bool stream_order;  // ForestParams::stream_order() (persistent engine only)
-  bool naive_bayes;   // ForestParams::naive_bayes(): leaves vote naive Bayes (not with stream_order)
-  bool bound_total;   // ForestParams::bound_total(): n of the Hoeffding bound includes inherited counts
-  bool reset_any;     // ForestParams::reset_on_any_cut(): every ADWIN cut resets (else only a rise)
-  double hb_numer, tau, adwin_delta;
-  std::uint64_t seed;
-  const std::int32_t* attr_values;  // [attributes]
-  std::int32_t* n_nodes;            // [trees]
-  std::int32_t* n_slots;
-  std::uint32_t* generation;
-  std::int32_t* drift;       // nonzero: the tree's ADWIN fired in this batch (prefix: 1 + its position)
-  unsigned long long* splits;
-  unsigned long long* resets;
-  std::int32_t* node_attr;  // [trees x nodes]
-  std::int32_t* node_child;
-  std::int32_t* node_depth;
-  std::uint32_t* slot_class;  // [trees x nodes x classes]
-  std::uint32_t* slot_seen;
-  std::uint32_t* slot_other;  // [trees x nodes] batch_order "stream": weight of the batch's instances
-                              // of a class other than the leaf's majority (zero between batches)
-  std::uint32_t* slot_last;
-  std::uint64_t* slot_key;
-  std::int16_t* slot_subset;  // [trees x nodes x features]
-  std::uint32_t* counters;    // [trees x nodes x features x values x classes]
-  Adwin* adwins;              // [trees] ("warp"/"simple" ADWIN kernels)
-  AdwinPrefix* adwinp;        // [trees] ("prefix" ADWIN kernel), else nullptr
-  std::uint32_t* hist;        // [trees x hist_stride] running count of errors per stream position
-  std::size_t hist_stride;    // stream rows + 1
-  std::uint8_t* pred_all;     // [trees x pred_stride] every tree's vote for the whole stream (persistent)
-  std::size_t pred_stride;
-  std::int32_t* leaf;         // [trees x batch]
-  std::uint8_t* tree_pred;    // [trees x batch]
-  std::int32_t* decision;     // [trees x nodes] split kernel scratch
-  std::uint64_t* split_total;       // [trees x nodes] split scratch: weight seen by a due leaf
-  std::int64_t* split_class_term;   // [trees x nodes] its class-entropy term (fixed point)
-  std::int64_t* split_merit;        // [trees x nodes x features] merit of each attribute
-
-  __device__ std::size_t slot_index(int t, int s) const { return std::size_t(t) * nodes + s; }
-  __device__ std::size_t counters_per_slot() const { return std::size_t(features) * values * classes; }
-};
 
 // Block-wide, order-preserving compaction: writes the indices i in [0, n) with pred(i) true, in
 // ascending order, to list[0, min(count, cap)) and returns count (all threads). Each thread owns a
@@ -200,14 +140,15 @@ __global__ void k_predict(ForestView f, const std::uint8_t* codes, int nb) {
   f.tree_pred[std::size_t(t) * f.batch + j] = predict_one(f, t, codes, j);
 }
 
-// 2. vote: thread per instance, majority over trees (ties -> lowest class).
-__global__ void k_vote(ForestView f, int nb, std::int32_t* out) {
-  const int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= nb) return;
+// 2. vote: thread per instance, majority over trees (ties -> lowest class). Both paths, and the
+// persistent engine over a whole chunk of the stream.
+__global__ void k_vote(VoteView v, std::size_t n, std::int32_t* out) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
   std::uint32_t votes[Policy::kMaxClasses];
-  for (int c = 0; c < f.classes; ++c) votes[c] = 0;
-  for (int t = 0; t < f.trees; ++t) ++votes[f.tree_pred[std::size_t(t) * f.batch + j]];
-  out[j] = gpudm::vfdt::majority(votes, f.classes);
+  for (int c = 0; c < v.classes; ++c) votes[c] = 0;
+  for (int t = 0; t < v.trees; ++t) ++votes[v.tree_pred[std::size_t(t) * v.stride + j]];
+  out[j] = gpudm::vfdt::majority(votes, v.classes);
 }
 
 // 3. counters: thread per (instance, tree); integer atomics, so the order does not matter.
@@ -222,7 +163,7 @@ __global__ void k_learn(ForestView f, const std::uint8_t* codes, const std::uint
 // 4. ADWIN: one warp per tree. Lane 0 inserts the batch's 0/1 errors in stream order; at every
 // clock tick the warp tests the bucket boundaries in parallel (a cut happens when any boundary
 // cuts, exactly the sequential rescan's result).
-__global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
+__global__ void k_adwin(AdwinView f, const std::uint8_t* labels, int nb) {
   const int t = blockIdx.x;
   const int lane = threadIdx.x;
   __shared__ Adwin a;
@@ -283,7 +224,7 @@ __global__ void k_adwin(ForestView f, const std::uint8_t* labels, int nb) {
 // a pre-filter with dd of an earlier, smaller window (a lower bound of dd) skips the two
 // logarithms whenever no boundary can cut, and otherwise the exact test decides as in
 // adwin_update. Same decisions as the sequential ADWIN, bit for bit.
-__global__ void k_adwin_warp(ForestView f, const std::uint8_t* labels, int nb) {
+__global__ void k_adwin_warp(AdwinView f, const std::uint8_t* labels, int nb) {
   constexpr unsigned kAll = 0xffffffffu;
   constexpr int kFlat = Adwin::kRows * (Adwin::kM + 1);
   const int t = blockIdx.x;
@@ -499,17 +440,7 @@ __device__ void split_tree(const ForestView& f, int t) {
     if (f.decision[nbase + node] != kEvaluate) continue;
     const std::int64_t* merit = f.split_merit + (nbase + node) * k;
     std::int64_t best = -1, second = -1;
-    int best_p = -1;
-    for (int p = 0; p < k; ++p) {
-      const std::int64_t m = merit[p];
-      if (m > best) {
-        second = best;
-        best = m;
-        best_p = p;
-      } else if (m > second) {
-        second = m;
-      }
-    }
+    const int best_p = gpudm::vfdt::best_two_merits(k, [merit](int p) { return merit[p]; }, &best, &second);
     const std::uint64_t n = f.split_total[nbase + node];
     // bound_weight "total": the leaf's class counts, inherited at its creation + learned since
     const std::uint64_t n_bound =

@@ -8,6 +8,7 @@
 // batch at once, one warp per tick, as if no earlier tick of the batch cut; from the first tick that
 // does cut, it replays exactly as adwin_update (delete the oldest bucket while any boundary cuts,
 // then the reset rule's test) and resumes the speculation after it. Decisions are the sequential ADWIN's.
+// Launched by launch.cu only.
 #include <climits>
 #include <cstdint>
 
@@ -265,9 +266,6 @@ __device__ void stream_predict(const ForestView& f, int t, const std::uint8_t* c
   __syncthreads();
 }
 
-// Cycle counters of the persistent kernel's phases, per tree (SM clock, summed over batches).
-enum PersistentPhase { kPhTraversal = 0, kPhCounters, kPhAdwin, kPhSplit, kPhCount };
-
 // The whole stream range [pos0, pos0 + n) for one tree per block: codes/labels point at pos0.
 template <int BLOCK>
 __global__ void __launch_bounds__(BLOCK) k_forest_persistent(ForestView f, const std::uint8_t* codes,
@@ -334,16 +332,6 @@ __global__ void __launch_bounds__(BLOCK) k_forest_persistent(ForestView f, const
   }
   if (threadIdx.x == 0)
     for (int k = 0; k < kPhCount; ++k) cycles[std::size_t(t) * kPhCount + k] = ph[k];
-}
-
-// Majority over the trees' stored votes for the stream range [pos0, pos0 + n) (ties -> lowest).
-__global__ void k_vote_stream(ForestView f, std::size_t n, std::uint32_t pos0, std::int32_t* out) {
-  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= n) return;
-  std::uint32_t votes[Policy::kMaxClasses];
-  for (int c = 0; c < f.classes; ++c) votes[c] = 0;
-  for (int t = 0; t < f.trees; ++t) ++votes[f.pred_all[std::size_t(t) * f.pred_stride + pos0 + j]];
-  out[j] = gpudm::vfdt::majority(votes, f.classes);
 }
 
 }  // namespace gpudm::backend::cuda::vfdt_kernels

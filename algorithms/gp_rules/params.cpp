@@ -1,0 +1,69 @@
+#include "algorithms/gp_rules/params.hpp"
+
+namespace gpudm::gp_rules {
+
+const ParamTable<GpCase>& case_params() {
+  static const ParamTable<GpCase> t = [] {
+    ParamTable<GpCase> t("gp_rules");
+    t.add_enum<Algorithm>("algorithm", [](GpCase& c) -> Algorithm& { return c.gp.algorithm; }, algorithm_names(),
+                          "falco (one run per class, best rule) | tan (steady state, token competition) | bojarczuk "
+                          "(every class at once, no mutation)");
+    t.add<int>("population", [](GpCase& c) -> int& { return c.gp.population; }, "individuals (the paper: 200)")
+        .range(2, 100000);
+    t.add<int>("generations", [](GpCase& c) -> int& { return c.gp.generations; },
+               "generations of each run (the paper: 100)")
+        .range(0, 100000);
+    t.add<int>("max_depth", [](GpCase& c) -> int& { return c.gp.max_depth; },
+               "depth limit of a rule, terminals included (a comparison is depth 2)")
+        .range(2, 20);
+    t.add<int>("max_nodes", [](GpCase& c) -> int& { return c.gp.max_nodes; },
+               "node limit, terminals included (0: only the depth limit; bojarczuk: 2^max_depth - 1, Sy's maxnodes)")
+        .range(0, 1000000);
+    t.add<int>("tournament_size", [](GpCase& c) -> int& { return c.gp.tournament_size; },
+               "tournament selection size (0: falco and tan 4, bojarczuk 2)")
+        .range(0, 1000);
+    t.add<double>("crossover_probability", [](GpCase& c) -> double& { return c.gp.crossover_probability; },
+                  "probability a pair of parents is crossed (else copied)")
+        .range(0, 1);
+    t.add<double>("mutation_probability", [](GpCase& c) -> double& { return c.gp.mutation_probability; },
+                  "probability an offspring is mutated (falco, tan; bojarczuk has no mutation)")
+        .range(0, 1);
+    t.add<double>("alpha", [](GpCase& c) -> double& { return c.gp.alpha; },
+                  "falco: weight of the rule size N in nI - ((tp + tn) - (fp + fn)) + alpha N")
+        .range(0, 1);
+    t.add<double>("w1", [](GpCase& c) -> double& { return c.gp.w1; }, "tan: Se = tp / (tp + w1 fn) (the paper: 0.2-1)")
+        .range(0, 1000);
+    t.add<double>("w2", [](GpCase& c) -> double& { return c.gp.w2; }, "tan: Sp = tn / (tn + w2 fp) (the paper: 1-20)")
+        .range(0, 1000);
+    t.add<int>("elite_size", [](GpCase& c) -> int& { return c.gp.elite_size; },
+               "tan: size of the external population (elitism)")
+        .range(1, 100000);
+    t.add<bool>("stop_when_perfect", [](GpCase& c) -> bool& { return c.gp.stop_when_perfect; },
+                "control stage: stop a run when its best rule has fp = fn = 0 on the training data");
+    t.add("folds", &GpCase::folds, "0: train on every row (train accuracy); k >= 2: k-fold cross-validation (test accuracy)")
+        .range(0, 100);
+    t.add("cpu_gpops_budget", &GpCase::cpu_gpops_budget,
+          "host backends: stop after the generation in which this many GPops were evaluated and extrapolate the "
+          "whole-run time linearly in evaluations (metrics.estimated; 0: run everything)")
+        .at_least(0);
+    t.add<int>("threads", [](GpCase& c) -> int& { return c.engine.threads; }, "OpenMP threads (0: the OpenMP default)")
+        .range(0, 4096)
+        .backend_only();
+    t.add_enum<rules::Path>("path", [](GpCase& c) -> rules::Path& { return c.engine.path; }, rules::path_names(),
+                            "CUDA: fast (fused match + count) | faithful (the GP paper's match + reduction kernels)")
+        .backend_only();
+    t.add_enum<rules::Features>("features", [](GpCase& c) -> rules::Features& { return c.engine.features; },
+                                rules::features_names(),
+                                "CUDA fast path: auto (two rows per word as ranked fp16 codes when every column has <= 30720 distinct values) | "
+                                "f32 | f16x2 (error when the data do not allow it)")
+        .backend_only();
+    t.add<int>("rows_per_thread", [](GpCase& c) -> int& { return c.engine.rows_per_thread; },
+               "CUDA fast path: rows (slots) per thread, 0 = by the tile policy")
+        .one_of({0, 1, 2, 4})
+        .backend_only();
+    return t;
+  }();
+  return t;
+}
+
+}  // namespace gpudm::gp_rules

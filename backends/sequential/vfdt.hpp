@@ -1,8 +1,0 @@
-#pragma once
-#include <memory>
-
-#include "algorithms/vfdt/forest.hpp"
-
-namespace gpudm::backend::sequential {
-std::unique_ptr<vfdt::ForestBackend> make_vfdt_forest();
-}

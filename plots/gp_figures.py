@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""GP classification figures from results JSON (Cano, Zafra, Ventura 2012, Fig. 14).
+
+  plots/gp_figures.py fig14 results/h100/gp_table3.json results/h100/gp_table4.json \
+      results/h100/gp_table5.json [--out DIR]          -> DIR/gp_fig14.png/.svg
+  --data: print the extracted series as JSON and draw nothing (no matplotlib needed).
+
+Fig. 14: average speedup against the number of instances (both log). Ours: per dataset, each
+configuration's speedup over our sequential backend (whole-run times, metrics.run_seconds, of
+the same results file: OpenMP 1/2/4/16 threads, one GPU), averaged over the three algorithms
+(Falco, Bojarczuk, Tan: one results file each). The paper's (dashed): its Tables 3-5 speedups
+over its Java baseline, averaged the same way, with the instances of its Table 2.
+"""
+import argparse
+import csv
+import json
+import os
+import sys
+from collections import defaultdict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PAPER = os.path.join(HERE, "..", "experiments", "paper_tables")
+NAMES = {"iris": "Iris", "new_thyroid": "New-thyroid", "ecoli": "Ecoli", "contraceptive": "Contraceptive",
+         "thyroid": "Thyroid", "penbased": "Penbased", "shuttle": "Shuttle", "connect4": "Connect-4",
+         "kddcup": "KDDcup", "poker_full": "Poker"}
+PAPER_CSV = ["gp_table3_falco.csv", "gp_table4_bojarczuk.csv", "gp_table5_tan.csv"]
+PAPER_COLS = {"1 CPU (JNI)": "speedup_1cpu", "2 CPUs (JNI)": "speedup_2cpu", "4 CPUs (JNI)": "speedup_4cpu",
+              "1 GTX 480": "speedup_1gtx480", "2 GTX 480": "speedup_2gtx480"}
+
+
+def config_name(run):
+    p = run.get("params", {})
+    if run["backend"] == "openmp":
+        t = p.get("threads", 0)
+        return f"{t} CPU" + ("s" if t != 1 else "")
+    if run["backend"] == "cuda":
+        return "1 GPU" if p.get("path", "fast") == "fast" else "1 GPU faithful"
+    return run["backend"]
+
+
+def ours(docs):
+    """{config: [(rows, mean speedup over the algorithms, dataset)]}"""
+    per = defaultdict(lambda: defaultdict(list))  # config -> dataset -> speedups
+    rows = {}
+    for doc in docs:
+        seq = {}
+        runs = [r for r in doc.get("runs", []) if r.get("status") == "ok"]
+        for r in runs:
+            if r["backend"] == "sequential":
+                seq[r["dataset"]["name"]] = r["metrics"].get("run_seconds") or r["timing"]["median"]
+                rows[r["dataset"]["name"]] = r["dataset"].get("rows")
+        for r in runs:
+            ds = r["dataset"]["name"]
+            if r["backend"] == "sequential" or ds not in seq:
+                continue
+            t = r["metrics"].get("run_seconds") or r["timing"]["median"]
+            if t:
+                per[config_name(r)][ds].append(seq[ds] / t)
+    out = {}
+    for cfg, by_ds in per.items():
+        out[cfg] = sorted((rows.get(ds) or 0, sum(v) / len(v), ds) for ds, v in by_ds.items())
+    return out
+
+
+def paper():
+    inst = {}
+    with open(os.path.join(PAPER, "gp_table2_datasets.csv")) as f:
+        for r in csv.DictReader(f):
+            inst[r["dataset"]] = int(r["instances"])
+    per = defaultdict(lambda: defaultdict(list))
+    for name in PAPER_CSV:
+        with open(os.path.join(PAPER, name)) as f:
+            for r in csv.DictReader(f):
+                for label, col in PAPER_COLS.items():
+                    per[label][r["dataset"]].append(float(r[col]))
+    return {label: sorted((inst[ds], sum(v) / len(v), ds) for ds, v in by_ds.items()) for label, by_ds in per.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("figure", choices=["fig14"])
+    ap.add_argument("results", nargs="+", help="gp_table3/4/5 results JSON")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--data", action="store_true", help="print the series as JSON, draw nothing")
+    a = ap.parse_args()
+    docs = []
+    for p in a.results:
+        with open(p) as f:
+            docs.append(json.load(f))
+    data = {"ours": ours(docs), "paper": paper()}
+    if a.data:
+        json.dump(data, sys.stdout, indent=1)
+        print()
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for cfg, pts in sorted(data["ours"].items()):
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"ours: {cfg}")
+    for cfg, pts in sorted(data["paper"].items()):
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="--", marker=".", alpha=0.6, label=f"paper: {cfg} (vs Java)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("instances")
+    ax.set_ylabel("average speedup (over the three algorithms)")
+    ax.set_title("GP classification: average speedup vs instances (Fig. 14)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    os.makedirs(a.out, exist_ok=True)
+    for ext in ("png", "svg"):
+        fig.savefig(os.path.join(a.out, f"gp_fig14.{ext}"), dpi=130)
+    print(f"wrote {a.out}/gp_fig14.png/.svg", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# GP classification rules (issue 15) on the GPU machine: the rule engine's and the gp_rules
+# family's GPU tests, then the paper's experiments, in stages so each device call stays under the
+# 10-minute limit. Results go to results/<gpu-tag>/ in the tree (run_experiment's default), logs to
+# logs/gp_rules/, and both are packed into $OUT/results.tar.gz (as scripts/device/run_all.sh).
+#   OUT=$OUT scripts/device/gp_rules.sh [STAGE...]      (default: tests)
+# Stages (estimated on one H100/H200 with 16 cores; CPU baselines use cpu_gpops_budget, see the
+# configs' notes):
+#   build     run_all.sh build of the targets below (also done first by any stage when missing)
+#   tests     test_rule_engine, test_gp_rules_runs (their /cuda instances: every path, layout,
+#             rows per thread), test_gp_rules                                          ~1 min
+#   engine    configs/gp_engine.json: engine GPops/s, CUDA configurations, OpenMP 16 vs 1  ~1 min
+#   table3    configs/gp_table3.json (Falco)                                           ~3 min
+#   table4    configs/gp_table4.json (Bojarczuk)                                       ~1.5 min
+#   table5    configs/gp_table5.json (Tan)                                             ~3.5 min
+#   table1    configs/gp_table1.json (phase breakdown, sequential + CUDA fast/faithful) ~3 min
+#   fig14     configs/gp_fig14.json --resume (nothing runs again after table3-5) + the plot
+#   accuracy  configs/gp_accuracy.json (10-fold CV, CUDA; results/cpu/sklearn_tree_cv.json
+#             beside it)                                                               ~4 min
+# Suggested calls: "build tests engine", "table3 table4", "table5", "table1 fig14", "accuracy".
+# GP_RESUME=1 adds --resume to every experiment (a cut stage continues where it stopped).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+BUILD="${BUILD:-$ROOT/build-device}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+OUT="${OUT:-$ROOT/out}"
+LOGS="$ROOT/logs/gp_rules"
+mkdir -p "$OUT" "$LOGS"
+if [ -z "${GPUDM_DATA_DIR:-}" ]; then
+  for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
+    [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
+  done
+fi
+T0=$(date +%s)
+stamp() { echo "[gp_rules $(( $(date +%s) - T0 ))s] $*" >&2; }
+status=0
+STAGES=("${@:-tests}")
+TARGETS="run_experiment test_rule_engine test_gp_rules test_gp_rules_runs gp_rules_export"
+
+pack() {
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv >"$LOGS/gpu.csv" 2>&1 || true
+  tar -czf "$OUT/results.tar.gz" results logs 2>/dev/null || tar -czf "$OUT/results.tar.gz" logs
+  stamp "packed $OUT/results.tar.gz"
+}
+trap pack EXIT
+
+build() {
+  stamp "build: $TARGETS"
+  GPUDM_BUILD_TARGETS="$TARGETS" BUILD="$BUILD" OUT="$OUT" bash "$ROOT/scripts/device/run_all.sh" build >"$LOGS/build.log" 2>&1 ||
+    { status=1; tail -20 "$LOGS/build.log" >&2; }
+}
+needs_build=0
+for t in $TARGETS; do [ -e "$BUILD/$(case $t in test_rule_engine) echo tests/rules/$t;; test_gp_rules*) echo tests/gp_rules/$t;;
+  run_experiment) echo experiments/$t;; *) echo algorithms/gp_rules/$t;; esac)" ] || needs_build=1; done
+for s in "${STAGES[@]}"; do [ "$s" = build ] && needs_build=1; done
+[ $needs_build = 1 ] && build
+
+RUN="$BUILD/experiments/run_experiment"
+experiment() {  # experiment CONFIG [args]
+  local cfg="$1"; shift
+  local extra=()
+  [ "${GP_RESUME:-0}" = 1 ] && extra+=(--resume)
+  stamp "run_experiment configs/$cfg $* ${extra[*]}"
+  timeout "${GP_STAGE_TIMEOUT:-560}" "$RUN" "configs/$cfg" "$@" "${extra[@]}" >"$LOGS/${cfg%.json}.log" 2>&1 ||
+    { status=1; stamp "$cfg FAILED (logs/gp_rules/${cfg%.json}.log)"; }
+  tail -4 "$LOGS/${cfg%.json}.log" >&2
+}
+
+for s in "${STAGES[@]}"; do
+  case "$s" in
+    build) ;;
+    tests)
+      for t in rules/test_rule_engine gp_rules/test_gp_rules_runs gp_rules/test_gp_rules; do
+        n="$(basename "$t")"
+        stamp "$n"
+        timeout 300 "$BUILD/tests/$t" --gtest_output="json:$LOGS/$n.json" >"$LOGS/$n.log" 2>&1 ||
+          { status=1; stamp "$n FAILED"; grep -E "FAILED|Failure" "$LOGS/$n.log" | head -20 >&2; }
+        tail -3 "$LOGS/$n.log" >&2
+      done ;;
+    engine) experiment gp_engine.json ;;
+    table1|table3|table4|table5) experiment "gp_$s.json" ;;
+    accuracy) experiment gp_accuracy.json ;;
+    fig14)
+      if [ "${GP_RESUME:-0}" = 1 ]; then experiment gp_fig14.json; else experiment gp_fig14.json --resume; fi
+      tag_dir="$(ls -td results/*/gp_table3.json 2>/dev/null | head -1 | xargs -r dirname)"
+      if [ -n "$tag_dir" ]; then
+        python3 plots/gp_figures.py fig14 "$tag_dir/gp_table3.json" "$tag_dir/gp_table4.json" "$tag_dir/gp_table5.json" \
+          --out "$tag_dir" >"$LOGS/fig14_plot.log" 2>&1 ||
+          python3 plots/gp_figures.py fig14 "$tag_dir"/gp_table{3,4,5}.json --data >"$tag_dir/gp_fig14_data.json" 2>>"$LOGS/fig14_plot.log" ||
+          stamp "fig14 plot failed (logs/gp_rules/fig14_plot.log)"
+      fi ;;
+    *) echo "gp_rules.sh: unknown stage '$s' (build tests engine table1 table3 table4 table5 fig14 accuracy)" >&2; status=2 ;;
+  esac
+done
+stamp "status $status"
+exit $status

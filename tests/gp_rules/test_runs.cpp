@@ -1,0 +1,172 @@
+// The same seed gives the same evolutionary run on every backend (every path and layout of the
+// CUDA engine; "/cuda" instances are labelled gpu), and the family and its CLI end to end.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "algorithms/core/family.hpp"
+#include "algorithms/gp_rules/ga.hpp"
+#include "algorithms/gp_rules/report.hpp"
+#include "tests/common/equivalence.hpp"
+#include "tests/rules/engine_helpers.hpp"
+#include "tests/subtree/helpers.hpp"
+
+namespace gpudm {
+std::unique_ptr<Family> make_gp_rules_family();
+}
+
+namespace gpudm::gp_rules {
+namespace {
+
+struct GpTraits {
+  using Interface = rules::RuleEvaluator;
+  static constexpr const char* kFamily = "gp_rules";
+  static void register_backends(Registry& r) { register_rules(r); }
+};
+using GpRunEquivalence = gpudm::testing::IsEquivalentToRef<GpTraits>;
+
+TEST_P(GpRunEquivalence, SameSeedSameRunOnEveryBackend) {
+  auto engine = backend();
+  auto ref = reference();
+  // fp16-exact (the CUDA f16x2 layout) and not; nominal attributes and missing values.
+  for (const bool half_exact : {true, false}) {
+    const Dataset d = rules::test::random_dataset(700, 7, 3, half_exact ? 31 : 32, 0.02, half_exact);
+    ref->prepare(d);
+    for (const auto& [name, alg] : algorithm_names()) {
+      GpParams p;
+      p.algorithm = alg;
+      p.population = 30;
+      p.generations = 6;
+      p.stop_when_perfect = false;
+      RunStats want_stats;
+      const Classifier want = train(d, p, 9, *ref, want_stats);
+      const std::string want_sum = run_checksum(want, want_stats);
+      for (const rules::EngineOptions& o : rules::test::configurations(engine->capabilities())) {
+        engine->configure(o);
+        engine->prepare(d);
+        RunStats st;
+        const Classifier got = train(d, p, 9, *engine, st);
+        const std::string ctx = backend_name() + " " + name + " " + rules::test::describe(o) + " half_exact " +
+                                std::to_string(half_exact);
+        EXPECT_EQ(run_checksum(got, st), want_sum) << ctx;
+        EXPECT_EQ(to_text(got, d), to_text(want, d)) << ctx;
+        EXPECT_EQ(st.trace, want_stats.trace) << ctx;
+        EXPECT_EQ(st.gpops, want_stats.gpops) << ctx;
+      }
+    }
+  }
+}
+GPUDM_INSTANTIATE_EQUIVALENCE(GpRunEquivalence, GpTraits);
+
+Registry gp_registry() {
+  Registry r;
+  register_rules(r);
+  return r;
+}
+
+CaseContext context(const Registry& reg, DatasetProvider& provider, const std::string& backend, nlohmann::json params) {
+  CaseContext ctx;
+  ctx.family = "gp_rules";
+  ctx.backend = backend;
+  ctx.dataset = "rnd";
+  ctx.params = std::move(params);
+  ctx.seed = 3;
+  ctx.warmup = 0;
+  ctx.repetitions = 1;
+  ctx.registry = &reg;
+  ctx.datasets = &provider;
+  return ctx;
+}
+
+TEST(GpRulesFamily, RunCaseChecksumsAgreeAcrossBackends) {
+  subtree::test::FixedProvider provider;
+  provider.add("rnd", rules::test::random_dataset(500, 6, 3, 4, 0.01, true));
+  const Registry reg = gp_registry();
+  auto family = make_gp_rules_family();
+  for (const char* alg : {"falco", "tan", "bojarczuk"}) {
+    std::string checksum;
+    for (const auto& b : reg.backends("gp_rules")) {
+      if (!b.available) continue;
+      const CaseResult r =
+          family->run_case(context(reg, provider, b.backend, {{"algorithm", alg}, {"population", 24}, {"generations", 5}, {"threads", 2}}));
+      ASSERT_EQ(r.status, "ok") << b.backend << ": " << r.reason;
+      EXPECT_TRUE(r.checksum_exact);
+      EXPECT_FALSE(r.metrics["estimated"].get<bool>());
+      EXPECT_GT(r.metrics["gpops"].get<double>(), 0.0);
+      EXPECT_GT(r.metrics["train_accuracy"].get<double>(), 0.0);
+      EXPECT_DOUBLE_EQ(r.metrics["run_seconds"].get<double>(), r.timing.median());
+      EXPECT_TRUE(r.metrics["terminals_counted"].get<bool>());
+      EXPECT_GT(r.breakdown.seconds("evaluation"), 0.0);
+      EXPECT_GT(r.breakdown.seconds("init_creation"), 0.0);
+      if (checksum.empty()) checksum = r.checksum;
+      EXPECT_EQ(r.checksum, checksum) << alg << " " << b.backend;
+    }
+  }
+}
+
+TEST(GpRulesFamily, CrossValidationAndEstimatedRuns) {
+  subtree::test::FixedProvider provider;
+  provider.add("rnd", rules::test::random_dataset(300, 5, 2, 6, 0.0, true));
+  const Registry reg = gp_registry();
+  auto family = make_gp_rules_family();
+  const CaseResult cv = family->run_case(
+      context(reg, provider, "sequential", {{"algorithm", "bojarczuk"}, {"population", 20}, {"generations", 4}, {"folds", 3}}));
+  ASSERT_EQ(cv.status, "ok");
+  EXPECT_EQ(cv.metrics["per_fold"].size(), 3u);
+  const double acc = cv.metrics["test_accuracy"].get<double>();
+  EXPECT_GE(acc, 0.0);
+  EXPECT_LE(acc, 1.0);
+  const CaseResult est = family->run_case(context(
+      reg, provider, "sequential", {{"algorithm", "falco"}, {"population", 20}, {"generations", 30}, {"cpu_gpops_budget", 1.0}}));
+  ASSERT_EQ(est.status, "ok");
+  EXPECT_TRUE(est.metrics["estimated"].get<bool>());
+  EXPECT_FALSE(est.checksum_exact);
+  EXPECT_GT(est.metrics["run_seconds"].get<double>(), est.timing.median());
+  EXPECT_EQ(est.metrics["evaluations"].get<int>(), 1);
+  EXPECT_EQ(est.metrics["planned_evaluations"].get<int>(), 2 * 31);
+}
+
+TEST(GpRulesFamily, TrainAndPredictFromTheCommandLine) {
+  subtree::test::FixedProvider provider;
+  provider.add("rnd", rules::test::random_dataset(300, 5, 3, 7, 0.0, true));
+  Registry reg = gp_registry();
+  auto family = make_gp_rules_family();
+  const auto cmds = family->commands();
+  ASSERT_EQ(cmds.size(), 2u);
+  CommandEnv env{&reg, &provider};
+  const std::string model = (std::filesystem::temp_directory_path() / "gp_rules_test_model.json").string();
+  for (const char* alg : {"falco", "tan", "bojarczuk"}) {
+    EXPECT_EQ(cmds[0].run({"--algorithm", alg, "--dataset", "rnd", "--cv", "2", "--model-out", model, "--quiet", "--param",
+                           "population=16", "--param", "generations=3"},
+                          env),
+              0)
+        << alg;
+    std::ifstream in(model);
+    const nlohmann::json j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["format"], kModelFormat);
+    EXPECT_EQ(j["algorithm"], alg);
+    EXPECT_EQ(cmds[1].model_format, kModelFormat);
+    EXPECT_EQ(cmds[1].run({model, "--dataset", "rnd"}, env), 0) << alg;
+  }
+  // A model whose rule names an attribute the data do not have is refused, naming the rule.
+  std::ifstream in(model);
+  nlohmann::json j = nlohmann::json::parse(in);
+  in.close();
+  j["rules"][0]["antecedent"] = {">", 9, 1.0};
+  std::ofstream(model) << j.dump();
+  const Dataset& d = *provider.get("rnd", nlohmann::json::object());
+  try {
+    model_from_json(j, d, "m.json");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("m.json: rule 0"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(cmds[1].run({model, "--dataset", "rnd"}, env), 1);
+  EXPECT_EQ(cmds[0].run({"--dataset", "rnd"}, env), 1);  // --algorithm is required
+  std::filesystem::remove(model);
+}
+
+}  // namespace
+}  // namespace gpudm::gp_rules
