@@ -370,7 +370,9 @@ TEST(GmtCuda, QuirksEmptyLeavesFewRowsConstantColumnsNaN) {
       expect_equivalent(*c.data, trees, run(*e, *c.data, trees), want, kCoefTol, kErrTol, true,
                         std::string(c.name) + " " + e->describe().value("path", "?"));
     }
-    EXPECT_EQ(want.back().nodes[2].count, 0);
+    if (c.attrs > 0) {  // on the NaN data, rows with x1 = NaN go right
+      EXPECT_EQ(want.back().nodes[2].count, 0);
+    }
   }
 }
 
