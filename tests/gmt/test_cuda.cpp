@@ -2,8 +2,9 @@
 // the registry's reason where no GPU is usable). Fixed populations (initial trees of the EA, some
 // keeping their leaf models) on every shared regression dataset found through GPUDM_DATA_DIR,
 // generated Armchair (with noise attributes) and shape surrogates: identical node counts,
-// dipoles (leaf assignment) and rank decisions; coefficients within 1e-8 x the leaf's largest,
-// SSE/SAE within 1e-8 relative (+ 1e-12 x sum y^2). Both paths (fast: both Gram engines, graphs on
+// dipoles (leaf assignment) and rank decisions; coefficients within 1e-8 x the leaf's largest
+// (1e-6 for the fast path on real data: see kRealCoefTol), SSE/SAE within 1e-8 relative
+// (+ 1e-12 x sum y^2). Both paths (fast: both Gram engines, graphs on
 // and off; faithful: double, and float with its own tolerance), deep trees (global node tables),
 // bushy trees (leaf groups), leaves too wide for the batched solver, quirks (empty leaves, fewer
 // rows than columns, constant columns, NaN routing), the out-of-memory message, and the family
@@ -33,6 +34,11 @@ using namespace gpudm::gmt;
 namespace {
 
 constexpr double kCoefTol = 1e-8, kErrTol = 1e-8;
+// Real data: correlated attributes bring pivots of the fast path's centred Gram down towards
+// fast_pivot_guard (1e-6 of the column's centred norm^2); with the Gram's rounding (~1e-14 to
+// 1e-12 relative per entry) the coefficients then agree to ~1e-8 typically and ~1e-6 at worst.
+// SSE is second order in the coefficients' error and keeps 1e-8.
+constexpr double kRealCoefTol = 1e-6;
 
 #define GMT_REQUIRE_CUDA()                                                                          \
   do {                                                                                              \
@@ -215,7 +221,7 @@ TEST(GmtCuda, FastAndFaithfulMatchSequentialOnEveryDataset) {
     const Population pop = population(s.data, 10, 6, 3.0, ++seed);
     const auto trees = pop.ptrs();
     const auto want = run(*seq, s.data, trees);
-    expect_equivalent(s.data, trees, run(*fast, s.data, trees), want, kCoefTol, kErrTol, true, "fast " + s.name);
+    expect_equivalent(s.data, trees, run(*fast, s.data, trees), want, kRealCoefTol, kErrTol, true, "fast " + s.name);
     expect_equivalent(s.data, trees, run(*faithful, s.data, trees), want, kCoefTol, kErrTol, true, "faithful " + s.name);
   }
 }
