@@ -18,7 +18,8 @@
 #   its time limit continues where it stopped when run again in the same (warm) machine session;
 #   the batch samples the replays read live in .cache/gmt_batches (GMT_FRESH=1 starts a table
 #   from scratch: its results file is moved to results/<gpu-tag>/previous/).
-# Env: BUILD (default build-device), GMT_LIMIT (seconds per config run, default 540),
+# Env: BUILD (default build-device), GMT_LIMIT (seconds per config run, default 540), GMT_SANITIZER=0
+#      skips compute-sanitizer in the tests stage,
 #      OUT (when set: results + logs packed to $OUT/gmt_results.tar.gz), OUT_DIR (logs, default logs/gmt).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -92,7 +93,9 @@ if has tests; then
     grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests? ran|Failure|expected|Which is" "$OUT_DIR/$t.log" | head -40
   done
   SAN="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
-  if [ -n "$SAN" ]; then
+  if [ "${GMT_SANITIZER:-1}" = 0 ]; then
+    echo "compute-sanitizer skipped (GMT_SANITIZER=0)"
+  elif [ -n "$SAN" ]; then
     # Small shapes only: the sanitizer runs kernels 10-100x slower.
     FILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.DeepAndBushyTreesTakeTheGlobalAndGroupedPaths:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.EmptyBatchAndTooLittleDeviceMemory"
     for tool in memcheck racecheck; do
