@@ -362,9 +362,9 @@ class GmtFamily final : public Family {
     {
       auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", "sequential");
       ref->configure(eval->options());
+      res.metrics["backend_info"] = eval->describe();  // the run's counters, before prepare() resets them
       ref->prepare(train);
       eval->prepare(train);
-      res.metrics["backend_info"] = eval->describe();
       auto again = root->clone();
       mark_subtree_dirty(again.get());
       FlatTree f;
