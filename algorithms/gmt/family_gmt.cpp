@@ -57,7 +57,7 @@ void add_pass_metrics(CaseResult& res, const Dataset& train, std::int64_t evalua
 
 // replay_from: the case's time estimated from a recorded run's sampled batches.
 CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& train, ModelTreeEvaluator& eval,
-                       const std::string& path, std::int64_t max_evaluations, double max_seconds) {
+                       const std::string& path, std::int64_t max_evaluations, double max_seconds, std::int64_t piece_size) {
   if (!std::filesystem::exists(path))
     throw Unavailable("gmt: no batch sample '" + path + "' to replay (run the recording case, batch_sample_every > 0, first)");
   const BatchSample s = read_batch_sample(path);
@@ -67,83 +67,98 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
                     " rows (seed " + std::to_string(s.seed) + "), this case has " + std::to_string(train.rows()) + " x " +
                     std::to_string(train.cols()) + " (seed " + std::to_string(ctx.seed) + ")");
   GPUDM_REQUIRE(!s.batches.empty(), "gmt: batch sample '" + path + "' holds no batches (fewer generations than batch_sample_every?)");
-  std::vector<std::size_t> picked = pick_batches(s, max_evaluations);
-  std::vector<std::vector<const FlatTree*>> batches;
-  for (std::size_t i : picked) {
-    std::vector<const FlatTree*> b;
-    for (const FlatTree& t : s.batches[i]) b.push_back(&t);
-    batches.push_back(std::move(b));
-  }
-  PhaseTimer prep;
-  { auto sc = prep.scope(prepare_phase(eval)); eval.prepare(train); }
-  std::vector<EvalOutput> outs;
-  if (max_seconds > 0 && batches.size() > 1) {
-    // A time cap keeps a prefix of the batches in an order that spreads any prefix over the
-    // run (middle first, then the quarters, ...), measured once here.
-    std::vector<std::size_t> order(batches.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  // Whole sampled batches spread over the run (pick_batches), cut into pieces of at most
+  // piece_trees trees (so a time cap can stop within one large batch of a slow backend) and
+  // ordered so that any prefix is spread over the run (middle first, then the quarters, ...).
+  struct Piece {
+    std::vector<const FlatTree*> trees;
+    std::size_t batch;
+  };
+  std::vector<Piece> pieces;
+  const std::size_t piece_trees = static_cast<std::size_t>(std::max<std::int64_t>(1, piece_size));
+  for (std::size_t i : pick_batches(s, max_evaluations))
+    for (std::size_t k = 0; k < s.batches[i].size(); k += piece_trees) {
+      Piece p{{}, i};
+      for (std::size_t t = k; t < std::min(s.batches[i].size(), k + piece_trees); ++t) p.trees.push_back(&s.batches[i][t]);
+      pieces.push_back(std::move(p));
+    }
+  {
     int bits = 0;
-    while ((std::size_t{1} << bits) < order.size()) ++bits;
+    while ((std::size_t{1} << bits) < pieces.size()) ++bits;
     auto spread_rank = [bits](std::size_t i) {  // i with its `bits` low bits reversed
       std::size_t r = 0;
       for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
       return r;
     };
+    std::vector<std::size_t> order(pieces.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spread_rank(a) < spread_rank(b); });
-    std::vector<std::vector<const FlatTree*>> kept;
-    std::vector<std::size_t> kept_idx;
-    PhaseTimer scratch;
+    std::vector<Piece> sorted;
+    for (std::size_t i : order) sorted.push_back(std::move(pieces[i]));
+    pieces.swap(sorted);
+  }
+  PhaseTimer prep;
+  { auto sc = prep.scope(prepare_phase(eval)); eval.prepare(train); }
+  std::vector<EvalOutput> outs;
+  std::string counts;  // node counts of the first piece's trees: equal on every backend
+  // First pass: the time cap fixes how many pieces are kept; without warm-up it is the first
+  // timed repetition.
+  PhaseTimer first_timer;
+  double first_seconds = 0.0;
+  {
     Stopwatch sw;
-    for (std::size_t i : order) {
-      eval.evaluate(batches[i], outs, scratch);
-      kept.push_back(batches[i]);
-      kept_idx.push_back(picked[i]);
-      if (sw.seconds() >= max_seconds) break;
+    std::size_t kept = pieces.size();
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      eval.evaluate(pieces[k].trees, outs, first_timer);
+      if (k == 0)
+        for (const auto& o : outs)
+          for (const auto& n : o.nodes) counts += std::to_string(n.count) + ",";
+      if (max_seconds > 0 && sw.seconds() >= max_seconds) {
+        kept = k + 1;
+        break;
+      }
     }
-    batches.swap(kept);
-    picked.swap(kept_idx);
+    first_seconds = sw.seconds();
+    pieces.resize(kept);
   }
   std::int64_t replayed = 0;
-  for (const auto& b : batches) replayed += static_cast<std::int64_t>(b.size());
+  std::vector<std::size_t> sources;
+  for (const auto& p : pieces) {
+    replayed += static_cast<std::int64_t>(p.trees.size());
+    if (std::find(sources.begin(), sources.end(), p.batch) == sources.end()) sources.push_back(p.batch);
+  }
   const double total_evals = double(s.run.evaluations) * s.run.scale;
   const double factor = total_evals / double(replayed);
   const double host = s.run.host_seconds * s.run.scale;
-  std::string counts;
-  auto replay_all = [&](PhaseTimer& t, bool keep_counts) {
-    for (const auto& b : batches) {
-      eval.evaluate(b, outs, t);
-      if (keep_counts)
-        for (const auto& o : outs)
-          for (const auto& n : o.nodes) counts += std::to_string(n.count) + ",";
-    }
-  };
-  for (int i = 0; i < ctx.warmup; ++i) {
-    PhaseTimer scratch;
-    replay_all(scratch, false);
-  }
   res.timing = TimingStats{};
   res.timing.warmup = ctx.warmup;
-  double per_eval = 0.0;
-  for (int r = 0; r < std::max(1, ctx.repetitions); ++r) {
-    PhaseTimer t;
-    Stopwatch sw;
-    replay_all(t, r == 0);
-    const double sec = sw.seconds();
-    per_eval = sec / double(replayed);
-    res.timing.samples.push_back(host + per_eval * total_evals);
+  auto add_sample = [&](const PhaseTimer& t, double sec) {
+    res.timing.samples.push_back(host + sec / double(replayed) * total_evals);
     for (const auto& ph : t.phases()) res.breakdown.add(ph.name, ph.seconds * factor, ph.clock);
     res.breakdown.add("cpu_ea", host, PhaseClock::host);
+  };
+  const int reps = std::max(1, ctx.repetitions);
+  if (ctx.warmup == 0) add_sample(first_timer, first_seconds);
+  for (int i = 1; i < ctx.warmup; ++i) {
+    PhaseTimer scratch;
+    for (const auto& p : pieces) eval.evaluate(p.trees, outs, scratch);
+  }
+  while (static_cast<int>(res.timing.samples.size()) < reps) {
+    PhaseTimer t;
+    Stopwatch sw;
+    for (const auto& p : pieces) eval.evaluate(p.trees, outs, t);
+    add_sample(t, sw.seconds());
   }
   for (const auto& ph : prep.phases()) res.breakdown.add(ph.name, ph.seconds * double(res.timing.samples.size()), ph.clock);
   res.metrics["estimated"] = true;
   res.metrics["estimate_method"] =
       "replay: " + std::to_string(replayed) + " of the " + std::to_string(s.run.evaluations) + " evaluations of the " + s.run.backend +
-      " run (its batches of every sampled generation, " + std::to_string(picked.size()) + " of " +
-      std::to_string(s.batches.size()) + " sampled batches) re-evaluated on this backend; time = seconds per evaluation x " +
+      " run (trees of " + std::to_string(sources.size()) + " of its " + std::to_string(s.batches.size()) +
+      " sampled generation batches, spread over the run) re-evaluated on this backend; time = seconds per evaluation x " +
       "the run's evaluations" + (s.run.scale != 1.0 ? " (x " + std::to_string(s.run.scale) + ", the run's own extrapolation)" : std::string()) +
       " + the run's host EA time (cpu_ea + flattening)";
   res.metrics["replayed_evaluations"] = replayed;
-  res.metrics["replayed_batches"] = picked.size();
+  res.metrics["replayed_batches"] = sources.size();
   res.metrics["recorded_backend"] = s.run.backend;
   res.metrics["recorded_evaluations"] = s.run.evaluations;
   res.metrics["recorded_iterations"] = s.run.iterations;
@@ -160,7 +175,7 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     ref->prepare(train);
     std::vector<EvalOutput> a, b;
     PhaseTimer scratch;
-    const std::vector<const FlatTree*> one{batches.front().front()};
+    const std::vector<const FlatTree*> one{pieces.front().trees.front()};
     ref->evaluate(one, a, scratch);
     eval.evaluate(one, b, scratch);
     const double sa = a[0].nodes[0].sse, sb = b[0].nodes[0].sse;
@@ -174,7 +189,7 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
                       {"tolerance", eval.sse_tolerance()},
                       {"passed", same_counts && err <= eval.sse_tolerance()}};
   }
-  res.checksum = checksum_hex(counts.data(), counts.size());  // node counts of the replayed trees: equal on every backend
+  res.checksum = checksum_hex(counts.data(), counts.size());  // node counts of the first replayed piece: equal on every backend
   return res;
 }
 
@@ -266,7 +281,7 @@ class GmtFamily final : public Family {
     else replay = expand_sample_path(replay, ctx.experiment_id, dataset_tag, ctx.seed);
     if (!replay.empty())
       return replay_case(ctx, std::move(res), train, *eval, replay, ctx.params.value("replay_max_evaluations", 64),
-                         ctx.params.value("replay_max_seconds", 0.0));
+                         ctx.params.value("replay_max_seconds", 0.0), ctx.params.value("replay_batch_trees", 16));
 
     Individual best;
     RunSummary summary;

@@ -82,6 +82,7 @@ std::vector<ParamSpec> param_specs() {
   add("batch_sample_file", "string", ".cache/gmt_batches/{experiment}_{dataset}_s{seed}.bin", "where batch_sample_every writes and replay_from reads ({experiment}, {dataset} (with its options), {seed} replaced)");
   add("replay_from", "string", "", "estimate instead of running the EA: replay batches recorded by batch_sample_every (this file; \"sample\" = batch_sample_file) on this backend; time = its seconds per evaluation x the recorded run's evaluations + the recorded host EA time; flagged estimated");
   add("replay_max_evaluations", "int", 64, "replay_from: at most this many recorded individuals (whole batches spread over the run)");
+  add("replay_batch_trees", "int", 16, "replay_from: recorded batches are replayed in pieces of at most this many trees (a slow backend's time cap can stop inside a batch; 16 keeps 16 OpenMP threads busy)");
   add("replay_max_seconds", "number", 0.0, "replay_from: stop adding batches once the first replay has taken this long (at least one batch; 0 = no cap)");
   add("estimate_above_rows", "int", 0, "training sets with more rows run estimate_iterations iterations, timed and scaled to iterations (flagged estimated, as the paper's footnote a; 0 = off)");
   add("estimate_iterations", "int", 1000, "iterations run on sets above estimate_above_rows");

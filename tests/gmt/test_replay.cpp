@@ -129,7 +129,7 @@ TEST(GmtBatchSample, FamilyReplaysARecordedRunOnEveryCpuBackend) {
     ASSERT_EQ(r.status, "ok") << backend;
     EXPECT_TRUE(r.metrics["estimated"].get<bool>());
     EXPECT_FALSE(r.metrics["estimate_method"].get<std::string>().empty());
-    EXPECT_LE(r.metrics["replayed_evaluations"].get<long long>(), 12);  // whole batches up to the cap
+    EXPECT_LE(r.metrics["replayed_evaluations"].get<long long>(), 12);  // whole batches (<= population) up to the cap
     EXPECT_EQ(r.metrics["recorded_evaluations"].get<long long>(), rec.metrics["evaluations"].get<long long>());
     EXPECT_TRUE(r.validation["passed"].get<bool>()) << r.validation.dump();
     ASSERT_EQ(r.timing.samples.size(), 2u);
@@ -139,6 +139,15 @@ TEST(GmtBatchSample, FamilyReplaysARecordedRunOnEveryCpuBackend) {
     if (checksum.empty()) checksum = r.checksum;
     EXPECT_EQ(r.checksum, checksum) << backend;
   }
+  // A time cap stops after the first piece (here 3 trees of the middle batch).
+  const CaseResult capped = fam->run_case(ctx_for(
+      "sequential", {{"replay_from", "sample"}, {"replay_batch_trees", 3}, {"replay_max_seconds", 1e-9}}, 5));
+  ASSERT_EQ(capped.status, "ok");
+  EXPECT_GE(capped.metrics["replayed_evaluations"].get<long long>(), 1);
+  EXPECT_LE(capped.metrics["replayed_evaluations"].get<long long>(), 3);
+  EXPECT_EQ(capped.metrics["replayed_batches"].get<long long>(), 1);
+  EXPECT_EQ(capped.timing.samples.size(), 2u);
+  EXPECT_TRUE(capped.validation["passed"].get<bool>());
   // A sample recorded with another seed does not belong to this case.
   EXPECT_THROW(fam->run_case(ctx_for("sequential", {{"replay_from", file}}, 6)), Error);
   std::filesystem::remove(file);
