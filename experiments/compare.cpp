@@ -112,6 +112,7 @@ struct Entry {
   std::vector<double> samples;  // seconds
   std::map<std::string, double> metrics;
   bool device_clock = false;  // a breakdown phase timed on the device (CUDA events): a GPU-measured run
+  bool estimated = false;     // metrics.estimated: a time scaled or replayed, not measured whole (perf_history does not gate it)
 };
 
 struct Side {
@@ -221,6 +222,7 @@ Side read_side(const std::string& path) {
     if (const ojson* m = find_path(r, "metrics"); m && m->is_object())
       for (auto kv = m->begin(); kv != m->end(); ++kv)
         if (kv.value().is_number()) e.metrics[kv.key()] = kv.value().get<double>();
+    if (const ojson* est = find_path(r, "metrics.estimated"); est && est->is_boolean()) e.estimated = est->get<bool>();
     s.entries.push_back(std::move(e));
   }
   return s;
@@ -359,6 +361,7 @@ ojson side_stats(const Entry& e) {
   ojson j;
   j["status"] = e.status;
   j["clock"] = e.device_clock ? "device" : "host";
+  if (e.estimated) j["estimated"] = true;
   if (!e.reason.empty()) j["reason"] = e.reason;
   j["n"] = e.samples.size();
   if (!e.samples.empty()) {
@@ -594,8 +597,11 @@ std::string render_compare_markdown(const ojson& rep) {
   header.push_back("verdict");
   right.push_back(false);
   std::vector<std::vector<std::string>> rows;
+  bool any_estimated = false;
   for (const auto& r : rep["runs"]) {
-    std::vector<std::string> row = {r["label"].get<std::string>()};
+    const bool estimated = r["base"].value("estimated", false) || r["new"].value("estimated", false);
+    any_estimated = any_estimated || estimated;
+    std::vector<std::string> row = {r["label"].get<std::string>() + (estimated ? " (estimated)" : "")};
     for (const char* side : {"base", "new"})
       row.push_back(r[side].contains("median") ? seconds_text(r[side]["median"].get<double>()) : r[side]["status"].get<std::string>());
     row.push_back(r.contains("ratio") ? format_number(r["ratio"].get<double>(), ".3f") : "—");
@@ -625,7 +631,8 @@ std::string render_compare_markdown(const ojson& rep) {
        " not compared (a side not ok); " + std::to_string(u["only_in_base"].get<int>()) + " only in base, " +
        std::to_string(u["only_in_new"].get<int>()) + " only in new" +
        (u["colliding"].get<int>() ? ", " + std::to_string(u["colliding"].get<int>()) + " not matchable (same identity twice without the params one file lacks)" : "") +
-       ". ▼: a headline metric worse than base by more than the threshold.\n\n";
+       ". ▼: a headline metric worse than base by more than the threshold." +
+       (any_estimated ? " (estimated): a side's time was scaled or replayed, not measured whole (metrics.estimated)." : "") + "\n\n";
   o += rep["exit_status"].get<int>() ? "**FAIL**: " + std::to_string(s["slower"].get<int>()) + " run(s) significantly slower beyond the threshold.\n"
                                      : "PASS: no run significantly slower beyond the threshold.\n";
   return o;

@@ -14,7 +14,9 @@
         device-clock phase in its breakdown) whose headline metric is worse by more than the
         threshold fails the check unless results/<gpu>/README.md lists it under
         "## Accepted regressions" (format below). CPU-baseline runs in the same files are listed,
-        not gated: they ran on whatever host CPU the GPU machine had. Exit 0 pass, 1 an
+        not gated: they ran on whatever host CPU the GPU machine had; neither are estimated runs
+        (metrics.estimated: scaled or replayed times). A file with no previous committed version
+        (a new experiment, a new results/<gpu> folder) has nothing to compare and passes. Exit 0 pass, 1 an
         unrecorded regression, 2 no run_experiment or no git.
 
 Accepted regressions: a Markdown table under the heading "## Accepted regressions" of
@@ -139,6 +141,7 @@ def check(args):
         return 2
     failures, accepted, notes, pairs = [], [], [], 0
     host_only = {}  # (file, old, new) -> runs timed on the host CPU with a worse headline metric (not gated)
+    estimated = {}  # (file, old, new) -> GPU runs with a worse headline metric whose time is an estimate (not gated)
     used = set()
     for tag in gpu_dirs(args.gpu):
         readme = os.path.join(ROOT, "results", tag, "README.md")
@@ -171,6 +174,9 @@ def check(args):
                             continue
                         if run["base"].get("clock") != "device" or run["new"].get("clock") != "device":
                             host_only[(path, old[:7], new[:7])] = host_only.get((path, old[:7], new[:7]), 0) + 1
+                            continue
+                        if run["base"].get("estimated") or run["new"].get("estimated"):
+                            estimated[(path, old[:7], new[:7])] = estimated.get((path, old[:7], new[:7]), 0) + 1
                             continue
                         _, backend, dataset = identity_parts(run["identity"])[:3]
                         hit = next((x for x in accepts if x["experiment"] == exp and new.startswith(x["commit"]) and
@@ -208,6 +214,13 @@ def check(args):
               "single-thread speed varying ~30 % between leases: results/h200/README.md), so the GPU kind does not make "
               "them comparable:")
         for (f, o, n), c in sorted(host_only.items()):
+            print(f"- {f} {o} -> {n}: {c}")
+    if estimated:
+        print(f"\nNot gated: {sum(estimated.values())} estimated run(s) (metrics.estimated on either side: a time scaled from "
+              "fewer iterations or replayed from another run's sampled batches) with a headline metric worse by more than "
+              "the threshold; their time follows the estimate's inputs (the recorded run, the sampled batches, the "
+              "scale), not only the code:")
+        for (f, o, n), c in sorted(estimated.items()):
             print(f"- {f} {o} -> {n}: {c}")
     if notes:
         print("\nNotes:")

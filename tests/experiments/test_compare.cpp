@@ -68,6 +68,7 @@ struct RunDef {
   int reps = 9;
   std::string status = "ok";
   std::vector<double> samples = {};  // given samples instead of generated ones
+  bool estimated = false;            // metrics.estimated
 };
 
 std::string results_file(const TempDir& d, const std::string& name, const std::string& id, const std::vector<RunDef>& runs,
@@ -95,7 +96,7 @@ std::string results_file(const TempDir& d, const std::string& name, const std::s
     else if (r.status == "ok")
       for (int i = 0; i < r.reps; ++i) samples.push_back(r.median * (1.0 + r.noise * u(rng)));
     run["timing"] = {{"samples", samples}};
-    run["metrics"] = {{"instances_per_s", 1000.0 / r.median}};
+    run["metrics"] = {{"instances_per_s", 1000.0 / r.median}, {"estimated", r.estimated}};
     doc["runs"].push_back(run);
   }
   const std::string path = d / name;
@@ -188,6 +189,22 @@ TEST(Compare, SkippedRunsAreNotCompared) {
   const ojson rep = compare_results(a, b, {});
   EXPECT_EQ(rep["summary"]["not_compared"], 1);
   EXPECT_EQ(rep["exit_status"], 0);
+}
+
+TEST(Compare, EstimatedRunsAreMarked) {
+  // metrics.estimated (a scaled or replayed time) travels to the report: perf_history.py does not
+  // gate such runs, and the Markdown says which rows are estimates.
+  TempDir d;
+  RunDef est{"cuda", 10, 0.1};
+  est.estimated = true;
+  const auto a = results_file(d, "a.json", "exp", {{"sequential", 10, 0.1}, {"cuda", 10, 0.1}}, 1);
+  const auto b = results_file(d, "b.json", "exp", {{"sequential", 10, 0.1}, est}, 2);
+  const ojson rep = compare_results(a, b, {});
+  EXPECT_FALSE(run_named(rep, "sequential")->at("new").contains("estimated"));
+  EXPECT_TRUE((*run_named(rep, "cuda"))["new"]["estimated"].get<bool>());
+  EXPECT_FALSE((*run_named(rep, "cuda"))["base"].contains("estimated"));
+  const std::string md = gpudm::experiments::render_compare_markdown(rep);
+  EXPECT_NE(md.find("(estimated)"), std::string::npos);
 }
 
 TEST(Compare, CommonParamsMatchAcrossAnAddedParam) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """scripts/perf_history.py --check on a throwaway git repository: a GPU run whose headline metric
-got worse fails until results/<gpu>/README.md accepts it; CPU baselines are not gated; the
-accepted-regression rows are parsed strictly. Needs run_experiment ($GPUDM_RUN_EXPERIMENT)."""
+got worse fails until results/<gpu>/README.md accepts it; CPU baselines and estimated runs are
+not gated; a new results/<gpu> folder passes; the accepted-regression rows are parsed strictly. Needs run_experiment ($GPUDM_RUN_EXPERIMENT)."""
 import contextlib
 import importlib.util
 import io
@@ -17,7 +17,7 @@ perf_history = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(perf_history)
 
 
-def results(rate_gpu, rate_cpu, extra_param=False):
+def results(rate_gpu, rate_cpu, extra_param=False, estimated=False, device_name="NVIDIA H200"):
     def run(backend, rate, device):
         params = {"population": 10}
         if extra_param:
@@ -25,9 +25,9 @@ def results(rate_gpu, rate_cpu, extra_param=False):
         return {"family": "toy", "backend": backend, "dataset": {"name": "iris", "options": {}}, "params": params,
                 "seed": 1, "status": "ok", "timing": {"samples": [1.0 / rate] * 3},
                 "breakdown": {"kernel": {"seconds": 0.5 / rate, "clock": "device" if device else "host", "calls": 1}},
-                "metrics": {"instances_per_s": rate}}
+                "metrics": {"instances_per_s": rate, "estimated": estimated and device}}
     return {"schema_version": 1, "experiment": {"id": "exp", "family": "toy", "config_path": "configs/none.json"},
-            "provenance": {"git_sha": "x"}, "environment": {"devices": [{"name": "NVIDIA H200"}]},
+            "provenance": {"git_sha": "x"}, "environment": {"devices": [{"name": device_name}]},
             "runs": [run("cuda", rate_gpu, True), run("sequential", rate_cpu, False)]}
 
 
@@ -43,10 +43,11 @@ class Check(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def commit(self, doc, readme=""):
-        with open(os.path.join(self.repo, "results", "h200", "exp.json"), "w") as f:
+    def commit(self, doc, readme="", gpu="h200"):
+        os.makedirs(os.path.join(self.repo, "results", gpu), exist_ok=True)
+        with open(os.path.join(self.repo, "results", gpu, "exp.json"), "w") as f:
             json.dump(doc, f)
-        with open(os.path.join(self.repo, "results", "h200", "README.md"), "w") as f:
+        with open(os.path.join(self.repo, "results", gpu, "README.md"), "w") as f:
             f.write(readme)
         subprocess.run(["git", "-C", self.repo, "add", "-A"], check=True)
         subprocess.run(["git", "-C", self.repo, "commit", "-qm", "v"], check=True)
@@ -80,6 +81,31 @@ class Check(unittest.TestCase):
         rc, out = self.check()
         self.assertEqual(rc, 0, out)
         self.assertIn("Not gated: 1 CPU-baseline run", out)
+
+    def test_estimated_runs_are_not_gated(self):
+        # A GPU run whose time is an estimate (scaled iterations, replayed batches) on either side.
+        self.commit(results(100.0, 100.0))
+        self.commit(results(50.0, 100.0, estimated=True))
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("Not gated: 1 estimated run", out)
+        self.commit(results(25.0, 100.0))  # estimated (old) -> measured (new): still an estimate's comparison
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("Not gated: 2 estimated run", out)
+
+    def test_new_gpu_folder_without_history_passes(self):
+        # The first results of another GPU kind (results/h100/, no README yet): nothing to compare
+        # with, and never against results/h200's versions of the same experiment.
+        self.commit(results(100.0, 100.0))
+        self.commit(results(10.0, 10.0, device_name="NVIDIA H100 80GB HBM3"), gpu="h100")
+        rc, out = self.check()
+        self.assertEqual(rc, 0, out)
+        self.assertIn("0 pair(s)", out)
+        # Its second version is gated like any other.
+        self.commit(results(5.0, 10.0, device_name="NVIDIA H100 80GB HBM3"), gpu="h100")
+        rc, out = self.check()
+        self.assertEqual(rc, 1, out)
 
     def test_malformed_accept_row_is_an_error(self):
         self.commit(results(100.0, 100.0), "## Accepted regressions\n\n| exp | notasha | cuda | * | why |\n")
