@@ -9,7 +9,9 @@
 # machine hits both sides alike; a sample is the fastest of 3 timed repetitions), GPUDM_PERF_REPS
 # samples each, then scripts/perf_gate.py (run_experiment --compare): a case fails when its median
 # is slower by more than the threshold with p < 0.05. A
-# failure counts only if a second interleaved round of the failing cases confirms it.
+# failure counts only if a second interleaved round of the failing cases confirms it. Before the
+# rounds every case runs once per side: a case that fails in the new build fails the gate; one that
+# fails only in the base is left out, with a line saying so.
 #
 # Base, when REF is not given (docs/perf-regression.md says why):
 #   $GPUDM_PERF_BASE if set; else the merge-base of HEAD with main (origin/main) when HEAD is not on
@@ -26,6 +28,7 @@
 #   GPUDM_PERF_DIR        builds and JSON (default build-perf/ in the working tree)
 #   GPUDM_JOBS            build jobs (default: number of cores)
 #   GPUDM_CMAKE_ARGS      extra configure arguments for both builds
+#   GPUDM_PERF_LOCK       a lock file (flock) to hold during each of the two builds, not the rounds
 # Exit status: 0 pass or skipped, 1 a confirmed regression, 2 a build or usage error.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -88,9 +91,13 @@ if command -v ccache >/dev/null; then
   LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$ROOT}"
 fi
+BUILD_S=0
 build() {  # $1 source, $2 build dir
-  local gen=()
+  local gen=() fd t0
   command -v ninja >/dev/null && gen=(-G Ninja)
+  # A machine whose builds share a lock (GPUDM_PERF_LOCK): held for each build only, not the rounds.
+  if [ -n "${GPUDM_PERF_LOCK:-}" ]; then exec {fd}>>"$GPUDM_PERF_LOCK"; flock "$fd"; fi
+  t0=$SECONDS
   if [ ! -f "$2/CMakeCache.txt" ]; then
     mkdir -p "$2"
     cmake -S "$1" -B "$2" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DGPUDM_ENABLE_CUDA=OFF -DGPUDM_BUILD_TESTS=OFF \
@@ -98,11 +105,14 @@ build() {  # $1 source, $2 build dir
       { cat "$2/configure.log" >&2; exit 2; }
   fi
   cmake --build "$2" --target gpudm_bench -j "$JOBS" >"$2/build.log" 2>&1 || { tail -40 "$2/build.log" >&2; exit 2; }
+  BUILD_S=$((BUILD_S + SECONDS - t0))
+  if [ -n "${GPUDM_PERF_LOCK:-}" ]; then exec {fd}>&-; fi
 }
 start=$SECONDS
 build "$SRC_BASE" "$SRC_BASE/build-perf/new"
 build "$ROOT" "$DIR/new"
-say "built base and new (Release, CUDA off, gpudm_bench) in $((SECONDS - start)) s"
+say "built base and new (Release, CUDA off, gpudm_bench) in $BUILD_S s$([ $((SECONDS - start)) -gt "$BUILD_S" ] &&
+  echo " (+$((SECONDS - start - BUILD_S)) s waiting for ${GPUDM_PERF_LOCK:-the lock})")"
 BIN_BASE="$SRC_BASE/build-perf/new/experiments/bench/gpudm_bench"
 BIN_NEW="$DIR/new/experiments/bench/gpudm_bench"
 
@@ -117,6 +127,32 @@ if [ -z "$CASES" ]; then
   exit 0
 fi
 regex_of() { echo "^($(echo "$1" | sed 's/[][().*+?^$|\\]/\\&/g' | paste -sd '|'))\$"; }
+
+# ---- every case once on each side: a case that fails in the new build fails the gate (it would
+# otherwise only be "not compared"); one that fails in the base (fixed since) is left out.
+failing() {  # $1 binary, $2 out json -> names of the cases that failed (not skipped), one a line
+  "$1" --benchmark_filter="$(regex_of "$CASES")" --benchmark_min_time=0 --benchmark_out="$2" \
+    --benchmark_out_format=json >/dev/null 2>&1 || true
+  "$PY" -c 'import json,sys
+try: d = json.load(open(sys.argv[1]))
+except (OSError, ValueError): print("(all)\tno JSON written: gpudm_bench crashed?"); sys.exit()
+for b in d.get("benchmarks", []):
+    if b.get("error_occurred") and not b.get("error_message", "").startswith("skipped"):
+        print(b["name"] + "\t" + b.get("error_message", ""))' "$2"
+}
+mkdir -p "$DIR/check"
+BROKEN="$(failing "$BIN_NEW" "$DIR/check/new.json")"
+if [ -n "$BROKEN" ]; then
+  say "FAIL: benchmark case(s) fail in the new build (gpudm_bench --benchmark_filter=NAME):"
+  echo "$BROKEN" | sed 's/^/  /'
+  exit 1
+fi
+OLD_BROKEN="$(failing "$BIN_BASE" "$DIR/check/base.json" | cut -f1)"
+if [ -n "$OLD_BROKEN" ]; then
+  say "not compared (the case fails in the base): $(echo "$OLD_BROKEN" | paste -sd ' ')"
+  CASES="$(comm -23 <(echo "$CASES") <(echo "$OLD_BROKEN" | sort))"
+  [ -n "$CASES" ] || { say "skipped: every common CPU case fails in the base"; exit 0; }
+fi
 
 round() {  # $1 name, $2 case names (one a line) -> $DIR/$1/report.json; returns perf_gate's status
   local out="$DIR/$1" i k c order side bin

@@ -1,5 +1,5 @@
 // Benchmarks of the vfdt family: a forest learning a fixed prefix of a seeded stream
-// (prequential: predict, learn, ADWIN, split checks), no River peer attached.
+// (prequential: predict, learn, ADWIN, split checks).
 //   small  (every backend; the CPU gate's case): 10 trees over the first 50,000 instances of the
 //          MOA-style random-tree stream, mini-batches of 1,024, one OpenMP thread.
 //   medium (cuda): 100 trees over 1,000,000 instances (vfdt_table4's shape).
@@ -10,7 +10,7 @@ namespace gpudm::bench {
 std::vector<BenchCase> cases_vfdt() {
   auto forest = [](const char* size, int rows, int trees, std::vector<std::string> backends) {
     BenchCase c = make_case("forest", size, "rt_moa", rows,
-                            {{"mode", "forest"}, {"trees", trees}, {"batch", 1024}, {"peer", ""}, {"curve_points", 10}},
+                            {{"mode", "forest"}, {"trees", trees}, {"batch", 1024}, {"curve_points", 10}},
                             std::move(backends));
     c.work_metric = "instances";
     c.counters = {{"instances_per_s", "instances/s", 1.0},
