@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU machine: gpudm_bench's family cases (pittsburgh, subtree, gmt, vfdt: small on every backend,
+# GPU machine: gpudm_bench's family cases (pittsburgh, subtree, gmt, vfdt, gp_rules: small on every backend,
 # medium on cuda), 9 repetitions, as a baseline to gate the next GPU run against on the same kind
 # of machine:  python3 scripts/perf_gate.py old/bench_families.json new/bench_families.json
 # Called by run_all.sh (area "bench"); BUILD and OUT_DIR as the other area scripts.
