@@ -140,8 +140,9 @@ def check(args):
         print("perf_history: run_experiment not found (build it first: scripts/build.sh)", file=sys.stderr)
         return 2
     failures, accepted, notes, pairs = [], [], [], 0
-    host_only = {}  # (file, old, new) -> runs timed on the host CPU with a worse headline metric (not gated)
-    estimated = {}  # (file, old, new) -> GPU runs with a worse headline metric whose time is an estimate (not gated)
+    # Runs with a worse headline metric that are not gated, by why: "host" (timed on the host CPU),
+    # "estimated" (metrics.estimated on either side) -> {(file, old, new): runs}.
+    ungated = {"host": {}, "estimated": {}}
     used = set()
     for tag in gpu_dirs(args.gpu):
         readme = os.path.join(ROOT, "results", tag, "README.md")
@@ -172,11 +173,12 @@ def check(args):
                         worse = {k: m for k, m in run["metrics"].items() if m.get("worse")}
                         if not worse:
                             continue
-                        if run["base"].get("clock") != "device" or run["new"].get("clock") != "device":
-                            host_only[(path, old[:7], new[:7])] = host_only.get((path, old[:7], new[:7]), 0) + 1
-                            continue
-                        if run["base"].get("estimated") or run["new"].get("estimated"):
-                            estimated[(path, old[:7], new[:7])] = estimated.get((path, old[:7], new[:7]), 0) + 1
+                        sides = (run["base"], run["new"])
+                        why = ("host" if any(x.get("clock") != "device" for x in sides) else
+                               "estimated" if any(x.get("estimated") for x in sides) else None)
+                        if why:
+                            k = (path, old[:7], new[:7])
+                            ungated[why][k] = ungated[why].get(k, 0) + 1
                             continue
                         _, backend, dataset = identity_parts(run["identity"])[:3]
                         hit = next((x for x in accepts if x["experiment"] == exp and new.startswith(x["commit"]) and
@@ -208,20 +210,20 @@ def check(args):
     if accepted:
         print(f"\n{len(accepted)} regression(s) accepted by results/<gpu>/README.md:\n")
         print(table(accepted, "reason"))
-    if host_only:
-        print(f"\nNot gated: {sum(host_only.values())} CPU-baseline run(s) (no device-clock phase) with a headline metric "
-              "worse by more than the threshold; they ran on whichever host the GPU machine had (16 or 32 cores, "
-              "single-thread speed varying ~30 % between leases: results/h200/README.md), so the GPU kind does not make "
-              "them comparable:")
-        for (f, o, n), c in sorted(host_only.items()):
-            print(f"- {f} {o} -> {n}: {c}")
-    if estimated:
-        print(f"\nNot gated: {sum(estimated.values())} estimated run(s) (metrics.estimated on either side: a time scaled from "
-              "fewer iterations or replayed from another run's sampled batches) with a headline metric worse by more than "
-              "the threshold; their time follows the estimate's inputs (the recorded run, the sampled batches, the "
-              "scale), not only the code:")
-        for (f, o, n), c in sorted(estimated.items()):
-            print(f"- {f} {o} -> {n}: {c}")
+    worse_text = "with a headline metric worse by more than the threshold"
+    why_text = {
+        "host": f"CPU-baseline run(s) (no device-clock phase) {worse_text}; they ran on whichever host the GPU machine had "
+                "(16 or 32 cores, single-thread speed varying ~30 % between leases: results/h200/README.md), so the GPU "
+                "kind does not make them comparable",
+        "estimated": f"estimated run(s) (metrics.estimated on either side: a time scaled from fewer iterations or "
+                     f"replayed from another run's sampled batches) {worse_text}; their time follows the estimate's inputs "
+                     "(the recorded run, the sampled batches, the scale), not only the code",
+    }
+    for why, runs in ungated.items():
+        if runs:
+            print(f"\nNot gated: {sum(runs.values())} {why_text[why]}:")
+            for (f, o, n), c in sorted(runs.items()):
+                print(f"- {f} {o} -> {n}: {c}")
     if notes:
         print("\nNotes:")
         for n in notes:
