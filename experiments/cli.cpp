@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "algorithms/core/progress.hpp"
+#include "experiments/compare.hpp"
 #include "experiments/config.hpp"
 #include "experiments/runner.hpp"
 #include "experiments/text.hpp"
@@ -48,11 +49,16 @@ const char* kFooter =
     "  run_experiment configs/pitt_table3.json --smoke --backend sequential --backend cuda\n"
     "  run_experiment configs/gmt_table3.json --resume   continue a sweep, skipping runs already ok\n"
     "  run_experiment --list | --datasets\n"
+    "  run_experiment --compare results/h200/pitt_table3.json new/pitt_table3.json --threshold 0.05\n"
+    "                                                 per run: both medians, new/base, U-test p, verdict,\n"
+    "                                                 headline metrics; exit 1 if a run is significantly\n"
+    "                                                 slower beyond the threshold (docs/perf-regression.md)\n"
     "\nEnvironment:\n"
     "  GPUDM_DATA_DIR     ':'-separated folders holding the datasets (then datasets/cache/)\n"
     "  GPUDM_RESULTS_DIR  results root instead of <source>/results (--out overrides both)\n"
-    "\nExit status: 0 ok; 1 a run failed, a checksum mismatched or data could not be loaded;\n"
-    "2 usage or config error (nothing under results/ is touched).\n"
+    "\nExit status: 0 ok; 1 a run failed, a checksum mismatched or data could not be loaded\n"
+    "(--compare: a run is significantly slower beyond the threshold); 2 usage or config error\n"
+    "(nothing under results/ is touched; --compare: different experiments, no common run, too few repetitions).\n"
     "Config format: docs/config-format.md. Results format: docs/results-schema.md.";
 
 // --dry-run: what would run, per experiment, without running or writing anything.
@@ -200,6 +206,40 @@ std::vector<CliMode> builtin_modes() {
         if (!s.datasets_report) return fail(kExitRuntime, "this build has no dataset catalog");
         std::cout << s.datasets_report() << std::flush;
         return kExitOk;
+      },
+      {}, {}, {}});
+  struct CompareState {
+    std::vector<std::string> files;
+    CompareOptions opt;
+    bool json = false;
+  };
+  auto cmp = std::make_shared<CompareState>();
+  modes.push_back(CliMode{
+      "compare",
+      [cmp](CLI::App& app, CliArgs&) {
+        auto* trigger = app.add_option("--compare", cmp->files,
+                                       "Compare two results files of one experiment (or two Google Benchmark JSON files) run by "
+                                       "run: medians, ratio, Mann-Whitney U p-value, verdict, headline metrics (Markdown; --json)")
+                            ->expected(2)
+                            ->type_name("BASE.json NEW.json");
+        app.add_option("--threshold", cmp->opt.threshold, "--compare: relative change of the median that counts (default 0.10)")
+            ->check(CLI::Range(0.0, 100.0));
+        app.add_option("--alpha", cmp->opt.alpha, "--compare: significance level of the U test (default 0.05)")
+            ->check(CLI::Range(1e-9, 0.999999));
+        app.add_option("--min-repetitions", cmp->opt.min_repetitions,
+                       "--compare: fewer repetitions in a matched run is an input error (default: the fewest that can "
+                       "reach alpha, 4 for 0.05; 1 reports such runs as ambiguous)")
+            ->check(CLI::PositiveNumber);
+        app.add_flag("--common-params", cmp->opt.common_params,
+                     "--compare: match runs on the params both files record (a param added between the versions does "
+                     "not split runs)");
+        app.add_flag("--json", cmp->json, "--compare: print the report as JSON instead of Markdown");
+        return trigger;
+      },
+      [cmp](const CliArgs&, CliServices&) {
+        const ojson report = compare_results(cmp->files.at(0), cmp->files.at(1), cmp->opt);
+        std::cout << (cmp->json ? report.dump(2) + "\n" : render_compare_markdown(report)) << std::flush;
+        return report["exit_status"].get<int>();
       },
       {}, {}, {}});
   return modes;

@@ -33,12 +33,6 @@ std::string status_of(const ojson& run) {
 
 bool truthy(const ojson* v) { return v && v->is_boolean() && v->get<bool>(); }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::string params_text(const ojson& run, const std::vector<std::string>& keys) {
   const ojson* p = find_path(run, "params");
   std::string s;
@@ -50,6 +44,14 @@ std::string params_text(const ojson& run, const std::vector<std::string>& keys) 
     s += k + "=" + (it->is_array() || it->is_object() ? it->dump() : scalar_text(*it));
   }
   return s;
+}
+
+}  // namespace
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Params whose values differ across runs (the interesting ones to print).
@@ -78,6 +80,8 @@ std::string run_label(const ojson& run, const std::vector<std::string>& vary) {
   if (!p.empty()) s += " (" + p + ")";
   return s;
 }
+
+namespace {
 
 struct Reasons {
   std::vector<std::string> lines;

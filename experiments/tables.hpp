@@ -38,6 +38,13 @@ RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tab
 // then render_tables(...).markdown.
 std::string render_experiment_markdown(const ojson& results, const RenderedTables& tables);
 
+// Median of `v` (mean of the two middle values for an even count); `v` must not be empty.
+double median_of(std::vector<double> v);
+// Params whose values differ across `runs` (results records), in first-seen order.
+std::vector<std::string> varying_params(const std::vector<const ojson*>& runs);
+// "backend on dataset (k=v, ...)" for the params `vary` names.
+std::string run_label(const ojson& run, const std::vector<std::string>& vary);
+
 // A Markdown table; `right[i]` right-aligns column i.
 std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
                            const std::vector<bool>& right);

@@ -1,45 +1,44 @@
 #!/usr/bin/env python3
-"""Performance gate over two Google Benchmark JSON files.
+"""Performance gate over Google Benchmark JSON files: a thin front end of `run_experiment --compare`.
 
-    perf_gate.py BASE.json NEW.json [--threshold 0.15] [--alpha 0.05] [--min-repetitions 9]
+    perf_gate.py BASE.json NEW.json [--threshold 0.10] [--alpha 0.05] [--min-repetitions 9] [--report R.json]
+    perf_gate.py --base B1.json B2.json ... --new N1.json N2.json ... [same options]
 
-For every benchmark present in both files, compares the repetitions' wall times (real_time;
-for CUDA benchmarks that is the event-timed manual time) with a two-sided Mann-Whitney U test
-and fails when the median got slower by more than --threshold AND p < --alpha. Google's
-compare.py never fails a build by itself, so the verdict is ours; the statistics are its own
-(Debian's libbenchmark-tools: /usr/share/benchmark/compare.py and its gbench package) when it
-is installed, else scipy.stats.mannwhitneyu (the GPU machine), else a normal approximation.
+The second form merges the repetitions of several files per side (the CI gate runs base and new
+interleaved, one gpudm_bench process per sample, so every file holds one sample per benchmark).
+--min-per-file keeps one sample per file and benchmark, its fastest repetition: the CI gate runs
+each sample as a process with a few repetitions (docs/perf-regression.md).
 
-Run the benchmarks with --benchmark_repetitions=9 (or more) and without
---benchmark_report_aggregates_only, so the raw repetitions are in the JSON.
+The statistics are not here: `run_experiment --compare` (experiments/compare.cpp) matches the
+benchmarks by name and gives, per benchmark, both medians, the ratio, a two-sided Mann-Whitney U
+p-value over the repetitions and a verdict; a benchmark fails when its median got slower by more
+than --threshold AND p < --alpha. This script prints that table (Markdown), writes the JSON report
+with --report, and exits with its status: 0 no significant regression, 1 regression, 2 bad input
+(missing file, no common benchmark, fewer than --min-repetitions repetitions, no run_experiment).
+docs/perf-regression.md explains the choice of one C++ implementation.
 
-Exit status: 0 no significant regression, 1 regression, 2 bad input (missing file, no common
-benchmark, too few repetitions).
+run_experiment is found through --run-experiment, $GPUDM_RUN_EXPERIMENT, then
+$GPUDM_BUILD_DIR/experiments/run_experiment and build/experiments/run_experiment.
 """
 import argparse
-import glob
 import json
-import math
 import os
-import statistics
 import subprocess
 import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def find_compare_py():
-    """Path of Google Benchmark's compare.py, or None."""
-    env = os.environ.get("GPUDM_COMPARE_PY")
-    if env is not None:
-        return env if os.path.isfile(env) else None
-    candidates = ["/usr/share/benchmark/compare.py"]
-    try:
-        out = subprocess.run(["dpkg", "-L", "libbenchmark-tools"], capture_output=True, text=True, check=False).stdout
-        candidates = [l for l in out.splitlines() if l.endswith("/compare.py")] + candidates
-    except OSError:
-        pass
-    candidates += glob.glob("/usr/share/*/benchmark/tools/compare.py") + glob.glob("/usr/local/share/benchmark/compare.py")
+def find_run_experiment(explicit=None):
+    if explicit:  # named: that one or none
+        return explicit if os.path.isfile(explicit) and os.access(explicit, os.X_OK) else None
+    candidates = [os.environ.get("GPUDM_RUN_EXPERIMENT")]
+    if os.environ.get("GPUDM_BUILD_DIR"):
+        candidates.append(os.path.join(os.environ["GPUDM_BUILD_DIR"], "experiments", "run_experiment"))
+    candidates.append(os.path.join(ROOT, "build", "experiments", "run_experiment"))
     for c in candidates:
-        if os.path.isfile(c):
+        if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     return None
 
@@ -57,139 +56,86 @@ def load(path):
     return doc
 
 
-def to_seconds(value, unit):
-    return value * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+def merge(paths, out_path, min_per_file=False):
+    """Writes one Google Benchmark JSON holding every repetition of `paths` (aggregates dropped);
+    min_per_file: only each file's fastest repetition of each benchmark (one sample per file)."""
+    docs = [load(p) for p in paths]
+    benchmarks = []
+    for d in docs:
+        reps = [b for b in d["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
+        if min_per_file:
+            best = {}
+            for b in reps:
+                name = b.get("run_name", b.get("name"))
+                if b.get("error_occurred") or "real_time" not in b:
+                    best.setdefault(name, b)
+                elif name not in best or best[name].get("error_occurred") or to_seconds(b) < to_seconds(best[name]):
+                    best[name] = b
+            reps = list(best.values())
+        benchmarks += reps
+    with open(out_path, "w") as f:
+        json.dump({"context": docs[0].get("context", {}), "benchmarks": benchmarks}, f)
 
 
-def repetitions(doc):
-    """{benchmark name: [real_time seconds of each repetition]} (aggregates and errors skipped)."""
-    out = {}
-    for b in doc["benchmarks"]:
-        if b.get("run_type", "iteration") != "iteration" or b.get("error_occurred"):
-            continue
-        name = b.get("run_name", b["name"])
-        out.setdefault(name, []).append(to_seconds(b["real_time"], b.get("time_unit", "ns")))
-    return out
-
-
-def utest_normal(a, b):
-    """Two-sided Mann-Whitney U p-value, normal approximation with tie correction."""
-    n1, n2 = len(a), len(b)
-    allv = sorted((v, i) for i, v in enumerate(list(a) + list(b)))
-    ranks = [0.0] * (n1 + n2)
-    i, ties = 0, 0.0
-    while i < len(allv):
-        j = i
-        while j + 1 < len(allv) and allv[j + 1][0] == allv[i][0]:
-            j += 1
-        r = (i + j) / 2.0 + 1.0
-        for k in range(i, j + 1):
-            ranks[allv[k][1]] = r
-        t = j - i + 1
-        ties += t ** 3 - t
-        i = j + 1
-    u1 = sum(ranks[:n1]) - n1 * (n1 + 1) / 2.0
-    mu = n1 * n2 / 2.0
-    n = n1 + n2
-    sigma = math.sqrt(n1 * n2 / 12.0 * ((n + 1) - ties / (n * (n - 1))))
-    if sigma == 0:
-        return 1.0
-    z = (abs(u1 - mu) - 0.5) / sigma
-    return max(0.0, min(1.0, math.erfc(max(z, 0.0) / math.sqrt(2.0))))
-
-
-def pvalues_with_compare_py(compare_py, base, new):
-    """{name: time p-value} from gbench.report (compare.py's own U test); prints its report."""
-    sys.path.insert(0, os.path.dirname(compare_py))
-    import gbench.report as report  # noqa: E402
-    import gbench.util as util  # noqa: E402
-
-    j1 = util.sort_benchmark_results(base)
-    j2 = util.sort_benchmark_results(new)
-    diff = report.get_difference_report(j1, j2, utest=True)
-    for line in report.print_difference_report(diff, True, True, 0.05, False):
-        print(line)
-    out = {}
-    for entry in diff:
-        u = entry.get("utest") or {}
-        if entry.get("run_type") != "aggregate" and "time_pvalue" in u:
-            out[entry["name"]] = u["time_pvalue"]
-    return out
+def to_seconds(b):
+    return b["real_time"] * {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b.get("time_unit", "ns")]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("base")
-    ap.add_argument("new")
-    ap.add_argument("--threshold", type=float, default=0.15, help="relative slowdown of the median that fails (default 0.15)")
+    ap.add_argument("files", nargs="*", help="BASE.json NEW.json")
+    ap.add_argument("--base", nargs="+", default=[], help="base side: one or more Google Benchmark JSON files")
+    ap.add_argument("--new", nargs="+", default=[], help="new side: one or more Google Benchmark JSON files")
+    ap.add_argument("--threshold", type=float, default=0.10, help="relative slowdown of the median that fails (default 0.10)")
     ap.add_argument("--alpha", type=float, default=0.05, help="significance level of the U test (default 0.05)")
     ap.add_argument("--min-repetitions", type=int, default=9, help="fewer repetitions is an input error (default 9)")
-    ap.add_argument("--report", help="write the verdicts as JSON here")
+    ap.add_argument("--min-per-file", action="store_true",
+                    help="one sample per file and benchmark: its fastest repetition (the CI gate runs one process "
+                         "per sample with a few repetitions; the fastest is the least disturbed by other jobs)")
+    ap.add_argument("--report", help="write run_experiment --compare's JSON report here")
+    ap.add_argument("--run-experiment", help="the run_experiment binary to use")
     args = ap.parse_args(argv)
 
-    base, new = load(args.base), load(args.new)
-    rb, rn = repetitions(base), repetitions(new)
-    common = sorted(set(rb) & set(rn))
-    if not common:
-        print("perf_gate: no benchmark is present in both files", file=sys.stderr)
+    if args.files and (args.base or args.new):
+        ap.error("give BASE NEW or --base ... --new ..., not both")
+    if args.files:
+        if len(args.files) != 2:
+            ap.error("expected BASE.json NEW.json")
+        base, new = [args.files[0]], [args.files[1]]
+    else:
+        base, new = args.base, args.new
+    if not base or not new:
+        ap.error("expected BASE.json NEW.json (or --base ... --new ...)")
+    tool = find_run_experiment(args.run_experiment)
+    if tool is None:
+        print("perf_gate: run_experiment not found (build it: scripts/build.sh --target run_experiment, or set "
+              "GPUDM_RUN_EXPERIMENT)", file=sys.stderr)
         return 2
-    few = [n for n in common if min(len(rb[n]), len(rn[n])) < args.min_repetitions]
-    if few:
-        print(f"perf_gate: {len(few)} benchmark(s) have fewer than {args.min_repetitions} repetitions "
-              f"(e.g. {few[0]}: {len(rb[few[0]])} vs {len(rn[few[0]])}); rerun with "
-              f"--benchmark_repetitions={args.min_repetitions}", file=sys.stderr)
-        return 2
 
-    compare_py = find_compare_py()
-    pvals = {}
-    if compare_py:
-        method = f"compare.py U test ({compare_py})"
-        try:
-            pvals = pvalues_with_compare_py(compare_py, base, new)
-        except Exception as e:  # an incompatible compare.py must not hide the verdict
-            print(f"perf_gate: compare.py failed ({e}); falling back", file=sys.stderr)
-            compare_py = None
-    if not compare_py:
-        try:
-            if os.environ.get("GPUDM_PERF_GATE_NO_SCIPY"):
-                raise ImportError("disabled by GPUDM_PERF_GATE_NO_SCIPY")
-            from scipy.stats import mannwhitneyu
-
-            method = "scipy.stats.mannwhitneyu (compare.py not found)"
-
-            def utest(a, b):
-                return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
-        except ImportError:
-            method = "normal-approximation U test (neither compare.py nor scipy found)"
-            utest = utest_normal
-        print(f"perf_gate: {method}")
-        pvals = {n: utest(rb[n], rn[n]) for n in common}
-
-    verdicts, regressions = [], 0
-    for n in common:
-        mb, mn = statistics.median(rb[n]), statistics.median(rn[n])
-        change = (mn - mb) / mb if mb > 0 else 0.0
-        p = pvals.get(n)
-        if p is None:  # compare.py gives no p-value when all samples are equal
-            p = 1.0
-        regressed = change > args.threshold and p < args.alpha
-        regressions += regressed
-        verdicts.append({"name": n, "median_base_s": mb, "median_new_s": mn, "change": change, "pvalue": p,
-                         "repetitions": [len(rb[n]), len(rn[n])], "regressed": bool(regressed)})
-
-    width = max(len(v["name"]) for v in verdicts)
-    print(f"\nperf gate: threshold +{args.threshold:.0%} on the median, alpha {args.alpha}; {method}")
-    for v in verdicts:
-        flag = "REGRESSION" if v["regressed"] else "ok"
-        print(f"  {v['name']:<{width}}  {v['change']:+8.1%}  p={v['pvalue']:.4f}  {flag}")
-    only = sorted(set(rb) ^ set(rn))
-    if only:
-        print(f"  ({len(only)} benchmark(s) present in only one file were not compared)")
-    if args.report:
-        with open(args.report, "w") as f:
-            json.dump({"method": method, "threshold": args.threshold, "alpha": args.alpha, "verdicts": verdicts}, f, indent=2)
-    print(f"perf gate: {'FAIL' if regressions else 'PASS'} ({regressions} significant regression(s) of {len(verdicts)})")
-    return 1 if regressions else 0
+    with tempfile.TemporaryDirectory(prefix="perf_gate.") as tmp:
+        sides = []
+        for name, paths in (("base", base), ("new", new)):
+            p = os.path.join(tmp, name + ".json")
+            merge(paths, p, args.min_per_file)
+            sides.append(p)
+        common = [tool, "--compare", sides[0], sides[1], "--threshold", str(args.threshold), "--alpha", str(args.alpha),
+                  "--min-repetitions", str(args.min_repetitions)]
+        md = subprocess.run(common, capture_output=True, text=True)
+        if args.min_per_file:
+            print("perf gate: one sample per file: its fastest repetition (--min-per-file)")
+        sys.stdout.write(md.stdout.replace(sides[0], "base (" + ", ".join(map(os.path.basename, base[:3])) +
+                                           (", ..." if len(base) > 3 else "") + ")")
+                         .replace(sides[1], "new (" + ", ".join(map(os.path.basename, new[:3])) +
+                                  (", ..." if len(new) > 3 else "") + ")"))
+        if md.returncode not in (0, 1):
+            sys.stderr.write(md.stderr.replace("run_experiment: error: ", "perf_gate: "))
+            return 2
+        if args.report:
+            js = subprocess.run(common + ["--json"], capture_output=True, text=True)
+            with open(args.report, "w") as f:
+                f.write(js.stdout)
+    print(f"perf gate: {'FAIL' if md.returncode else 'PASS'}")
+    return md.returncode
 
 
 if __name__ == "__main__":

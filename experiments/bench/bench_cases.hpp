@@ -9,6 +9,7 @@
 // in the output but never in a comparison), through Family::run_case: the same code path as
 // run_experiment, one timed repetition per benchmark iteration after one warm-up.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,5 +36,20 @@ struct BenchCase {
   };
   std::vector<Counter> counters;
 };
+
+// A case of `rows` rows of `dataset`. Small cases are the CPU gate's (.ci/run): they run one
+// OpenMP thread, so the gate measures our code, not the second core of a shared machine.
+inline BenchCase make_case(std::string name, std::string size, std::string dataset, int rows, nlohmann::json params,
+                           std::vector<std::string> backends) {
+  BenchCase c;
+  c.name = std::move(name);
+  c.size = std::move(size);
+  c.dataset = std::move(dataset);
+  c.dataset_options = {{"rows", rows}};
+  c.params = std::move(params);
+  if (c.size == "small") c.params["threads"] = 1;
+  c.backends = std::move(backends);
+  return c;
+}
 
 }  // namespace gpudm::bench

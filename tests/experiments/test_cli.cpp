@@ -222,5 +222,30 @@ TEST_F(CliTest, ProductBinaryMalformedDataset) {
   expect_untouched();
 }
 
+TEST_F(CliTest, CompareModeExitCodesAndJson) {
+  // A run of the toy family, then its file against itself: no run differs, exit 0.
+  write_file(tmp_ / "c.json", R"({"experiment": "c", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"], "repetitions": 5})");
+  ASSERT_EQ(run(kHarness, "'" + (tmp_ / "c.json") + "' " + out_arg(), tmp_).code, 0);
+  const std::string file = tmp_ / "results/c.json";
+  auto r = run(kHarness, "--compare '" + file + "' '" + file + "'", tmp_);
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("# Compare: c"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+  r = run(kHarness, "--compare '" + file + "' '" + file + "' --json", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"exit_status\": 0"), std::string::npos) << r.out;
+  // Bad input: exit 2, one line on stderr.
+  r = run(kHarness, "--compare '" + file + "' '" + (tmp_ / "missing.json") + "'", tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+  r = run(kHarness, "--compare '" + file + "'", tmp_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  r = run(kHarness, "--compare '" + file + "' '" + file + "' --min-repetitions 9", tmp_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("repetitions"), std::string::npos) << r.err;
+  // --help documents the mode.
+  EXPECT_NE(run(kHarness, "--help", tmp_).out.find("--compare"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpudm::testing

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""scripts/perf_gate.py on synthetic Google Benchmark JSON: inputs that must pass and must fail,
-through compare.py when it is installed and through the fallbacks (forced)."""
+"""scripts/perf_gate.py on synthetic Google Benchmark JSON: inputs that must pass and must fail.
+
+The statistics are run_experiment --compare's (experiments/compare.cpp, unit-tested in
+tests/experiments/test_compare.cpp); these tests check the gate end to end through the real binary
+($GPUDM_RUN_EXPERIMENT, set by ctest; skipped when it is not built), and, where scipy is installed
+(the GPU machine), that the binary's p-values are scipy's."""
 import json
 import os
 import random
@@ -50,6 +54,7 @@ def bench_json(path, benchmarks, reps=9, seed=0, aggregates=True):
         json.dump({"context": {"date": "2026-01-01", "num_cpus": 2}, "benchmarks": out}, f)
 
 
+@unittest.skipIf(perf_gate.find_run_experiment() is None, "run_experiment is not built (set GPUDM_RUN_EXPERIMENT)")
 class PerfGate(unittest.TestCase):
     env_extra = {}
 
@@ -68,7 +73,7 @@ class PerfGate(unittest.TestCase):
     def test_large_significant_regression_fails(self):
         rc, out = self.gate(({"BM_a": (1000, 0.02), "BM_b": (2000, 0.02)}, 9, 1), ({"BM_a": (1300, 0.02), "BM_b": (2000, 0.02)}, 9, 2))
         self.assertEqual(rc, 1, out)
-        self.assertIn("REGRESSION", out)
+        self.assertIn("SLOWER", out)
         self.assertIn("BM_a", out)
 
     def test_small_significant_slowdown_below_threshold_passes(self):
@@ -96,9 +101,10 @@ class PerfGate(unittest.TestCase):
             rc, out = run_gate([pb, pn, "--report", os.path.join(d, "r.json")], self.env_extra)
             self.assertEqual(rc, 0, out)
             with open(os.path.join(d, "r.json")) as f:
-                v = json.load(f)["verdicts"][0]
+                v = json.load(f)["runs"][0]
             self.assertGreater(v["change"], 0.4)
             self.assertGreater(v["pvalue"], 0.05)
+            self.assertEqual(v["verdict"], "ambiguous")
 
     def test_too_few_repetitions_is_an_input_error(self):
         rc, out = self.gate(({"BM_a": (1000, 0.02)}, 3, 1), ({"BM_a": (2000, 0.02)}, 3, 2))
@@ -117,8 +123,8 @@ class PerfGate(unittest.TestCase):
             rc, out = run_gate([pb, pn, "--report", rep], self.env_extra)
             self.assertEqual(rc, 1, out)
             with open(rep) as f:
-                v = json.load(f)["verdicts"][0]
-            self.assertTrue(v["regressed"])
+                v = json.load(f)["runs"][0]
+            self.assertEqual(v["verdict"], "slower")
             self.assertAlmostEqual(v["change"], 0.5, delta=0.05)
             self.assertLess(v["pvalue"], 0.05)
 
@@ -137,27 +143,87 @@ class PerfGate(unittest.TestCase):
             r = subprocess.run([sys.executable, GATE, pb, os.path.join(d, "missing.json")], capture_output=True, text=True, env=env)
             self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
 
-    def test_uses_compare_py_when_installed(self):
-        if self.env_extra or perf_gate.find_compare_py() is None:
-            self.skipTest("compare.py path not used by this class or not installed")
-        rc, out = self.gate(({"BM_a": (1000, 0.02)}, 9, 1), ({"BM_a": (1000, 0.02)}, 9, 2))
-        self.assertEqual(rc, 0, out)
-        self.assertIn("compare.py U test", out)
+
+@unittest.skipIf(perf_gate.find_run_experiment() is None, "run_experiment is not built (set GPUDM_RUN_EXPERIMENT)")
+class PerfGateMerge(unittest.TestCase):
+    env_extra = {}
+
+    def test_several_files_per_side_are_merged(self):
+        # Interleaved rounds: one repetition per file, 9 files per side.
+        with tempfile.TemporaryDirectory() as d:
+            base, new = [], []
+            for i in range(9):
+                for side, t, lst in (("b", 1000, base), ("n", 1400, new)):
+                    p = os.path.join(d, f"{side}{i}.json")
+                    bench_json(p, {"BM_a": (t, 0.02), "BM_b": (500, 0.02)}, 1, seed=100 * i + len(lst) + (side == "n"))
+                    lst.append(p)
+            rep = os.path.join(d, "r.json")
+            rc, out = run_gate(["--base", *base, "--new", *new, "--report", rep], self.env_extra)
+            self.assertEqual(rc, 1, out)
+            with open(rep) as f:
+                runs = {r["label"]: r for r in json.load(f)["runs"]}
+            self.assertEqual(runs["BM_a"]["base"]["n"], 9)
+            self.assertEqual(runs["BM_a"]["verdict"], "slower")
+            self.assertEqual(runs["BM_b"]["verdict"], "same")
+            rc, out = run_gate(["--base", *base[:4], "--new", *new[:4]], self.env_extra)
+            self.assertEqual(rc, 2, out)  # 4 < 9 repetitions
+
+    def test_min_per_file_keeps_each_files_fastest_repetition(self):
+        # 9 files per side, 3 repetitions each; one repetition of every new file is disturbed (+50 %).
+        with tempfile.TemporaryDirectory() as d:
+            base, new = [], []
+            for i in range(9):
+                for side, lst in (("b", base), ("n", new)):
+                    p = os.path.join(d, f"{side}{i}.json")
+                    bench_json(p, {"BM_a": (1000, 0.01)}, 3, seed=10 * i + (side == "n"))
+                    if side == "n":
+                        with open(p) as f:
+                            doc = json.load(f)
+                        doc["benchmarks"][0]["real_time"] *= 1.5
+                        with open(p, "w") as f:
+                            json.dump(doc, f)
+                    lst.append(p)
+            rep = os.path.join(d, "r.json")
+            rc, out = run_gate(["--base", *base, "--new", *new, "--min-per-file", "--report", rep], {})
+            self.assertEqual(rc, 0, out)
+            self.assertIn("fastest repetition", out)
+            with open(rep) as f:
+                self.assertEqual(json.load(f)["runs"][0]["new"]["n"], 9)
+            rc, out = run_gate(["--base", *base, "--new", *new, "--min-repetitions", "27"], {})
+            self.assertEqual(rc, 0, out)  # all 27 repetitions: the disturbed third moves the median little
+
+    def test_missing_binary_is_an_input_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            pb = os.path.join(d, "b.json")
+            bench_json(pb, {"BM_a": (1000, 0.02)}, 9, 1)
+            rc, out = run_gate([pb, pb, "--run-experiment", os.path.join(d, "none")], {})
+            self.assertEqual(rc, 2, out)
+            self.assertIn("run_experiment not found", out)
 
 
-class PerfGateNormalFallback(PerfGate):
-    """Neither compare.py nor scipy: the built-in normal approximation."""
-    env_extra = {"GPUDM_COMPARE_PY": "/nonexistent/compare.py", "GPUDM_PERF_GATE_NO_SCIPY": "1"}
+@unittest.skipIf(perf_gate.find_run_experiment() is None, "run_experiment is not built (set GPUDM_RUN_EXPERIMENT)")
+class PValuesAgreeWithScipy(unittest.TestCase):
+    """compare.py's statistic is scipy.stats.mannwhitneyu: ours must give the same p-values."""
 
-
-class PerfGateScipyFallback(PerfGate):
-    """As the GPU machine runs it: no compare.py."""
-    env_extra = {"GPUDM_COMPARE_PY": "/nonexistent/compare.py"}
-
-    def test_says_which_method(self):
-        rc, out = self.gate(({"BM_a": (1000, 0.02)}, 9, 1), ({"BM_a": (1000, 0.02)}, 9, 2))
-        self.assertEqual(rc, 0, out)
-        self.assertIn("compare.py not found", out)
+    def test_against_scipy(self):
+        try:
+            from scipy.stats import mannwhitneyu
+        except ImportError:
+            self.skipTest("scipy is not installed here")
+        rng = random.Random(7)
+        with tempfile.TemporaryDirectory() as d:
+            for reps, shift in ((5, 1.3), (9, 1.0), (9, 1.1), (12, 1.05)):
+                pb, pn, rep = (os.path.join(d, x) for x in ("b.json", "n.json", "r.json"))
+                bench_json(pb, {"BM_a": (1000, 0.05)}, reps, rng.randrange(1000))
+                bench_json(pn, {"BM_a": (1000 * shift, 0.05)}, reps, rng.randrange(1000))
+                run_gate([pb, pn, "--min-repetitions", "2", "--report", rep], {})
+                with open(rep) as f:
+                    r = json.load(f)["runs"][0]
+                with open(pb) as f:
+                    a = [b["real_time"] for b in json.load(f)["benchmarks"] if b["run_type"] == "iteration"]
+                with open(pn) as f:
+                    b = [x["real_time"] for x in json.load(f)["benchmarks"] if x["run_type"] == "iteration"]
+                self.assertAlmostEqual(r["pvalue"], float(mannwhitneyu(a, b, alternative="two-sided").pvalue), places=9)
 
 
 if __name__ == "__main__":
