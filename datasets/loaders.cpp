@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "algorithms/core/error.hpp"
+#include "datasets/fields.hpp"
 #include "datasets/file_bytes.hpp"
 
 namespace gpudm::datasets {
@@ -53,57 +54,6 @@ class LineReader {
   std::size_t pos_ = 0;
   std::size_t number_ = 0;
 };
-
-// Splits a line into trimmed fields. delim == 0 splits on runs of blanks. With `quotes`, a field
-// wrapped in matching ' or " quotes is unwrapped (ARFF and CSV names like 'sepal length').
-void split(std::string_view line, char delim, bool quotes, std::vector<std::string_view>& out) {
-  out.clear();
-  const std::size_t n = line.size();
-  std::size_t i = 0;
-  if (delim == 0) {
-    while (i < n) {
-      while (i < n && is_space(line[i])) ++i;
-      if (i >= n) break;
-      std::size_t j = i;
-      if (quotes && (line[i] == '"' || line[i] == '\'')) {
-        const std::size_t close = line.find(line[i], i + 1);
-        if (close != std::string_view::npos) {
-          out.push_back(line.substr(i + 1, close - i - 1));
-          i = close + 1;
-          continue;
-        }
-      }
-      while (j < n && !is_space(line[j])) ++j;
-      out.push_back(line.substr(i, j - i));
-      i = j;
-    }
-    return;
-  }
-  while (true) {
-    while (i < n && is_space(line[i]) && line[i] != delim) ++i;
-    if (quotes && i < n && (line[i] == '"' || line[i] == '\'')) {
-      const std::size_t close = line.find(line[i], i + 1);
-      if (close != std::string_view::npos) {
-        std::size_t after = close + 1;
-        while (after < n && is_space(line[after]) && line[after] != delim) ++after;
-        if (after >= n || line[after] == delim) {
-          out.push_back(line.substr(i + 1, close - i - 1));
-          if (after >= n) return;
-          i = after + 1;
-          continue;
-        }
-      }
-    }
-    std::size_t j = i;
-    while (j < n && line[j] != delim) ++j;  // fields are short: a loop beats memchr calls
-    if (j >= n) {
-      out.push_back(trim(line.substr(i)));
-      return;
-    }
-    out.push_back(trim(line.substr(i, j - i)));
-    i = j + 1;
-  }
-}
 
 enum class NumStatus { ok, not_number, not_finite, out_of_range };
 
@@ -240,7 +190,6 @@ void assign_roles(std::vector<Column>& cols, const LoadOptions& o, int label_ove
 
 struct BodyFormat {
   char delim = ',';
-  bool quotes = true;
   bool percent_comments = false;
   bool reject_sparse = false;
 };
@@ -255,6 +204,7 @@ std::size_t parse_body(LineReader& lr, std::vector<Column>& cols, const LoadOpti
     if (cols[c].role == Role::label) label = c;
   const bool classification = o.task == Task::classification;
   std::vector<std::string_view> f;
+  std::string scratch;
   f.reserve(n + 4);
   std::size_t rows = 0;
   std::string_view line;
@@ -271,7 +221,7 @@ std::size_t parse_body(LineReader& lr, std::vector<Column>& cols, const LoadOpti
     if (t.empty()) continue;
     if (bf.percent_comments && t.front() == '%') continue;
     if (bf.reject_sparse && t.front() == '{') ctx.fail(line_no, "sparse ARFF rows ({index value, ...}) are not supported");
-    split(line, bf.delim, bf.quotes, f);
+    split_fields(line, FieldSyntax::data(bf.delim), f, scratch);
     if (f.size() != n)
       ctx.fail(line_no, std::to_string(f.size()) + " columns, expected " + std::to_string(n));
     // The label first, so a row with a missing target can be skipped before anything is stored.
@@ -428,6 +378,7 @@ Dataset load_delimited(std::string_view text, const LoadOptions& o, const Contex
   for (int i = 0; i < o.skip_lines; ++i)
     if (!lr.next(line)) ctx.fail("empty file (fewer than skip_lines=" + std::to_string(o.skip_lines) + " lines)");
   std::vector<std::string_view> f;
+  std::string scratch;
   // First non-blank line: header or first data row.
   bool found = false;
   while (lr.next(line)) {
@@ -437,7 +388,7 @@ Dataset load_delimited(std::string_view text, const LoadOptions& o, const Contex
     }
   }
   if (!found) ctx.fail("empty file (no data rows)");
-  split(line, bf.delim, bf.quotes, f);
+  split_fields(line, FieldSyntax::data(bf.delim), f, scratch);
   std::vector<Column> cols(f.size());
   if (o.expected_columns > 0 && static_cast<int>(f.size()) != o.expected_columns)
     ctx.fail(lr.number(), std::to_string(f.size()) + " columns, expected " + std::to_string(o.expected_columns));
@@ -480,7 +431,8 @@ std::vector<std::string> parse_value_list(std::string_view s, const Context& ctx
   if (s.empty() || s.front() != '{' || close == std::string_view::npos)
     ctx.fail(line_no, "@attribute: expected a value list {a, b, ...}, found '" + shorten(s) + "'");
   std::vector<std::string_view> f;
-  split(s.substr(1, close - 1), ',', true, f);
+  std::string scratch;
+  split_fields(s.substr(1, close - 1), FieldSyntax::data(','), f, scratch);
   std::vector<std::string> values;
   for (auto v : f) {
     if (v.empty()) ctx.fail(line_no, "@attribute: empty value in the value list");
@@ -517,7 +469,8 @@ Dataset load_arff_like(std::string_view text, const LoadOptions& o, const Contex
     if (keel && (kw == "inputs" || kw == "input")) continue;
     if (keel && (kw == "outputs" || kw == "output")) {
       std::vector<std::string_view> f;
-      split(rest, ',', true, f);
+      std::string scratch;
+      split_fields(rest, FieldSyntax::data(','), f, scratch);
       for (auto v : f) outputs.emplace_back(v);
       continue;
     }

@@ -9,7 +9,8 @@
 //                            (UCI .data files: label in any column, string labels, trailing blank
 //                            lines; the header-less KEEL variant "0.49, 0.29, ..., cp  " too —
 //                            fields are trimmed of spaces and tabs, so trailing spaces in labels
-//                            do not create new classes)
+//                            do not create new classes); a field in ' or " quotes is unwrapped, a
+//                            doubled quote inside it stands for one (datasets/fields.hpp)
 //   arff                     @relation/@attribute/@data, numeric|real|integer|{nominal values},
 //                            quoted names, '%' comments, '?' missing
 //   keel                     KEEL .dat: @attribute name real [lo, hi] | integer [..] | {values},

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "algorithms/core/error.hpp"
+#include "datasets/fields.hpp"
 
 namespace gpudm::experiments {
 
@@ -196,55 +197,37 @@ std::string scalar_text(const ojson& v) {
 
 std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source) {
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row;
-  std::string field;
-  bool quoted = false, field_started = false;
-  std::size_t line = 1;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"') {
-        if (i + 1 < text.size() && text[i + 1] == '"') {
-          field += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        if (c == '\n') ++line;
-        field += c;
-      }
+  std::vector<std::string_view> fields;
+  std::string scratch, record;  // record: the lines of a quoted field with line breaks, joined
+  const datasets::FieldSyntax syntax = datasets::FieldSyntax::rfc4180();
+  std::size_t line_no = 0, pos = 0;
+  bool open = false;  // `record` holds a record whose quoted field goes on on the next line
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::string_view line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (open) {
+      record += '\n';
+      record += line;
+      line = record;
+    } else if (line.empty()) {
+      continue;  // blank line
+    }
+    const datasets::FieldsStatus st = datasets::split_fields(line, syntax, fields, scratch);
+    if (st == datasets::FieldsStatus::open_quote) {
+      if (!open) record.assign(line);
+      open = true;
       continue;
     }
-    if (c == '"') {
-      if (!field.empty()) throw Error(source + ":" + std::to_string(line) + ": quote inside an unquoted field");
-      quoted = true;
-      field_started = true;
-    } else if (c == ',') {
-      row.push_back(std::move(field));
-      field.clear();
-      field_started = true;
-    } else if (c == '\r') {
-      // CRLF: the '\n' ends the row.
-    } else if (c == '\n') {
-      if (field_started || !field.empty() || !row.empty()) {
-        row.push_back(std::move(field));
-        rows.push_back(std::move(row));
-      }
-      row.clear();
-      field.clear();
-      field_started = false;
-      ++line;
-    } else {
-      field += c;
-      field_started = true;
-    }
+    if (st == datasets::FieldsStatus::stray_quote)
+      throw Error(source + ":" + std::to_string(line_no) + ": quote inside an unquoted field");
+    rows.emplace_back(fields.begin(), fields.end());
+    open = false;
   }
-  if (quoted) throw Error(source + ":" + std::to_string(line) + ": unterminated quoted field");
-  if (field_started || !field.empty() || !row.empty()) {
-    row.push_back(std::move(field));
-    rows.push_back(std::move(row));
-  }
+  if (open) throw Error(source + ":" + std::to_string(line_no) + ": unterminated quoted field");
   return rows;
 }
 

@@ -39,7 +39,8 @@ bool loose_equal(const ojson& a, const ojson& b);
 // Text of a scalar JSON value as a table cell ("iris", "10", "0.5", "true").
 std::string scalar_text(const ojson& v);
 
-// RFC 4180 CSV: quoted fields, doubled quotes, CRLF tolerated.
+// RFC 4180 CSV: quoted fields, doubled quotes, line breaks inside quotes, CRLF tolerated; blank
+// lines skipped. Lines are split by the datasets' tokenizer (datasets/fields.hpp).
 std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source);
 std::string csv_field(std::string_view s);
 

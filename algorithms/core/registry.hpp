@@ -7,10 +7,13 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "algorithms/core/backend.hpp"
 #include "algorithms/core/error.hpp"
 
 namespace gpudm {
@@ -36,6 +39,9 @@ class Registry {
   void add(const std::string& family, const std::string& backend, Factory<Interface> factory, Role role = Role::other) {
     Entry& e = entries_[{family, backend}];
     e.info = BackendInfo{family, backend, true, "", role == Role::reference};
+    e.capabilities = nullptr;
+    if constexpr (std::is_base_of_v<Backend, Interface>)
+      e.capabilities = [factory] { return factory()->capabilities(); };
     e.factory = std::move(factory);
     remember_order(family, backend);
   }
@@ -45,6 +51,7 @@ class Registry {
     Entry& e = entries_[{family, backend}];
     e.info = BackendInfo{family, backend, false, reason};
     e.factory.reset();
+    e.capabilities = nullptr;
     remember_order(family, backend);
   }
 
@@ -89,6 +96,27 @@ class Registry {
     return it != entries_.end() && it->second.info.reference;
   }
 
+  // What an available backend can do, asked from a fresh instance; nullopt when the backend is
+  // unknown or unavailable, its interface is no Backend, or it cannot be created here.
+  std::optional<Capabilities> capabilities(const std::string& family, const std::string& backend) const {
+    auto it = entries_.find({family, backend});
+    if (it == entries_.end() || !it->second.info.available || !it->second.capabilities) return std::nullopt;
+    try {
+      return it->second.capabilities();
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  // The first available backend of `family`, in registration order, whose capabilities satisfy
+  // `wanted` (e.g. a host thread pool for a command-line default); the reference when none does.
+  // Instantiates the candidates it asks, so call it once per decision, not in a loop.
+  template <class Wanted>
+  std::string first_available(const std::string& family, const Wanted& wanted) const {
+    for (const auto& b : backends(family))
+      if (const auto caps = capabilities(family, b.backend); caps && wanted(*caps)) return b.backend;
+    return reference(family);
+  }
+
   std::vector<std::string> families() const {
     std::vector<std::string> out;
     for (const auto& [f, _] : order_) out.push_back(f);
@@ -99,6 +127,7 @@ class Registry {
   struct Entry {
     BackendInfo info;
     std::any factory;
+    std::function<Capabilities()> capabilities;  // set for interfaces derived from Backend
   };
   void remember_order(const std::string& family, const std::string& backend) {
     auto& v = order_[family];

@@ -9,6 +9,7 @@
 
 #include "algorithms/core/progress.hpp"
 #include "algorithms/gmt/csv.hpp"
+#include "algorithms/gmt/params.hpp"
 #include "algorithms/gmt/train.hpp"
 
 namespace gpudm {
@@ -30,7 +31,8 @@ struct Args {
   long long rows = -1;
   std::uint64_t seed = 1;
   bool quiet = false;
-  nlohmann::json params = nlohmann::json::object();
+  nlohmann::json params = nlohmann::json::object();  // as given, for the metrics file
+  GmtCase typed;                                      // the same, read and checked
 };
 
 Args parse(const std::vector<std::string>& a, bool predict) {
@@ -71,11 +73,10 @@ Args parse(const std::vector<std::string>& a, bool predict) {
   GPUDM_REQUIRE(!r.dataset.empty(), "--dataset NAME is required\n" + cli_usage());
   GPUDM_REQUIRE(r.test.empty() || r.cv == 0, "use either --test or --cv, not both");
   GPUDM_REQUIRE(r.cv == 0 || r.cv >= 2, "--cv needs K >= 2");
-  const auto specs = param_specs();
-  for (auto it = r.params.begin(); it != r.params.end(); ++it) {
-    bool known = false;
-    for (const auto& s : specs) known = known || s.name == it.key();
-    GPUDM_REQUIRE(known, "--param: unknown GMT parameter '" + it.key() + "' (see run_experiment --list)");
+  try {
+    r.typed = read_case(r.params);
+  } catch (const Error& e) {
+    throw Error(std::string("--param: ") + e.what() + " (--train gmt --help lists the parameters)");
   }
   return r;
 }
@@ -105,9 +106,10 @@ void write_json(const std::string& path, const nlohmann::ordered_json& j) {
   GPUDM_REQUIRE(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename '" + tmp + "' to '" + path + "'");
 }
 
+// Without --backend: a host thread pool when one is available (the fastest backend that needs no
+// device), else the reference.
 std::string default_backend(const Registry& r) {
-  if (r.has("gmt", "openmp") && r.info("gmt", "openmp").available) return "openmp";
-  return "sequential";
+  return r.first_available("gmt", [](const Capabilities& c) { return c.host() && c.threads; });
 }
 
 nlohmann::ordered_json scores_json(const Scores& s) {
@@ -127,7 +129,7 @@ bool wants_help(const std::vector<std::string>& argv) {
 int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
   if (wants_help(argv)) {
     std::printf("%s\nGMT parameters (--param key=value):\n", cli_usage().c_str());
-    for (const auto& p : param_specs()) std::printf("  %-22s %-7s default %-10s %s\n", p.name.c_str(), p.type.c_str(), p.default_value.dump().c_str(), p.doc.c_str());
+    for (const auto& p : params_table().specs()) std::printf("  %-22s %-7s default %-10s %s\n", p.name.c_str(), p.type.c_str(), p.default_value.dump().c_str(), p.doc.c_str());
     return 0;
   }
   try {
@@ -138,7 +140,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     Dataset data = resolve(a.dataset, a.rows, env);
     data.validate();
     // --param test_fraction=F: hold out F of the rows (the runner's seeded split) for a test score.
-    const double test_fraction = a.params.value("test_fraction", 0.0);
+    const double test_fraction = a.typed.test_fraction;
     std::unique_ptr<Dataset> holdout;
     if (test_fraction > 0.0) {
       GPUDM_REQUIRE(a.test.empty() && a.cv == 0, "--param test_fraction cannot be combined with --test or --cv");
@@ -157,7 +159,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     }
     auto make_eval = [&] {
       auto e = env.registry->create<ModelTreeEvaluator>("gmt", a.backend);
-      e->configure(eval_options_from_json(a.params));
+      e->configure(a.typed.eval);
       return e;
     };
     nlohmann::ordered_json metrics;
@@ -183,7 +185,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         std::sort(te.begin(), te.end());
         Dataset dtr = data.select(tr), dte = data.select(te);  // imputed with the full data's means
         dtr.set_name(data.name());
-        GmtParams p = params_from_json(a.params, dtr.rows());
+        GmtParams p = ea_params(a.typed, dtr.rows());
         p.seed = a.seed + static_cast<std::uint64_t>(k);
         auto e = make_eval();
         TrainResult r = train(dtr, p, *e, !a.quiet);
@@ -208,7 +210,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     }
 
     // The model on the full training data (after CV, as Weka does).
-    GmtParams p = params_from_json(a.params, data.rows());
+    GmtParams p = ea_params(a.typed, data.rows());
     p.seed = a.seed;
     auto e = make_eval();
     TrainResult r = train(data, p, *e, !a.quiet);

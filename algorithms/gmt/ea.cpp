@@ -26,33 +26,6 @@ double fitness_value(const FitnessSpec& f, double sse, std::int64_t n, int leave
   return nn * (kLn2Pi + std::log(mse) + 1.0) + std::log(nn) * k;
 }
 
-FitnessKind parse_fitness_kind(const std::string& s, std::size_t rows) {
-  if (s == "bic") return FitnessKind::bic;
-  if (s == "weighted") return FitnessKind::weighted;
-  if (s == "auto") return rows < 1000000 ? FitnessKind::bic : FitnessKind::weighted;
-  throw Error("gmt: params.fitness must be \"bic\", \"weighted\" or \"auto\", got \"" + s + "\"");
-}
-
-BicK parse_bic_k(const std::string& s) {
-  if (s == "2(Q+W)") return BicK::two_q_plus_w;
-  if (s == "Q+W") return BicK::q_plus_w;
-  if (s == "W+3Q-2") return BicK::w_plus_3q_minus_2;
-  if (s == "I+W") return BicK::internal_plus_w;
-  throw Error("gmt: params.bic_k must be one of \"2(Q+W)\", \"Q+W\", \"W+3Q-2\", \"I+W\", got \"" + s + "\"");
-}
-
-RepairMode parse_repair_mode(const std::string& s) {
-  if (s == "promote") return RepairMode::promote;
-  if (s == "collapse") return RepairMode::collapse;
-  throw Error("gmt: params.repair must be \"promote\" or \"collapse\", got \"" + s + "\"");
-}
-
-ShiftTarget parse_shift_target(const std::string& s) {
-  if (s == "node_row") return ShiftTarget::node_row;
-  if (s == "dipole") return ShiftTarget::dipole;
-  throw Error("gmt: params.shift_target must be \"node_row\" or \"dipole\", got \"" + s + "\"");
-}
-
 GmtEA::GmtEA(const GmtParams& p, ModelTreeEvaluator& eval, const Dataset& train, PhaseTimer& timer)
     : p_(p), eval_(eval), data_(train), timer_(timer), fit_(p.fitness) {
   GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");

@@ -37,8 +37,6 @@ struct FitnessSpec {
 // Both forms are minimised. Eq. (2) of the paper is called "maximized" there, but it grows with
 // the error (1 - 1/(1 + SSE/n)) and with the complexity term, so smaller is better.
 double fitness_value(const FitnessSpec& f, double sse, std::int64_t n, int leaves, int internal, int model_attrs);
-FitnessKind parse_fitness_kind(const std::string& s, std::size_t rows);  // "bic" | "weighted" | "auto"
-BicK parse_bic_k(const std::string& s);
 
 // Repair rule for a node with a child under min_leaf_rows rows after an evaluation.
 //  promote:  the node is replaced by its populated child's subtree (the test that sends almost
@@ -50,8 +48,6 @@ enum class RepairMode { promote, collapse };
 //  node_row: a uniformly drawn row of the node (the evaluator's dipole_rand);
 //  dipole:   one of the node's dipole rows (random row, lowest or highest target), 1/3 each.
 enum class ShiftTarget { node_row, dipole };
-RepairMode parse_repair_mode(const std::string& s);
-ShiftTarget parse_shift_target(const std::string& s);
 
 struct GmtParams {
   int population = 64;

@@ -12,6 +12,7 @@
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gmt/batch_sample.hpp"
 #include "algorithms/gmt/cli.hpp"
+#include "algorithms/gmt/params.hpp"
 #include "algorithms/gmt/train.hpp"
 
 namespace gpudm {
@@ -168,9 +169,10 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
   res.metrics["batch_sample_file"] = path;
   add_pass_metrics(res, train, static_cast<std::int64_t>(std::llround(total_evals)));
   res.metrics["backend_info"] = eval.describe();
-  // Validation: the first replayed tree on the sequential oracle.
+  // Validation: the first replayed tree on the reference backend (the oracle).
   {
-    auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", "sequential");
+    const std::string reference = ctx.registry->reference("gmt");
+    auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", reference);
     ref->configure(eval.options());
     ref->prepare(train);
     std::vector<EvalOutput> a, b;
@@ -183,7 +185,7 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     const bool same_counts = a[0].nodes.size() == b[0].nodes.size() &&
                              std::equal(a[0].nodes.begin(), a[0].nodes.end(), b[0].nodes.begin(),
                                         [](const NodeStats& x, const NodeStats& y) { return x.count == y.count; });
-    res.validation = {{"reference_backend", "sequential"},
+    res.validation = {{"reference_backend", reference},
                       {"quantity", "relative difference of the first replayed tree's SSE (node counts must be equal)"},
                       {"max_error", err},
                       {"tolerance", eval.sse_tolerance()},
@@ -199,7 +201,7 @@ class GmtFamily final : public Family {
   std::string description() const override {
     return "GMT evolutionary model trees (Jurczuk, Czajkowski, Kretowski, ASOC 119 (2022) 108503)";
   }
-  std::vector<ParamSpec> params() const override { return gmt::param_specs(); }
+  std::vector<ParamSpec> params() const override { return gmt::params_table().specs(); }
 
   std::vector<FamilyCommand> commands() const override {
     FamilyCommand train;
@@ -227,8 +229,9 @@ class GmtFamily final : public Family {
     GPUDM_REQUIRE(full->task() == Task::regression,
                   "gmt: dataset '" + ctx.dataset + "' is a classification dataset; GMT needs a regression target");
     res.dataset = describe_dataset(*full);
+    const GmtCase c = read_case(ctx.params);
 
-    const double test_fraction = ctx.params.value("test_fraction", 0.0);
+    const double test_fraction = c.test_fraction;
     std::shared_ptr<const Dataset> train_ds = full, test_ds;
     if (test_fraction > 0.0) {
       auto tr = std::make_shared<Dataset>(), te = std::make_shared<Dataset>();
@@ -248,14 +251,12 @@ class GmtFamily final : public Family {
     }
     if (train_ds->has_missing()) res.dataset["missing_values"] = "replaced by the training mean";
     const Dataset& train = *train_ds;
-    GmtParams p = params_from_json(ctx.params, train.rows());
+    GmtParams p = ea_params(c, train.rows());
     p.seed = ctx.seed;
     // Large sets: run estimate_iterations and scale the time to the configured iterations.
-    int extrapolate = ctx.params.value("extrapolate_iterations", 0);
-    const long long above = ctx.params.value("estimate_above_rows", 0LL);
-    if (above > 0 && static_cast<long long>(train.rows()) > above) {
-      const int few = ctx.params.value("estimate_iterations", 1000);
-      GPUDM_REQUIRE(few > 0, "gmt: params.estimate_iterations must be > 0");
+    int extrapolate = c.extrapolate_iterations;
+    if (c.estimate_above_rows > 0 && static_cast<long long>(train.rows()) > c.estimate_above_rows) {
+      const int few = c.estimate_iterations;
       if (few < p.iterations) {
         extrapolate = std::max(extrapolate, p.iterations);
         p.iterations = few;
@@ -263,7 +264,7 @@ class GmtFamily final : public Family {
     }
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
     auto eval = ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend);
-    eval->configure(eval_options_from_json(ctx.params));
+    eval->configure(c.eval);
 
     // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).
     std::string dataset_tag = ctx.dataset;
@@ -274,22 +275,20 @@ class GmtFamily final : public Family {
           if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
         dataset_tag += "_" + it.key() + "-" + v;
       }
-    const std::string sample_file =
-        expand_sample_path(ctx.params.value("batch_sample_file", std::string()), ctx.experiment_id, dataset_tag, ctx.seed);
-    std::string replay = ctx.params.value("replay_from", std::string());
+    const std::string sample_file = expand_sample_path(c.batch_sample_file, ctx.experiment_id, dataset_tag, ctx.seed);
+    std::string replay = c.replay_from;
     if (replay == "sample") replay = sample_file;
     else replay = expand_sample_path(replay, ctx.experiment_id, dataset_tag, ctx.seed);
     if (!replay.empty())
-      return replay_case(ctx, std::move(res), train, *eval, replay, ctx.params.value("replay_max_evaluations", 64),
-                         ctx.params.value("replay_max_seconds", 0.0), ctx.params.value("replay_batch_trees", 16));
+      return replay_case(ctx, std::move(res), train, *eval, replay, c.replay_max_evaluations, c.replay_max_seconds,
+                         c.replay_batch_trees);
 
     Individual best;
     RunSummary summary;
     int call = 0;
     // batch_sample_every: the last run records its sampled batches (written as they come: a few
     // hundred KB per sampled generation) and, below, its totals.
-    const int sample_every = ctx.params.value("batch_sample_every", 0);
-    GPUDM_REQUIRE(sample_every >= 0, "gmt: params.batch_sample_every must be >= 0");
+    const int sample_every = c.batch_sample_every;
     std::unique_ptr<BatchSampleWriter> writer;
     PhaseTimer last_timer;
     double last_seconds = 0.0;
@@ -373,9 +372,10 @@ class GmtFamily final : public Family {
     res.metrics["instances_per_s"] =
         med > 0 ? double(summary.evaluations) * double(train.rows()) / (estimated ? med / (double(extrapolate) / summary.iterations) : med) : 0.0;
 
-    // Validation: the final tree re-evaluated from scratch by the sequential oracle and by this backend.
+    // Validation: the final tree re-evaluated from scratch by the reference backend and by this backend.
     {
-      auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", "sequential");
+      const std::string reference = ctx.registry->reference("gmt");
+      auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", reference);
       ref->configure(eval->options());
       res.metrics["backend_info"] = eval->describe();  // the run's counters, before prepare() resets them
       ref->prepare(train);
@@ -391,7 +391,7 @@ class GmtFamily final : public Family {
       const double sa = a[0].nodes[0].sse, sb = b[0].nodes[0].sse;
       const double err = std::fabs(sa - sb) / std::max(1e-300, std::fabs(sa));
       const double tol = eval->sse_tolerance();
-      res.validation = {{"reference_backend", "sequential"},
+      res.validation = {{"reference_backend", reference},
                         {"quantity", "relative difference of the final tree's SSE, re-evaluated from scratch"},
                         {"max_error", err},
                         {"tolerance", tol},

@@ -16,13 +16,6 @@
 namespace gpudm {
 namespace gmt {
 
-// The family's parameters (config "params"), with defaults and documentation.
-std::vector<ParamSpec> param_specs();
-// Builds GmtParams from a params object (missing keys take the defaults); `rows` resolves
-// fitness "auto". Throws Error naming the key for a bad value.
-GmtParams params_from_json(const nlohmann::json& j, std::size_t rows);
-EvalOptions eval_options_from_json(const nlohmann::json& j);
-
 struct Scores {
   std::int64_t rows = 0;
   double rmse = 0.0, mae = 0.0;

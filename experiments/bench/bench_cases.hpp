@@ -8,11 +8,14 @@
 // has for the family (unavailable ones are reported as errors with the reason, so they show
 // in the output but never in a comparison), through Family::run_case: the same code path as
 // run_experiment, one timed repetition per benchmark iteration after one warm-up.
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "algorithms/core/backend.hpp"
 
 namespace gpudm::bench {
 
@@ -24,6 +27,9 @@ struct BenchCase {
   nlohmann::json params = nlohmann::json::object();  // family params (missing ones: defaults)
   bool smoke = false;                 // CaseContext::smoke (families size their work down)
   std::vector<std::string> backends;  // the backends this case applies to (empty: every one)
+  // The backends this case applies to by what they can do, e.g. device() for host<->device
+  // transfers (empty: every one). Unavailable backends cannot be asked: they are listed as skipped.
+  std::function<bool(const Capabilities&)> runs_on;
   // Work per repetition, read from the run's metrics, reported as Google Benchmark's rate
   // (bytes_per_second or items_per_second over the manual time). Empty: no rate.
   std::string work_metric;

@@ -124,6 +124,10 @@ void register_family(const std::string& family, const std::vector<BenchCase>& ca
   for (const auto& b : e.registry.backends(family)) {
     for (const auto& c : cases) {
       if (!c.backends.empty() && std::find(c.backends.begin(), c.backends.end(), b.backend) == c.backends.end()) continue;
+      if (c.runs_on && b.available) {
+        const auto caps = e.registry.capabilities(family, b.backend);
+        if (caps && !c.runs_on(*caps)) continue;
+      }
       const std::string name = family + "/" + c.name + "/" + c.size + "/" + b.backend;
       benchmark::RegisterBenchmark(name.c_str(), [family, backend = b.backend, c](benchmark::State& s) {
         run_bench(s, family, backend, c);

@@ -5,14 +5,16 @@
 namespace gpudm::bench {
 
 std::vector<BenchCase> cases_ceilings() {
+  using RunsOn = std::function<bool(const Capabilities&)>;
   struct Probe {
     const char* name;
     bool bytes;
-    std::vector<std::string> backends;
+    RunsOn runs_on;
   };
-  const std::vector<std::string> all;  // every backend
-  const std::vector<std::string> gpu = {"cuda"};
-  const std::vector<std::string> parallel = {"openmp", "cuda"};
+  const RunsOn all;  // every backend
+  const RunsOn gpu = [](const Capabilities& c) { return c.device(); };
+  // launch latency: of a device launch or of an OpenMP fork/join (a thread pool)
+  const RunsOn parallel = [](const Capabilities& c) { return c.device() || c.threads; };
   const Probe probes[] = {{"copy_bandwidth", true, all},   {"fma_rate", false, all},
                           {"popcount_rate", false, all},   {"h2d_bandwidth", true, gpu},
                           {"d2h_bandwidth", true, gpu},    {"launch_latency", false, parallel},
@@ -28,7 +30,7 @@ std::vector<BenchCase> cases_ceilings() {
       c.smoke = std::string(size) == "small";
       c.work_metric = "work_per_repetition";  // bytes, FLOPs, popcounts or launches
       c.work_is_bytes = p.bytes;
-      c.backends = p.backends;
+      c.runs_on = p.runs_on;
       out.push_back(c);
     }
   }

@@ -51,3 +51,40 @@ TEST(Registry, NamesTheReferenceBackend) {
   EXPECT_FALSE(r.is_reference("fam", "openmp"));
   EXPECT_TRUE(r.info("fam", "sequential").reference);
 }
+
+namespace {
+// A backend that reports fixed capabilities.
+struct Caps : Backend {
+  explicit Caps(Capabilities c) : c_(std::move(c)) {}
+  std::string name() const override { return "caps"; }
+  Capabilities capabilities() const override { return c_; }
+  Capabilities c_;
+};
+std::unique_ptr<Backend> make_caps(Placement where, bool threads) {
+  Capabilities c;
+  c.placement = where;
+  c.threads = threads;
+  return std::make_unique<Caps>(c);
+}
+}  // namespace
+
+TEST(Registry, PicksABackendByCapabilitiesNotByName) {
+  Registry r;
+  r.add<Backend>("fam", "one", [] { return make_caps(Placement::host, false); }, Registry::Role::reference);
+  r.add<Backend>("fam", "two", [] { return make_caps(Placement::device, false); });
+  r.add_unavailable("fam", "three", "not built");
+  auto pool = [](const Capabilities& c) { return c.host() && c.threads; };
+  auto device = [](const Capabilities& c) { return c.device(); };
+  EXPECT_EQ(r.first_available("fam", pool), "one");  // none matches: the reference
+  EXPECT_EQ(r.first_available("fam", device), "two");
+  EXPECT_FALSE(r.capabilities("fam", "three").has_value());
+  EXPECT_FALSE(r.capabilities("fam", "nope").has_value());
+  r.add<Backend>("fam", "four", [] { return make_caps(Placement::host, true); });
+  EXPECT_EQ(r.first_available("fam", pool), "four");
+  ASSERT_TRUE(r.capabilities("fam", "two").has_value());
+  EXPECT_TRUE(r.capabilities("fam", "two")->device());
+  // Interfaces that are no Backend have no capabilities to ask.
+  r.add<Thing>("other", "sequential", [] { return std::make_unique<Seven>(); }, Registry::Role::reference);
+  EXPECT_FALSE(r.capabilities("other", "sequential").has_value());
+  EXPECT_EQ(r.first_available("other", pool), "sequential");
+}

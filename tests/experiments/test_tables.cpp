@@ -170,6 +170,13 @@ TEST(Text, CsvRoundTrip) {
   EXPECT_EQ(csv_field("x, y"), "\"x, y\"");
   EXPECT_EQ(csv_field("plain"), "plain");
   EXPECT_THROW(parse_csv("a,\"b\n", "t.csv"), Error);
+  // A quoted field may hold line breaks; a quote inside an unquoted field is an error.
+  const auto multi = parse_csv("k,note\n1,\"two\nlines, \"\"q\"\"\"\n2,x\n", "t.csv");
+  ASSERT_EQ(multi.size(), 3u);
+  EXPECT_EQ(multi[1][1], "two\nlines, \"q\"");
+  EXPECT_EQ(multi[2][1], "x");
+  EXPECT_THROW(parse_csv("a,b\"c\n", "t.csv"), Error);
+  EXPECT_THROW(parse_csv("a,\"b\"c\n", "t.csv"), Error);
 }
 
 TEST(Text, DottedPathsAndLooseEquality) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "algorithms/gmt/ea.hpp"
+#include "algorithms/gmt/params.hpp"
 
 using namespace gpudm::gmt;
 
@@ -40,8 +41,11 @@ TEST(GmtFitness, WeightedEq2MatchesHandComputedValueAndIsMinimised) {
 }
 
 TEST(GmtFitness, AutoSwitchesAtOneMillionRows) {
-  EXPECT_EQ(parse_fitness_kind("auto", 999999), FitnessKind::bic);
-  EXPECT_EQ(parse_fitness_kind("auto", 1000000), FitnessKind::weighted);
-  EXPECT_THROW(parse_fitness_kind("aic", 10), gpudm::Error);
-  EXPECT_THROW(parse_bic_k("3Q"), gpudm::Error);
+  const GmtCase c = read_case(nlohmann::json{{"fitness", "auto"}});
+  EXPECT_EQ(ea_params(c, 999999).fitness.kind, FitnessKind::bic);
+  EXPECT_EQ(ea_params(c, 1000000).fitness.kind, FitnessKind::weighted);
+  EXPECT_EQ(ea_params(read_case(nlohmann::json{{"fitness", "weighted"}}), 10).fitness.kind, FitnessKind::weighted);
+  EXPECT_EQ(ea_params(read_case(nlohmann::json{{"bic_k", "W+3Q-2"}}), 10).fitness.bic_k, BicK::w_plus_3q_minus_2);
+  EXPECT_THROW(read_case(nlohmann::json{{"fitness", "aic"}}), gpudm::Error);
+  EXPECT_THROW(read_case(nlohmann::json{{"bic_k", "3Q"}}), gpudm::Error);
 }

@@ -6,6 +6,7 @@
 
 #include "algorithms/gmt/cli.hpp"
 #include "algorithms/gmt/csv.hpp"
+#include "algorithms/gmt/params.hpp"
 #include "algorithms/gmt/train.hpp"
 #include "common.hpp"
 
@@ -73,6 +74,28 @@ TEST(GmtIo, CsvRoundTripAndCliTrainPredict) {
   EXPECT_NE(predict_cli({tmp("missing.json"), "--dataset", csv}, env), 0);
 }
 
+// The learner's CSV files are read by the datasets loader: quoted names keep their commas (the
+// old reader dropped quotes and split inside them), "?" and empty cells are missing values.
+TEST(GmtIo, CsvQuotedFieldsAndMissingCells) {
+  const std::string p = tmp("quoted.csv");
+  {
+    std::ofstream o(p);
+    o << "\"x, one\",'b',\"y\"\r\n1,?,2\n\"3\",4,5\n6,,7\n";
+  }
+  const Dataset d = load_csv(p);
+  EXPECT_EQ(d.name(), "gmt_quoted");
+  ASSERT_EQ(d.cols(), 2u);
+  ASSERT_EQ(d.rows(), 3u);
+  EXPECT_EQ(d.task(), Task::regression);
+  EXPECT_EQ(d.attribute(0).name, "x, one");
+  EXPECT_EQ(d.attribute(1).name, "b");
+  EXPECT_FLOAT_EQ(d.at(1, 0), 3.0f);
+  EXPECT_TRUE(d.is_missing(0, 1));
+  EXPECT_TRUE(d.is_missing(2, 1));
+  EXPECT_FALSE(d.is_missing(1, 1));
+  EXPECT_FLOAT_EQ(d.target(2), 7.0f);
+}
+
 TEST(GmtIo, CliTestFractionHoldsOutRows) {
   const Dataset d = gmt_test::make_dataset(600, 2, 9, gmt_test::piecewise, 0.05);
   const std::string csv = tmp("holdout.csv"), model = tmp("holdout_model.json"), metrics = tmp("holdout_metrics.json");
@@ -136,9 +159,53 @@ TEST(GmtIo, MalformedData) {
 
 TEST(GmtParams, OmpModeIsParsedAndBadValuesAreRejected) {
   using Mode = EvalOptions::OmpMode;
-  EXPECT_EQ(eval_options_from_json(nlohmann::json::object()).omp_mode, Mode::kAuto);
-  EXPECT_EQ(eval_options_from_json(nlohmann::json{{"omp_mode", "rows"}}).omp_mode, Mode::kRows);
-  EXPECT_EQ(eval_options_from_json(nlohmann::json{{"omp_mode", "individuals"}}).omp_mode, Mode::kIndividuals);
-  EXPECT_THROW(eval_options_from_json(nlohmann::json{{"omp_mode", "leaves"}}), Error);
-  EXPECT_THROW(eval_options_from_json(nlohmann::json{{"omp_mode", 3}}), Error);
+  EXPECT_EQ(read_case(nlohmann::json::object()).eval.omp_mode, Mode::kAuto);
+  EXPECT_EQ(read_case(nlohmann::json{{"omp_mode", "rows"}}).eval.omp_mode, Mode::kRows);
+  EXPECT_EQ(read_case(nlohmann::json{{"omp_mode", "individuals"}}).eval.omp_mode, Mode::kIndividuals);
+  EXPECT_THROW(read_case(nlohmann::json{{"omp_mode", "leaves"}}), Error);
+  EXPECT_THROW(read_case(nlohmann::json{{"omp_mode", 3}}), Error);
+}
+
+// One table: the defaults it declares are the structs' initialisers, and configs are checked
+// against its ranges and names before a run (ParamSpec::check, what the runner calls).
+TEST(GmtParams, TableDefaultsAreTheStructsAndRangesAreCheckedAtConfigTime) {
+  const GmtCase d = read_case(nlohmann::json::object());
+  const GmtParams ea;
+  const EvalOptions ev;
+  EXPECT_EQ(d.ea.population, ea.population);
+  EXPECT_EQ(d.ea.fitness.bic_k, ea.fitness.bic_k);
+  EXPECT_EQ(d.eval.chunk_rows, ev.chunk_rows);
+  EXPECT_EQ(d.eval.gpu_path, ev.gpu_path);
+  auto spec = [](const std::string& name) {
+    for (const auto& s : params_table().specs())
+      if (s.name == name) return s;
+    ADD_FAILURE() << "no param " << name;
+    return ParamSpec{};
+  };
+  EXPECT_EQ(spec("fitness").default_value, "auto");
+  EXPECT_EQ(spec("bic_k").default_value, "2(Q+W)");
+  EXPECT_EQ(spec("gpu_path").default_value, "fast");
+  EXPECT_EQ(spec("population").default_value, 64);
+  EXPECT_TRUE(spec("gpu_path").backend_only);
+  EXPECT_FALSE(spec("chunk_rows").backend_only);  // it fixes the summation order, so what is computed
+  EXPECT_EQ(spec("population").check(1), "expects an int in [2, 16777216], got 1");
+  EXPECT_NE(spec("crossover").check(1.5), "");
+  EXPECT_NE(spec("gpu_threads").check(2048), "");
+  EXPECT_NE(spec("gram_engine").check("tf32"), "");
+  EXPECT_NE(spec("precision").check("half"), "");
+  EXPECT_NE(spec("chunk_rows").check(0), "");
+  EXPECT_NE(spec("mut_prune").check(-1), "");
+  EXPECT_EQ(spec("gram_engine").check("dmma"), "");
+  const GmtCase c = read_case(nlohmann::json{{"gpu_path", "faithful"}, {"precision", "float"}, {"gram_engine", "dmma"},
+                                             {"gpu_blocks", 128}, {"gpu_threads", 256}, {"cuda_graphs", false}});
+  EXPECT_EQ(c.eval.gpu_path, EvalOptions::GpuPath::kFaithful);
+  EXPECT_EQ(c.eval.gpu_precision, EvalOptions::GpuPrecision::kFloat);
+  EXPECT_EQ(c.eval.gram_engine, EvalOptions::GramEngine::kDmma);
+  EXPECT_EQ(c.eval.gpu_blocks, 128);
+  EXPECT_EQ(c.eval.gpu_threads, 256);
+  EXPECT_FALSE(c.eval.cuda_graphs);
+  // What one param's range cannot say is checked when the case is read.
+  EXPECT_THROW(read_case(nlohmann::json{{"fast_pivot_guard", 1.0}}), Error);
+  EXPECT_THROW(read_case(nlohmann::json{{"cx_subtrees", 0}, {"cx_tests", 0}, {"cx_branches", 0}, {"cx_asymmetric", 0}}), Error);
+  EXPECT_THROW(read_case(nlohmann::json{{"no_such", 1}}), Error);
 }
