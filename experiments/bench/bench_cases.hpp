@@ -19,6 +19,10 @@
 
 namespace gpudm::bench {
 
+// Which backends a case applies to, by what they can do (empty: every one).
+using RunsOn = std::function<bool(const Capabilities&)>;
+inline bool on_device(const Capabilities& c) { return c.device(); }
+
 struct BenchCase {
   std::string name;                   // e.g. "copy_bandwidth"
   std::string size;                   // "small" | "medium" (part of the benchmark name)
@@ -26,10 +30,9 @@ struct BenchCase {
   nlohmann::json dataset_options = nlohmann::json::object();
   nlohmann::json params = nlohmann::json::object();  // family params (missing ones: defaults)
   bool smoke = false;                 // CaseContext::smoke (families size their work down)
-  std::vector<std::string> backends;  // the backends this case applies to (empty: every one)
   // The backends this case applies to by what they can do, e.g. device() for host<->device
   // transfers (empty: every one). Unavailable backends cannot be asked: they are listed as skipped.
-  std::function<bool(const Capabilities&)> runs_on;
+  RunsOn runs_on;
   // Work per repetition, read from the run's metrics, reported as Google Benchmark's rate
   // (bytes_per_second or items_per_second over the manual time). Empty: no rate.
   std::string work_metric;
@@ -46,7 +49,7 @@ struct BenchCase {
 // A case of `rows` rows of `dataset`. Small cases are the CPU gate's (.ci/run): they run one
 // OpenMP thread, so the gate measures our code, not the second core of a shared machine.
 inline BenchCase make_case(std::string name, std::string size, std::string dataset, int rows, nlohmann::json params,
-                           std::vector<std::string> backends) {
+                           RunsOn runs_on) {
   BenchCase c;
   c.name = std::move(name);
   c.size = std::move(size);
@@ -54,7 +57,7 @@ inline BenchCase make_case(std::string name, std::string size, std::string datas
   c.dataset_options = {{"rows", rows}};
   c.params = std::move(params);
   if (c.size == "small") c.params["threads"] = 1;
-  c.backends = std::move(backends);
+  c.runs_on = std::move(runs_on);
   return c;
 }
 

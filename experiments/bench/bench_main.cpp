@@ -123,7 +123,6 @@ void register_family(const std::string& family, const std::vector<BenchCase>& ca
   Env& e = env();
   for (const auto& b : e.registry.backends(family)) {
     for (const auto& c : cases) {
-      if (!c.backends.empty() && std::find(c.backends.begin(), c.backends.end(), b.backend) == c.backends.end()) continue;
       if (c.runs_on && b.available) {
         const auto caps = e.registry.capabilities(family, b.backend);
         if (caps && !c.runs_on(*caps)) continue;

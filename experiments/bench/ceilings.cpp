@@ -5,14 +5,13 @@
 namespace gpudm::bench {
 
 std::vector<BenchCase> cases_ceilings() {
-  using RunsOn = std::function<bool(const Capabilities&)>;
   struct Probe {
     const char* name;
     bool bytes;
     RunsOn runs_on;
   };
   const RunsOn all;  // every backend
-  const RunsOn gpu = [](const Capabilities& c) { return c.device(); };
+  const RunsOn gpu = on_device;
   // launch latency: of a device launch or of an OpenMP fork/join (a thread pool)
   const RunsOn parallel = [](const Capabilities& c) { return c.device() || c.threads; };
   const Probe probes[] = {{"copy_bandwidth", true, all},   {"fma_rate", false, all},

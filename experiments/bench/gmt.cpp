@@ -13,16 +13,16 @@ namespace gpudm::bench {
 
 std::vector<BenchCase> cases_gmt() {
   auto induce = [](const char* name, const char* size, int rows, int population, int iterations, const char* gpu_path,
-                   std::vector<std::string> backends) {
+                   RunsOn runs_on) {
     nlohmann::json params = {{"population", population}, {"iterations", iterations}, {"stall_iterations", 0}};
     if (gpu_path) params["gpu_path"] = gpu_path;  // backend-only: the CPU backends ignore it
-    BenchCase c = make_case(name, size, "armchair", rows, std::move(params), std::move(backends));
+    BenchCase c = make_case(name, size, "armchair", rows, std::move(params), std::move(runs_on));
     c.counters = {{"instances_per_s", "instances/s", 1.0}, {"data_pass_effective_gb_per_s", "data-pass GB/s (effective)", 1.0}};
     return c;
   };
   return {induce("generations", "small", 10000, 16, 20, nullptr, {}),
-          induce("generations", "medium", 1000000, 64, 100, "fast", {"cuda"}),
-          induce("generations_faithful", "medium", 1000000, 64, 10, "faithful", {"cuda"})};
+          induce("generations", "medium", 1000000, 64, 100, "fast", on_device),
+          induce("generations_faithful", "medium", 1000000, 64, 10, "faithful", on_device)};
 }
 
 }  // namespace gpudm::bench

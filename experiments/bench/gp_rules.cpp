@@ -10,18 +10,18 @@
 namespace gpudm::bench {
 
 std::vector<BenchCase> cases_gp_rules() {
-  auto evolve = [](const char* size, int rows, int population, int generations, std::vector<std::string> backends) {
+  auto evolve = [](const char* size, int rows, int population, int generations, RunsOn runs_on) {
     BenchCase c = make_case("falco", size, "poker_full", rows,
                             {{"algorithm", "falco"},
                              {"population", population},
                              {"generations", generations},
                              {"stop_when_perfect", false}},
-                            std::move(backends));
+                            std::move(runs_on));
     c.work_metric = "gpops";
     c.counters = {{"gpops_per_s_evaluation", "GPops/s", 1e-9}};
     return c;
   };
-  return {evolve("small", 5000, 32, 4, {}), evolve("medium", 1025010, 200, 10, {"cuda"})};
+  return {evolve("small", 5000, 32, 4, {}), evolve("medium", 1025010, 200, 10, on_device)};
 }
 
 }  // namespace gpudm::bench

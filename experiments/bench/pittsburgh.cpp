@@ -8,16 +8,16 @@ namespace gpudm::bench {
 
 std::vector<BenchCase> cases_pittsburgh() {
   auto evaluate = [](const char* name, const char* size, int rows, int population, const char* path,
-                     std::vector<std::string> backends) {
+                     RunsOn runs_on) {
     BenchCase c = make_case(name, size, "poker_full", rows,
-                            {{"mode", "evaluate"}, {"population", population}, {"path", path}}, std::move(backends));
+                            {{"mode", "evaluate"}, {"population", population}, {"path", path}}, std::move(runs_on));
     c.work_metric = "gpops";  // items/s = GPops/s
     c.counters = {{"gpops_per_s", "GPops/s", 1e-9}, {"instances_per_s", "instances/s", 1.0}};
     return c;
   };
   return {evaluate("evaluate", "small", 20000, 10, "fast", {}),
-          evaluate("evaluate", "medium", 1025010, 100, "fast", {"cuda"}),
-          evaluate("evaluate_faithful", "medium", 1025010, 100, "faithful", {"cuda"})};
+          evaluate("evaluate", "medium", 1025010, 100, "fast", on_device),
+          evaluate("evaluate_faithful", "medium", 1025010, 100, "faithful", on_device)};
 }
 
 }  // namespace gpudm::bench

@@ -9,18 +9,18 @@ namespace gpudm::bench {
 
 std::vector<BenchCase> cases_subtree() {
   auto interpret = [](const char* name, const char* size, int rows, int population, int tree_size, const char* interpreter,
-                      std::vector<std::string> backends) {
+                      RunsOn runs_on) {
     BenchCase c = make_case(
         name, size, "poker_full", rows,
         {{"interpreter", interpreter}, {"population", population}, {"tree_size", tree_size}, {"cpu_max_rows", 0}},
-        std::move(backends));
+        std::move(runs_on));
     c.work_metric = "gpops";
     c.counters = {{"gpops_per_s", "GPops/s", 1e-9}, {"instances_per_s", "instances/s", 1.0}};
     return c;
   };
   return {interpret("interpret", "small", 20000, 64, 63, "auto", {}),
-          interpret("interpret", "medium", 1025010, 128, 127, "auto", {"cuda"}),
-          interpret("interpret_subtree", "medium", 1025010, 128, 127, "subtree", {"cuda"})};
+          interpret("interpret", "medium", 1025010, 128, 127, "auto", on_device),
+          interpret("interpret_subtree", "medium", 1025010, 128, 127, "subtree", on_device)};
 }
 
 }  // namespace gpudm::bench

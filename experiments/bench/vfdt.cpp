@@ -8,16 +8,16 @@
 namespace gpudm::bench {
 
 std::vector<BenchCase> cases_vfdt() {
-  auto forest = [](const char* size, int rows, int trees, std::vector<std::string> backends) {
+  auto forest = [](const char* size, int rows, int trees, RunsOn runs_on) {
     BenchCase c = make_case("forest", size, "rt_moa", rows,
                             {{"mode", "forest"}, {"trees", trees}, {"batch", 1024}, {"curve_points", 10}},
-                            std::move(backends));
+                            std::move(runs_on));
     c.work_metric = "instances";
     c.counters = {{"instances_per_s", "instances/s", 1.0},
                   {"tree_instance_updates_per_s", "tree-instance updates/s", 1.0}};
     return c;
   };
-  return {forest("small", 50000, 10, {}), forest("medium", 1000000, 100, {"cuda"})};
+  return {forest("small", 50000, 10, {}), forest("medium", 1000000, 100, on_device)};
 }
 
 }  // namespace gpudm::bench
