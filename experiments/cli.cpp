@@ -48,6 +48,7 @@ const char* kFooter =
     "                                                 results/<gpu-tag>/<experiment>.{json,md,csv}\n"
     "  run_experiment configs/pitt_table3.json --smoke --backend sequential --backend cuda\n"
     "  run_experiment configs/gmt_table3.json --resume   continue a sweep, skipping runs already ok\n"
+    "  run_experiment configs/gmt_table3.json --render -o results/h100   tables of a file as it stands\n"
     "  run_experiment --list | --datasets\n"
     "  run_experiment --compare results/h200/pitt_table3.json new/pitt_table3.json --threshold 0.05\n"
     "                                                 per run: both medians, new/base, U-test p, verdict,\n"
@@ -114,6 +115,7 @@ int run_config(const CliArgs& a, CliServices& s) {
   ro.results_root = s.results_root;
   ro.paper_tables_dir = s.paper_tables_dir;
   ro.resume = a.resume;
+  ro.render_only = a.render;
   ro.quiet = a.quiet;
   ro.argv = a.argv;
   Runner runner(families, registry, s.datasets(), ro);
@@ -316,6 +318,7 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
   app.add_flag("--smoke", a.smoke, "Apply the config's \"smoke\" block (CI-sized: seconds on a CPU)");
   app.add_option("-o,--out", a.out, "Results folder (default: results/<gpu-tag>, e.g. results/h100)");
   app.add_flag("--resume", a.resume, "Keep the results file's runs and run only those not already ok");
+  app.add_flag("--render", a.render, "Write the tables (.md, .csv) of the existing results file again and run nothing (e.g. after an interrupted run; -o names the folder)");
   app.add_option("-r,--repetitions", a.repetitions, "Timed repetitions per run (overrides the config)")
       ->check(CLI::PositiveNumber);
   app.add_flag("-q,--quiet", a.quiet, "No progress bar or summary on stderr (tables still go to stdout)");

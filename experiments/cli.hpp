@@ -44,6 +44,7 @@ struct CliArgs {
   std::string out;                    // --out
   bool smoke = false;
   bool resume = false;
+  bool render = false;  // --render
   bool quiet = false;
   bool dry_run = false;
   int repetitions = -1;

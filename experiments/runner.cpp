@@ -245,6 +245,28 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   doc["environment"] = environment_;
   doc["runs"] = ojson::array();
 
+  // --render: the tables of the results file as it stands (e.g. after an interrupted run on
+  // another machine), nothing run and the JSON untouched.
+  if (opt_.render_only) {
+    if (!fs::exists(oc.json_path)) throw Error(oc.json_path + ": no results file to render (--render; --out names the folder)");
+    ojson old;
+    try {
+      old = ojson::parse(read_text_file(oc.json_path));
+    } catch (const ojson::exception& e) {
+      throw Error(oc.json_path + ": cannot render, the results file is not valid JSON (" + one_line(e.what()) + ")");
+    }
+    if (!old.is_object() || old.value("schema_version", 0) != kSchemaVersion || !old.contains("runs") || !old["runs"].is_array())
+      throw Error(oc.json_path + ": cannot render, not a schema_version " + std::to_string(kSchemaVersion) + " results file");
+    oc.reused = static_cast<int>(old["runs"].size());
+    const RenderedTables tables = render_tables(old, plan.tables, opt_.paper_tables_dir, plan.peers);
+    oc.markdown = render_experiment_markdown(old, tables);
+    oc.md_path = (dir / (stem + ".md")).string();
+    oc.csv_path = (dir / (stem + ".csv")).string();
+    write_file_atomic(oc.md_path, oc.markdown);
+    write_file_atomic(oc.csv_path, tables.csv);
+    return oc;
+  }
+
   std::map<std::string, std::size_t> index;  // identity -> position in doc["runs"]
   if (opt_.resume && fs::exists(oc.json_path)) {
     ojson old;

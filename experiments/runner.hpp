@@ -22,6 +22,7 @@ struct RunnerOptions {
   std::string results_root;      // default <source dir>/results (or $GPUDM_RESULTS_DIR)
   std::string paper_tables_dir;  // experiments/paper_tables
   bool resume = false;
+  bool render_only = false;      // --render: tables of the existing results file, nothing run
   bool quiet = false;            // no progress bar, no informational stderr lines
   std::vector<std::string> argv;
 };

@@ -72,6 +72,23 @@ TEST_F(CliTest, HarnessRunsAConfigAndPrintsTheTable) {
   EXPECT_NE(slurp(tmp_ / "results/x.json").find("\"schema_version\": 1"), std::string::npos);
 }
 
+TEST_F(CliTest, RenderWritesTheTablesOfTheFileAsItStandsAndRunsNothing) {
+  write_file(tmp_ / "x.json", R"({"experiment": "x", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"], "repetitions": 2})");
+  ASSERT_EQ(run(kHarness, "'" + (tmp_ / "x.json") + "' " + out_arg(), tmp_).code, 0);
+  const std::string json = slurp(tmp_ / "results/x.json");
+  write_file(tmp_ / "results/x.md", "# stale\n");
+  // The config now names a second backend: --render must not run it, only render the file.
+  write_file(tmp_ / "x.json", R"({"experiment": "x", "family": "toy", "datasets": ["tiny"], "backends": ["sequential", "cuda"], "repetitions": 2})");
+  const auto r = run(kHarness, "'" + (tmp_ / "x.json") + "' --render " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(slurp(tmp_ / "results/x.json"), json);
+  EXPECT_NE(slurp(tmp_ / "results/x.md").find("| tiny | sequential |"), std::string::npos);
+  EXPECT_EQ(r.out.find("| tiny | cuda |"), std::string::npos) << r.out;
+  const auto missing = run(kHarness, "'" + (tmp_ / "x.json") + "' --render --out '" + (tmp_ / "elsewhere") + "' --quiet", tmp_);
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.err.find("no results file to render"), std::string::npos) << missing.err;
+}
+
 TEST_F(CliTest, MalformedConfigIsOneLineExit2AndTouchesNothing) {
   write_file(tmp_ / "x.json", "{\n  \"experiment\": \"x\",\n  \"family\": \"toy\"\n  \"datasets\": [\"tiny\"]\n}\n");
   const auto r = run(kHarness, "'" + (tmp_ / "x.json") + "' " + out_arg(), tmp_);
