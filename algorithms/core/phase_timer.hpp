@@ -76,9 +76,12 @@ class PhaseTimer {
     return it == index_.end() ? 0.0 : phases_[it->second].seconds;
   }
 
-  // Merge another timer (e.g. one per thread or per repetition).
+  // Merge another timer (e.g. one per thread or per repetition); call counts add up too.
   void merge(const PhaseTimer& other) {
-    for (const auto& p : other.phases_) add(p.name, p.seconds, p.clock);
+    for (const auto& p : other.phases_) {
+      add(p.name, p.seconds, p.clock);
+      phases_[index_.at(p.name)].calls += p.calls - 1;
+    }
   }
 
   // Timers that ran in parallel (one per device or thread), phases in first-seen order:

@@ -55,3 +55,14 @@ TEST(PhaseTimer, SlowestAndMeanOfParallelTimers) {
   EXPECT_DOUBLE_EQ(m.seconds("c"), 1.0);
   EXPECT_EQ(m.phases()[1].clock, PhaseClock::device);
 }
+
+TEST(PhaseTimer, MergeAddsCallCounts) {
+  PhaseTimer a, b;
+  for (int i = 0; i < 3; ++i) a.add("separate", 0.5, PhaseClock::device);
+  b.add("separate", 1.0, PhaseClock::device);
+  b.merge(a);
+  b.merge(a);
+  ASSERT_EQ(b.phases().size(), 1u);
+  EXPECT_EQ(b.phases()[0].calls, 7);  // 1 + 3 + 3: a rate per call (gmt's data passes) needs them all
+  EXPECT_DOUBLE_EQ(b.seconds("separate"), 4.0);
+}
