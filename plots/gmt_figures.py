@@ -29,16 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PAPER4 = os.path.join(HERE, "..", "experiments", "paper_tables", "gmt_table4_armchair_times.csv")
 
 
-def load(folder, name):
-    path = os.path.join(folder, name + ".json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return json.load(f)
-
-
-def ok_runs(doc):
-    return [r for r in (doc or {}).get("runs", []) if r.get("status") == "ok"]
+from plot_results import load, ok_runs  # noqa: E402 (beside this script)
 
 
 def series(run):

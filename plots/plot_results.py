@@ -37,8 +37,17 @@ def get_path(obj, path):
     return obj
 
 
+def load(folder, name):
+    """The results document folder/name.json, or None when the file is not there."""
+    path = os.path.join(folder, name + ".json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
 def ok_runs(doc):
-    runs = doc.get("runs", [])
+    runs = (doc or {}).get("runs", [])
     for r in runs:
         if r.get("status") != "ok":
             print(f"plot_results: not drawn: {r.get('backend')} {get_path(r, 'dataset.name')} "

@@ -15,16 +15,7 @@ import json
 import os
 
 
-def load(folder, name):
-    path = os.path.join(folder, name + ".json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return json.load(f)
-
-
-def ok_runs(doc):
-    return [r for r in doc.get("runs", []) if r.get("status") == "ok"]
+from plot_results import load, ok_runs  # noqa: E402 (beside this script)
 
 
 def label(run):
