@@ -50,37 +50,81 @@ std::size_t tournament(Rng& rng, const std::vector<double>& fitness, int k, bool
   return best;
 }
 
+std::vector<std::uint64_t> covered_tokens(const std::vector<const std::uint32_t*>& coverage,
+                                          const std::vector<std::uint32_t>& tokens) {
+  std::vector<std::uint64_t> covered(coverage.size(), 0);
+  for (std::size_t i = 0; i < coverage.size(); ++i)
+    for (std::size_t w = 0; w < tokens.size(); ++w)
+      covered[i] += static_cast<std::uint64_t>(std::popcount(coverage[i][w] & tokens[w]));
+  return covered;
+}
+
 std::vector<std::uint64_t> token_competition(const std::vector<const std::uint32_t*>& coverage,
                                              const std::vector<double>& raw, const std::vector<std::uint32_t>& tokens,
                                              std::vector<double>& adjusted) {
+  return token_competition(coverage, raw, covered_tokens(coverage, tokens), tokens, adjusted);
+}
+
+std::vector<std::uint64_t> token_competition(const std::vector<const std::uint32_t*>& coverage,
+                                             const std::vector<double>& raw, const std::vector<std::uint64_t>& covered,
+                                             const std::vector<std::uint32_t>& tokens, std::vector<double>& adjusted) {
   const std::size_t n = coverage.size(), words = tokens.size();
   std::vector<std::size_t> order(n);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return raw[a] > raw[b]; });
+  // A competitor whose coverage words are those of one earlier in the order (the external
+  // population's copies share their words) finds every token it covers already seized.
+  std::vector<bool> repeat(n, false);
+  {
+    std::vector<std::size_t> rank(n), by_words(order);
+    for (std::size_t r = 0; r < n; ++r) rank[order[r]] = r;
+    std::sort(by_words.begin(), by_words.end(), [&](std::size_t a, std::size_t b) {
+      return coverage[a] != coverage[b] ? std::less<const std::uint32_t*>()(coverage[a], coverage[b]) : rank[a] < rank[b];
+    });
+    for (std::size_t j = 1; j < n; ++j) repeat[by_words[j]] = coverage[by_words[j]] == coverage[by_words[j - 1]];
+  }
+  // Only the words that still hold a free token are visited; a word leaves the list when its
+  // last token is seized. Dense loops over every word, twice, through a popcount that is a
+  // library call without -mpopcnt, were 90 %+ of Tan's run on large datasets.
   std::vector<std::uint32_t> free = tokens;
+  std::vector<std::uint32_t> active;
+  std::uint64_t left = 0;
+  for (std::size_t w = 0; w < words; ++w)
+    if (tokens[w] != 0) {
+      active.push_back(static_cast<std::uint32_t>(w));
+      left += static_cast<std::uint64_t>(std::popcount(tokens[w]));
+    }
   std::vector<std::uint64_t> seized(n, 0);
   adjusted.assign(n, 0.0);
   for (std::size_t i : order) {
-    const std::uint32_t* cov = coverage[i];
-    std::uint64_t got = 0, mine = 0;
-    for (std::size_t w = 0; w < words; ++w) {
-      const std::uint32_t c = cov[w] & tokens[w];
-      mine += static_cast<std::uint64_t>(std::popcount(c));
-      const std::uint32_t take = c & free[w];
-      got += static_cast<std::uint64_t>(std::popcount(take));
-      free[w] &= ~take;
+    std::uint64_t got = 0;
+    if (left > 0 && covered[i] > 0 && !repeat[i]) {
+      const std::uint32_t* cov = coverage[i];
+      std::size_t kept = 0;
+      for (const std::uint32_t w : active) {
+        const std::uint32_t take = cov[w] & free[w];
+        if (take != 0) {
+          got += static_cast<std::uint64_t>(std::popcount(take));
+          free[w] &= ~take;
+        }
+        active[kept] = w;
+        kept += free[w] != 0 ? 1 : 0;
+      }
+      active.resize(kept);
+      left -= got;
     }
     seized[i] = got;
-    adjusted[i] = mine > 0 ? raw[i] * static_cast<double>(got) / static_cast<double>(mine) : 0.0;
+    adjusted[i] = covered[i] > 0 ? raw[i] * static_cast<double>(got) / static_cast<double>(covered[i]) : 0.0;
   }
   return seized;
 }
 
 Replacement steady_state_replacement(const std::vector<const std::uint32_t*>& coverage, const std::vector<double>& raw,
-                                     const std::vector<std::uint32_t>& tokens, std::size_t population, std::size_t elite,
+                                     const std::vector<std::uint64_t>& covered, const std::vector<std::uint32_t>& tokens,
+                                     std::size_t population, std::size_t elite,
                                      const std::function<bool(std::size_t, std::size_t)>& same) {
   Replacement r;
-  r.seized = token_competition(coverage, raw, tokens, r.adjusted);
+  r.seized = token_competition(coverage, raw, covered, tokens, r.adjusted);
   const std::size_t n = raw.size();
   std::vector<std::size_t> idx(n);
   std::iota(idx.begin(), idx.end(), std::size_t{0});
@@ -288,11 +332,13 @@ bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, c
                            std::vector<Member>* next_pop, std::vector<Member>* next_archive) {
     std::vector<const std::uint32_t*> cov;
     std::vector<double> raw;
+    std::vector<std::uint64_t> covered;  // the positive instances covered: the engine's tp
     for (const Member& m : ms) {
       cov.push_back(m.coverage());
       raw.push_back(m.raw);
+      covered.push_back(m.m.tp);
     }
-    const Replacement r = steady_state_replacement(cov, raw, tokens, population, elite_n,
+    const Replacement r = steady_state_replacement(cov, raw, covered, tokens, population, elite_n,
                                                    [&](std::size_t i, std::size_t j) { return ms[i].tree == ms[j].tree; });
     for (std::size_t i = 0; i < ms.size(); ++i) {
       ms[i].seized = r.seized[i];

@@ -91,12 +91,21 @@ std::size_t tournament(Rng& rng, const std::vector<double>& fitness, int k, bool
 // layout) and raw fitness: rules in decreasing raw fitness (ties: lower index) seize the tokens
 // (rows set in `tokens`) they cover that no earlier rule seized. Returns per rule the tokens
 // seized; adjusted[i] = raw[i] * seized / covered tokens (0 when it covers none).
+// `covered[i]`: the tokens rule i covers (popcount of coverage & tokens; for a class's positive
+// rows, the rule's tp, which the engine already counted). Only the words that still hold a free
+// token are read.
+std::vector<std::uint64_t> token_competition(const std::vector<const std::uint32_t*>& coverage,
+                                             const std::vector<double>& raw, const std::vector<std::uint64_t>& covered,
+                                             const std::vector<std::uint32_t>& tokens, std::vector<double>& adjusted);
+// The same with `covered` counted from the coverage words.
 std::vector<std::uint64_t> token_competition(const std::vector<const std::uint32_t*>& coverage,
                                              const std::vector<double>& raw, const std::vector<std::uint32_t>& tokens,
                                              std::vector<double>& adjusted);
+std::vector<std::uint64_t> covered_tokens(const std::vector<const std::uint32_t*>& coverage,
+                                          const std::vector<std::uint32_t>& tokens);
 
 // Tan's replacement (the modified steady state): the current population, the offspring and the
-// external population compete together (token competition on `coverage` / `raw`); the next
+// external population compete together (token competition on `coverage` / `raw` / `covered`); the next
 // population is the first `population` by (seizes tokens, adjusted fitness, raw fitness) and the
 // next external population the best `elite` distinct rules by raw fitness that seize tokens
 // (same(i, j): rules i and j are the same rule). Indexes into the competitors, stable on ties.
@@ -106,7 +115,8 @@ struct Replacement {
   std::vector<double> adjusted;
 };
 Replacement steady_state_replacement(const std::vector<const std::uint32_t*>& coverage, const std::vector<double>& raw,
-                                     const std::vector<std::uint32_t>& tokens, std::size_t population, std::size_t elite,
+                                     const std::vector<std::uint64_t>& covered, const std::vector<std::uint32_t>& tokens,
+                                     std::size_t population, std::size_t elite,
                                      const std::function<bool(std::size_t, std::size_t)>& same);
 
 }  // namespace gpudm::gp_rules

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <random>
 
 #include "algorithms/gp_rules/ga.hpp"
 #include "tests/rules/engine_helpers.hpp"
@@ -30,17 +32,76 @@ TEST(GpTokenCompetition, RulesSeizeTokensInFitnessOrder) {
   EXPECT_DOUBLE_EQ(adj[4], 0.0);
 }
 
+// The definition, one dense pass over every word per rule (the implementation visits only the
+// words that still hold a free token and skips rules that cannot seize any).
+std::vector<std::uint64_t> dense_token_competition(const std::vector<const std::uint32_t*>& coverage,
+                                                   const std::vector<double>& raw,
+                                                   const std::vector<std::uint32_t>& tokens, std::vector<double>& adjusted) {
+  const std::size_t n = coverage.size();
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return raw[a] > raw[b]; });
+  std::vector<std::uint32_t> free = tokens;
+  std::vector<std::uint64_t> seized(n, 0);
+  adjusted.assign(n, 0.0);
+  for (std::size_t i : order) {
+    std::uint64_t got = 0, mine = 0;
+    for (std::size_t w = 0; w < tokens.size(); ++w) {
+      const std::uint32_t c = coverage[i][w] & tokens[w];
+      mine += static_cast<std::uint64_t>(std::popcount(c));
+      got += static_cast<std::uint64_t>(std::popcount(c & free[w]));
+      free[w] &= ~c;
+    }
+    seized[i] = got;
+    adjusted[i] = mine > 0 ? raw[i] * static_cast<double>(got) / static_cast<double>(mine) : 0.0;
+  }
+  return seized;
+}
+
+TEST(GpTokenCompetition, EqualsTheDensePassOnRandomCompetitors) {
+  std::mt19937_64 gen(5);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t words = 1 + gen() % 70, n = 1 + gen() % 60;
+    // Sparse, dense, clustered and empty token sets; coverage of every density; copies sharing
+    // words (the external population) and equal raw fitness (ties).
+    std::vector<std::uint32_t> tokens(words, 0u);
+    const int kind = trial % 4;
+    for (std::size_t w = 0; w < words; ++w) {
+      const std::uint32_t r = static_cast<std::uint32_t>(gen());
+      tokens[w] = kind == 0 ? r : kind == 1 ? (r & static_cast<std::uint32_t>(gen()) & static_cast<std::uint32_t>(gen()))
+                                : kind == 2 ? (w < words / 3 ? ~0u : 0u) : (w == words / 2 ? r : 0u);
+    }
+    std::vector<std::vector<std::uint32_t>> store(n, std::vector<std::uint32_t>(words));
+    std::vector<const std::uint32_t*> cov(n);
+    std::vector<double> raw(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const int density = static_cast<int>(gen() % 4);
+      for (auto& x : store[i]) {
+        x = static_cast<std::uint32_t>(gen());
+        for (int d = 0; d < density; ++d) x &= static_cast<std::uint32_t>(gen());
+      }
+      cov[i] = i > 0 && gen() % 4 == 0 ? cov[gen() % i] : store[i].data();
+      raw[i] = static_cast<double>(gen() % 8) / 8.0;
+    }
+    std::vector<double> want_adj, got_adj;
+    const auto want = dense_token_competition(cov, raw, tokens, want_adj);
+    const auto got = token_competition(cov, raw, tokens, got_adj);
+    ASSERT_EQ(got, want) << "trial " << trial;
+    for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(std::bit_cast<std::uint64_t>(got_adj[i]), std::bit_cast<std::uint64_t>(want_adj[i])) << "trial " << trial << " rule " << i;
+  }
+}
+
 TEST(GpTokenCompetition, SteadyStateReplacementKeepsTokenHoldersAndTheElite) {
   const auto never = [](std::size_t, std::size_t) { return false; };
-  Replacement r = steady_state_replacement(kCov, kRaw, kTokens, 3, 2, never);
+  Replacement r = steady_state_replacement(kCov, kRaw, covered_tokens(kCov, kTokens), kTokens, 3, 2, never);
   // Token holders first by adjusted fitness (A 0.9, B 0.267, D 0.1), then C and E by raw.
   EXPECT_EQ(r.survivors, (std::vector<std::size_t>{0, 1, 3}));
   EXPECT_EQ(r.archive, (std::vector<std::size_t>{0, 1}));
-  r = steady_state_replacement(kCov, kRaw, kTokens, 5, 5, never);
+  r = steady_state_replacement(kCov, kRaw, covered_tokens(kCov, kTokens), kTokens, 5, 5, never);
   EXPECT_EQ(r.survivors, (std::vector<std::size_t>{0, 1, 3, 2, 4}));
   EXPECT_EQ(r.archive, (std::vector<std::size_t>{0, 1, 3}));  // C and E seize nothing
   // B is a copy of A: the external population keeps distinct rules.
-  r = steady_state_replacement(kCov, kRaw, kTokens, 3, 2, [](std::size_t i, std::size_t j) { return i + j == 1; });
+  r = steady_state_replacement(kCov, kRaw, covered_tokens(kCov, kTokens), kTokens, 3, 2, [](std::size_t i, std::size_t j) { return i + j == 1; });
   EXPECT_EQ(r.archive, (std::vector<std::size_t>{0, 3}));
 }
 
