@@ -46,6 +46,7 @@ struct CliArgs {
   bool resume = false;
   bool quiet = false;
   bool dry_run = false;
+  bool allow_large_sweep = false;
   int repetitions = -1;
   std::vector<std::string> argv;
 };
