@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include "datasets/catalog.hpp"
+#include "datasets/loaders.hpp"
 #include "datasets/user_file.hpp"
 #include "test_util.hpp"
 
@@ -101,4 +102,16 @@ TEST(DatasetSize, MoreRowsThanTheMachineHoldsSayWhatWasAskedAndWhatIsAvailable) 
   EXPECT_GT(Dataset::available_host_memory(), 0u);
   Dataset small("small", Task::regression, 1000, attrs);  // below the threshold nothing is read
   EXPECT_EQ(small.rows(), 1000u);
+}
+
+// Inputs the fuzz campaign found (docs/reliability.md); each crashed before its fix.
+TEST(FuzzFindings, ANominalColumnWithOnlyMissingValues) {
+  LoadOptions o;
+  o.dataset = "f";
+  o.all_nominal = true;
+  o.header = true;
+  const Dataset d = load_text("a,b,y\n?,1,x\n?,2,y\n", "f.csv", o);
+  EXPECT_TRUE(d.is_missing(0, 0));
+  EXPECT_TRUE(d.is_missing(1, 0));
+  EXPECT_TRUE(d.attribute(0).values.empty());
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (Debian's clang; -fsanitize=fuzzer,address,undefined; CUDA and
+# OpenMP off) in build-fuzz and runs each for SECONDS on its committed seed corpus
+# (tests/fuzz/corpus/<target>/), one after the other. New inputs go to a work corpus in the build
+# folder, never into the source tree; a crash input is kept in build-fuzz/crashes/<target>/.
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     default 20 s each, every target
+#   scripts/fuzz.sh --build-only
+#
+# Environment: GPUDM_FUZZ_BUILD_DIR (default build-fuzz), GPUDM_JOBS (build jobs),
+# GPUDM_FUZZ_SUMMARY (file the per-target figures are appended to, TSV), GPUDM_FUZZ_ARGS (extra
+# libFuzzer flags). Exit status 1 when a target found a crash, a leak or a timeout.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD="${GPUDM_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
+TARGETS_ALL=(fuzz_config fuzz_dataset_csv fuzz_dataset_tsv fuzz_dataset_arff fuzz_dataset_keel fuzz_dataset_uci
+             fuzz_gzip fuzz_population fuzz_gmt_model)
+
+build_only=0
+seconds=20
+if [ "${1:-}" = "--build-only" ]; then build_only=1; shift; fi
+if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then seconds="$1"; shift; fi
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=("${TARGETS_ALL[@]}")
+
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz.sh: clang++ not found (scripts/install-deps.sh installs clang)" >&2
+  exit 1
+fi
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  mkdir -p "$BUILD"
+  GEN=()
+  command -v ninja >/dev/null && GEN=(-G Ninja)
+  LAUNCH=()
+  command -v ccache >/dev/null && LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" "${LAUNCH[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGPUDM_FUZZ=ON -DGPUDM_ENABLE_CUDA=OFF -DGPUDM_ENABLE_OPENMP=OFF -DGPUDM_BUILD_TESTS=OFF -DGPUDM_BUILD_BENCH=OFF \
+    >"$BUILD/configure.log" 2>&1 || { cat "$BUILD/configure.log" >&2; exit 1; }
+fi
+cmake --build "$BUILD" -j "${GPUDM_JOBS:-$(nproc)}" --target "${targets[@]}"
+[ $build_only -eq 1 ] && exit 0
+
+status=0
+printf "%-20s %8s %12s %8s %8s %8s  %s\n" target seconds executions cov ft corpus result
+for t in "${targets[@]}"; do
+  seeds="$ROOT/tests/fuzz/corpus/$t"
+  work="$BUILD/corpus/$t"
+  crashes="$BUILD/crashes/$t"
+  mkdir -p "$work" "$crashes"
+  log="$BUILD/$t.log"
+  # -max_len: configs and model files need more than libFuzzer's default 4 KB to get deep.
+  set +e
+  "$BUILD/tests/fuzz/$t" "$work" "$seeds" -max_total_time="$seconds" -max_len=16384 -timeout=20 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="$crashes/" ${GPUDM_FUZZ_ARGS:-} >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || true)
+  ft=$(echo "$last" | grep -o 'ft: [0-9]*' | grep -o '[0-9]*' || true)
+  corpus=$(ls "$work" | wc -l)
+  result=ok
+  if [ $rc -ne 0 ]; then
+    result="FAILED (exit $rc; $log, inputs in $crashes)"
+    status=1
+    grep -E 'ERROR: |SUMMARY: ' "$log" | head -3 >&2 || true
+  fi
+  printf "%-20s %8s %12s %8s %8s %8s  %s\n" "$t" "$seconds" "${execs:-0}" "${cov:--}" "${ft:--}" "$corpus" "$result"
+  if [ -n "${GPUDM_FUZZ_SUMMARY:-}" ]; then
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$t" "$seconds" "${execs:-0}" "${cov:--}" "${ft:--}" "$corpus" "$result" >>"$GPUDM_FUZZ_SUMMARY"
+  fi
+done
+exit $status

@@ -1,0 +1,37 @@
+#pragma once
+// Shared by the fuzz targets: a private scratch folder, and writing the input to a file there
+// (the entry points under test read files, as run_experiment does).
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace gpudm::fuzz {
+
+inline const std::string& scratch_dir() {
+  static const std::string dir = [] {
+    std::string t = "/tmp/gpudm-fuzz-XXXXXX";
+    if (!mkdtemp(t.data())) std::abort();
+    return t;
+  }();
+  return dir;
+}
+
+inline std::string write_input(const std::string& name, const std::uint8_t* data, std::size_t size) {
+  const std::string path = scratch_dir() + "/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) std::abort();
+  if (size > 0 && std::fwrite(data, 1, size, f) != size) std::abort();
+  std::fclose(f);
+  return path;
+}
+
+// The entry points print tables and JSON; the fuzzer's own output stays readable without them.
+inline void silence_stdout() {
+  static const bool done = [] { return std::freopen("/dev/null", "w", stdout) != nullptr; }();
+  (void)done;
+}
+
+}  // namespace gpudm::fuzz
