@@ -143,7 +143,7 @@ Catalog Catalog::from_file(const std::string& path) {
     const std::string text = read_capped_file(path, kMaxConfigBytes, "dataset catalog");
     require_json_depth(text, "dataset catalog " + path);
     j = ojson::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
     throw Error("dataset catalog " + path + ": " + e.what());
   }
   return from_json(std::move(j), path);

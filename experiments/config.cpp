@@ -105,6 +105,12 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
       }
     }
     throw ConfigError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + one_line(what));
+  } catch (const ojson::exception& e) {
+    // A number beyond the double range ("1e999": out_of_range.406) carries no position.
+    std::string what = e.what();
+    if (const std::size_t b = what.find("] "); what.rfind("[json.exception.", 0) == 0 && b != std::string::npos)
+      what = what.substr(b + 2);
+    throw ConfigError(source + ": " + one_line(what));
   }
 }
 

@@ -130,6 +130,12 @@ TEST_F(Reliability, DeeplyNestedConfigIsAOneLineError) {
   EXPECT_EQ(json_depth_error(std::string(257, '{'), "f"), "f:1:257: JSON nested deeper than 256 levels");
 }
 
+// Inputs the fuzz campaign found (docs/reliability.md).
+TEST_F(Reliability, FuzzFindingANumberBeyondTheDoubleRangeIsAConfigError) {
+  const std::string e = error_of("77777e7777755554{ \"exp{");
+  EXPECT_NE(e.find("cfg.json: number overflow parsing '77777e7777755554'"), std::string::npos) << e;
+}
+
 TEST_F(Reliability, LargeSweepsNeedAnExplicitFlag) {
   std::string values;
   for (int i = 1; i <= 5001; ++i) {
