@@ -357,7 +357,7 @@ TEST_F(ProductUserData, AConfigNamesTheUsersFileByPath) {
       "datasets": [{"path": "my/flowers.csv"}], "params": {"population": 0}})");
   r = run(kProduct, "'" + (tmp_ / "z.json") + "' " + out_arg(), tmp_);
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("param 'population' expects an int in [1, 16777216], got 0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("param 'population' expects an int in [1, 2147483647], got 0"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(tmp_ / "results/z.json"));
 }
 
