@@ -7,18 +7,9 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GPUDM_ASAN_BUILD_DIR:-$ROOT/build-asan}"
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  mkdir -p "$BUILD"
-  GEN=()
-  command -v ninja >/dev/null && GEN=(-G Ninja)
-  LAUNCH=()
-  command -v ccache >/dev/null && LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  # -O1 -g1: line numbers in the reports at half the compile time of the preset's -O2 -g (CI
-  # builds this tree twice, 2 cores).
-  (cd "$ROOT" && cmake --preset asan -B "$BUILD" "${GEN[@]}" "${LAUNCH[@]}" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-    ${GPUDM_CMAKE_ARGS:-}) >"$BUILD/configure.log" 2>&1 ||
-    { cat "$BUILD/configure.log" >&2; exit 1; }
-fi
+# -O1 -g1: line numbers in the reports at half the compile time of the preset's -O2 -g (CI
+# builds this tree twice, on 2 cores).
+"$ROOT/scripts/configure-once.sh" "$BUILD" --preset asan -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
 cmake --build "$BUILD" -j "${GPUDM_JOBS:-$(nproc)}"
 # halt_on_error: the first report fails the test; detect_leaks stays on (LeakSanitizer).
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:detect_stack_use_after_return=1:strict_string_checks=1}"

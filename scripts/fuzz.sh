@@ -7,7 +7,8 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     default 20 s each, every target
 #   scripts/fuzz.sh --build-only
 #
-# Environment: GPUDM_FUZZ_BUILD_DIR (default build-fuzz), GPUDM_JOBS (build jobs),
+# Prints per target: wall seconds, CPU seconds, executions, coverage (cov: edges, ft: features) and
+# the size of the work corpus. Environment: GPUDM_FUZZ_BUILD_DIR (default build-fuzz), GPUDM_JOBS (build jobs),
 # GPUDM_FUZZ_SUMMARY (file the per-target figures are appended to, TSV), GPUDM_FUZZ_ARGS (extra
 # libFuzzer flags). Exit status 1 when a target found a crash, a leak or a timeout.
 set -euo pipefail
@@ -27,21 +28,20 @@ if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: clang++ not found (scripts/install-deps.sh installs clang)" >&2
   exit 1
 fi
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
-  mkdir -p "$BUILD"
-  GEN=()
-  command -v ninja >/dev/null && GEN=(-G Ninja)
-  LAUNCH=()
-  command -v ccache >/dev/null && LAUNCH=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
-  CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" "${GEN[@]}" "${LAUNCH[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DGPUDM_FUZZ=ON -DGPUDM_ENABLE_CUDA=OFF -DGPUDM_ENABLE_OPENMP=OFF -DGPUDM_BUILD_TESTS=OFF -DGPUDM_BUILD_BENCH=OFF \
-    >"$BUILD/configure.log" 2>&1 || { cat "$BUILD/configure.log" >&2; exit 1; }
-fi
+CC=clang CXX=clang++ "$ROOT/scripts/configure-once.sh" "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGPUDM_FUZZ=ON \
+  -DGPUDM_ENABLE_CUDA=OFF -DGPUDM_ENABLE_OPENMP=OFF -DGPUDM_BUILD_TESTS=OFF -DGPUDM_BUILD_BENCH=OFF
 cmake --build "$BUILD" -j "${GPUDM_JOBS:-$(nproc)}" --target "${targets[@]}"
 [ $build_only -eq 1 ] && exit 0
 
 status=0
-printf "%-20s %8s %12s %8s %8s %8s  %s\n" target seconds executions cov ft corpus result
+# CPU seconds of the finished children into CPU_NOW: bash's `times` (second line "user sys"),
+# written to a file because in a pipeline or $(...) it would report a subshell's zeros.
+TIMES="$BUILD/times.txt"
+cpu_now() {
+  times >"$TIMES"
+  CPU_NOW=$(tail -1 "$TIMES" | sed -E 's/([0-9]+)m([0-9.]+)s/\1 \2/g' | awk '{printf "%.0f", $1 * 60 + $2 + $3 * 60 + $4}')
+}
+printf "%-20s %8s %8s %12s %8s %8s %8s  %s\n" target seconds cpu_s executions cov ft corpus result
 for t in "${targets[@]}"; do
   seeds="$ROOT/tests/fuzz/corpus/$t"
   work="$BUILD/corpus/$t"
@@ -49,11 +49,15 @@ for t in "${targets[@]}"; do
   mkdir -p "$work" "$crashes"
   log="$BUILD/$t.log"
   # -max_len: configs and model files need more than libFuzzer's default 4 KB to get deep.
+  cpu_now
+  cpu0=$CPU_NOW
   set +e
   "$BUILD/tests/fuzz/$t" "$work" "$seeds" -max_total_time="$seconds" -max_len=16384 -timeout=20 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$crashes/" ${GPUDM_FUZZ_ARGS:-} >"$log" 2>&1
   rc=$?
   set -e
+  cpu_now
+  cpu=$(( CPU_NOW - cpu0 ))
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)
   cov=$(echo "$last" | grep -o 'cov: [0-9]*' | grep -o '[0-9]*' || true)
@@ -65,9 +69,10 @@ for t in "${targets[@]}"; do
     status=1
     grep -E 'ERROR: |SUMMARY: ' "$log" | head -3 >&2 || true
   fi
-  printf "%-20s %8s %12s %8s %8s %8s  %s\n" "$t" "$seconds" "${execs:-0}" "${cov:--}" "${ft:--}" "$corpus" "$result"
+  printf "%-20s %8s %8s %12s %8s %8s %8s  %s\n" "$t" "$seconds" "$cpu" "${execs:-0}" "${cov:--}" "${ft:--}" "$corpus" "$result"
   if [ -n "${GPUDM_FUZZ_SUMMARY:-}" ]; then
-    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$t" "$seconds" "${execs:-0}" "${cov:--}" "${ft:--}" "$corpus" "$result" >>"$GPUDM_FUZZ_SUMMARY"
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$t" "$seconds" "$cpu" "${execs:-0}" "${cov:--}" "${ft:--}" "$corpus" "$result" \
+      >>"$GPUDM_FUZZ_SUMMARY"
   fi
 done
 exit $status

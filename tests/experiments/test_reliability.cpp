@@ -9,11 +9,7 @@
 #include <filesystem>
 
 #include "algorithms/core/json_limits.hpp"
-#include "experiments/config.hpp"
-#include "experiments/results.hpp"
-#include "experiments/runner.hpp"
-#include "tests/experiments/test_family.hpp"
-#include "tests/experiments/test_util.hpp"
+#include "tests/experiments/runner_fixture.hpp"
 
 namespace gpudm::testing {
 namespace {
@@ -27,24 +23,15 @@ PlanOptions smoke() {
   return o;
 }
 
-class Reliability : public ::testing::Test {
+class Reliability : public RunnerFixture {
  protected:
   void SetUp() override {
-    Progress::set_quiet(true);
-    families_ = toy_families();
-    register_toy(registry_);
-    ctx_.families = &families_;
-    ctx_.registry = &registry_;
+    RunnerFixture::SetUp();
     ctx_.check_dataset = [](const std::string& n) -> std::string {
       return n == "tiny" || n == "tiny_reg" ? "" : "unknown dataset '" + n + "'";
     };
-    ctx_.paper_tables_dir = dir_ / "paper";
     ToyFamily::calls = 0;
     ToyFamily::exit_at = 0;
-  }
-  ExperimentPlan plan(const std::string& text, PlanOptions opt = {}) {
-    write_file(dir_ / "cfg.json", text);
-    return load_plan(dir_ / "cfg.json", ctx_, opt);
   }
   std::string error_of(const std::string& text, PlanOptions opt = {}) {
     try {
@@ -54,41 +41,6 @@ class Reliability : public ::testing::Test {
     }
     return "";
   }
-  std::vector<ExperimentOutcome> run(const ExperimentPlan& p, bool resume = false) {
-    RunnerOptions o;
-    o.out_dir = dir_ / "out";
-    o.paper_tables_dir = dir_ / "paper";
-    o.resume = resume;
-    o.quiet = true;
-    o.argv = {"run_experiment", "cfg.json"};
-    Runner r(families_, registry_, provider_, o);
-    return r.run(p);
-  }
-  // Runs `p` in a child process that crashes (exits without unwinding) inside run `crash_at`.
-  void run_and_crash(const ExperimentPlan& p, int crash_at, bool resume = false) {
-    const pid_t pid = fork();
-    ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      ToyFamily::calls = 0;
-      ToyFamily::exit_at = crash_at;
-      try {
-        run(p, resume);
-      } catch (...) {
-      }
-      ::_exit(0);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(pid, &status, 0), pid);
-    ASSERT_TRUE(WIFEXITED(status));
-    ASSERT_EQ(WEXITSTATUS(status), 3) << "the toy family should have crashed the child";
-  }
-  ojson results(const std::string& id) { return ojson::parse(slurp(dir_ / ("out/" + id + ".json"))); }
-
-  TempDir dir_;
-  FamilySet families_;
-  Registry registry_;
-  TinyProvider provider_;
-  ValidationContext ctx_;
 };
 
 // ---- bad input --------------------------------------------------------------------------------

@@ -1,12 +1,15 @@
 #pragma once
-// Shared by the fuzz targets: a private scratch folder, and writing the input to a file there
-// (the entry points under test read files, as run_experiment does).
+// Shared by the fuzz targets: a private scratch folder, writing the input to a file there (the
+// entry points under test read files, as run_experiment does), a one-dataset provider.
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+
+#include "algorithms/core/family.hpp"
 
 namespace gpudm::fuzz {
 
@@ -33,5 +36,15 @@ inline void silence_stdout() {
   static const bool done = [] { return std::freopen("/dev/null", "w", stdout) != nullptr; }();
   (void)done;
 }
+
+// Serves one dataset, whatever the name (the entry points under test ask for "--dataset fuzz").
+class OneDataset : public DatasetProvider {
+ public:
+  explicit OneDataset(std::shared_ptr<const Dataset> d) : data_(std::move(d)) {}
+  std::shared_ptr<const Dataset> get(const std::string&, const nlohmann::json&) override { return data_; }
+
+ private:
+  std::shared_ptr<const Dataset> data_;
+};
 
 }  // namespace gpudm::fuzz
