@@ -263,6 +263,9 @@ TEST_F(CliTest, LargeSweepsAndOversizedIntegersAreUsageErrors) {
   auto r = run(kHarness, "'" + (tmp_ / "big.json") + "' " + out_arg(), tmp_);
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("pass --allow-large-sweep"), std::string::npos) << r.err;
+  r = run(kHarness, "--help", tmp_);
+  for (const char* doc : {"--allow-large-sweep", "--target COLUMN", "--task classification|regression", "\"path\""})
+    EXPECT_NE(r.out.find(doc), std::string::npos) << doc;
   r = run(kHarness, "'" + (tmp_ / "big.json") + "' --allow-large-sweep -n", tmp_);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("config ok: 10001 run(s)"), std::string::npos) << r.out;
