@@ -444,7 +444,10 @@ void check_table(const Checker& c, const ojson& t, const std::string& path, Pape
     if (std::find(labels.begin(), labels.end(), label) != labels.end()) c.fail(join_path(p, "label"), "duplicate column label '" + label + "'");
     labels.push_back(label);
     const bool has_value = col.contains("value"), has_ratio = col.contains("ratio");
-    if (has_value == has_ratio) c.fail(p, "a column needs exactly one of 'value' (a dotted path) or 'ratio' ([numerator, denominator] labels)");
+    const bool paper_only = !has_value && !has_ratio && col.contains("paper");  // the paper's number alone
+    if (has_value == has_ratio && !paper_only)
+      c.fail(p, "a column needs exactly one of 'value' (a dotted path) or 'ratio' ([numerator, denominator] labels), or only 'paper'");
+    if (paper_only && col.contains("select")) c.fail(p, "a paper-only column shows no runs; remove 'select'");
     if (has_value) {
       const std::string value = c.string(col["value"], join_path(p, "value"));
       const bool reads_peer = value.rfind("peer.", 0) == 0 || value.find("{peer.") != std::string::npos;

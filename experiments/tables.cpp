@@ -282,10 +282,14 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
     header.push_back(rs.value("label", rs["run"].get<std::string>()));
     right.push_back(false);
   }
+  // A column with only "paper" shows the paper's number alone (hardware we do not have).
+  auto paper_column = [](const ojson& c) { return !c.contains("value") && !c.contains("ratio"); };
   for (const auto& c : col_specs) {
     if (c.value("hidden", false)) continue;
-    header.push_back(c["label"].get<std::string>());
-    right.push_back(true);
+    if (!paper_column(c)) {
+      header.push_back(c["label"].get<std::string>());
+      right.push_back(true);
+    }
     if (c.contains("paper")) {
       header.push_back(c["label"].get<std::string>() + " (paper)");
       right.push_back(true);
@@ -370,11 +374,13 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
     }
     for (const auto& c : col_specs) {
       if (c.value("hidden", false)) continue;
-      const Cell& cell = cells[c["label"].get<std::string>()];
-      std::string text = row.ours ? cell.text : kDash;
-      md.push_back(text + (row.ours ? cell.marker : ""));
-      csv.push_back(text == kDash ? "" : text);
-      any_estimated = any_estimated || (row.ours && !cell.marker.empty());
+      if (!paper_column(c)) {
+        const Cell& cell = cells[c["label"].get<std::string>()];
+        std::string text = row.ours ? cell.text : kDash;
+        md.push_back(text + (row.ours ? cell.marker : ""));
+        csv.push_back(text == kDash ? "" : text);
+        any_estimated = any_estimated || (row.ours && !cell.marker.empty());
+      }
       if (c.contains("paper")) {
         std::string p;
         const int col = paper.col(c["paper"].get<std::string>());

@@ -19,7 +19,7 @@ namespace gmt {
 
 std::string cli_usage() {
   return "usage:\n"
-         "  --train gmt --dataset NAME [--test NAME | --cv K] [--backend sequential|openmp] [--seed S]\n"
+         "  --train gmt --dataset NAME [--test NAME | --cv K] [--backend sequential|openmp|cuda] [--seed S]\n"
          "              [--rows N] [--param key=value]... [--model-out MODEL.json] [--metrics-out M.json] [--quiet]\n"
          "  --predict MODEL.json --dataset NAME [--rows N] [--predictions-out P.csv] [--metrics-out M.json]\n"
          "NAME is a catalog dataset or a data file (.csv .tsv .arff .dat .data .txt[.gz]; --target COLUMN,\n"

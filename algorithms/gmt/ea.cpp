@@ -213,6 +213,7 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
     }
     std::vector<const FlatTree*> ptrs(todo.size());
     for (std::size_t k = 0; k < todo.size(); ++k) ptrs[k] = &flats[k];
+    if (observer_) observer_(generation_, ptrs);
     eval_.evaluate(ptrs, outs, timer_);
     summary_.evaluations += static_cast<std::int64_t>(todo.size());
     std::vector<Individual*> again;
@@ -454,6 +455,7 @@ int GmtEA::crossover(Individual& a, Individual& b, Rng& rng) {
 Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iteration) {
   Rng rng(p_.seed);
   summary_ = RunSummary{};
+  generation_ = 0;
   std::vector<Individual> pop(static_cast<std::size_t>(p_.population));
   {
     auto s = timer_.scope("cpu_ea");
@@ -475,6 +477,7 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
   summary_.stop_reason = "iterations";
   const auto loop_start = std::chrono::steady_clock::now();
   for (int it = 1; it <= p_.iterations; ++it) {
+    generation_ = it;
     std::vector<Individual*> modified;
     {
       auto s = timer_.scope("cpu_ea");

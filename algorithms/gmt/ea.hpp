@@ -143,6 +143,11 @@ class GmtEA {
   std::size_t rank_select(std::size_t n, Rng& rng) const;
   double fitness_of(const Individual& ind) const;
   const GmtParams& params() const { return p_; }
+  // Called with every batch handed to the evaluator (after flattening): the generation (0 = the
+  // initial population) and the flattened individuals. Used to record samples of a run's batches
+  // for replaying them on slower backends (family_gmt.cpp).
+  using BatchObserver = std::function<void(int generation, const std::vector<const FlatTree*>& batch)>;
+  void set_batch_observer(BatchObserver f) { observer_ = std::move(f); }
 
  private:
   std::vector<int> random_model(Rng& rng) const;
@@ -158,6 +163,8 @@ class GmtEA {
   FitnessSpec fit_;
   std::uint64_t salt_counter_ = 0;
   RunSummary summary_;
+  BatchObserver observer_;
+  int generation_ = 0;
 };
 
 }  // namespace gmt

@@ -45,6 +45,30 @@ struct EvalOptions {
   // Every mode runs the same per-individual arithmetic, so results are identical.
   enum class OmpMode { kAuto, kRows, kIndividuals };
   OmpMode omp_mode = OmpMode::kAuto;
+
+  // ---- CUDA backend only (backends/cuda/gmt/evaluator.cu states its tolerances) ----
+  // kFast (default): a generation's trees in one launch sequence, per-leaf sufficient statistics
+  // in FP64, batched solves. kFaithful: the paper's six procedures per individual (CUB radix sort,
+  // cuSOLVER geqrf/ormqr, cuBLAS trsm per affected leaf).
+  enum class GpuPath { kFast, kFaithful };
+  GpuPath gpu_path = GpuPath::kFast;
+  // Faithful path: least squares in float (the paper) or double (the CPU evaluators).
+  enum class GpuPrecision { kDouble, kFloat };
+  GpuPrecision gpu_precision = GpuPrecision::kDouble;
+  // Faithful path: blocks x threads of redistribute / reorganize / estimate_errors (0 = the
+  // paper's Sec. 5.3 settings by training rows: 64x32 ... 256x256).
+  int gpu_blocks = 0, gpu_threads = 0;
+  // Fast path: Gram accumulation on FP64 CUDA cores (kFp64) or FP64 tensor cores (kDmma, sm_80+).
+  enum class GramEngine { kFp64, kDmma };
+  GramEngine gram_engine = GramEngine::kFp64;
+  // Fast path: a pivot of the centred Gram at or below fast_pivot_guard x its column's centred
+  // norm^2 (near-dependent columns, ill-conditioned leaves) sends the leaf to the exact QR solver.
+  double fast_pivot_guard = 1e-6;
+  // Fast path: replay the generation's kernels as CUDA graphs (launch overhead of small data).
+  bool cuda_graphs = true;
+  // Usable device memory in bytes (0 = what the device has free); a test lowers it to check
+  // the out-of-memory message.
+  double device_memory_limit = 0.0;
 };
 
 // The lifecycle of backend.hpp: configure(EvalOptions), prepare(training set) once (uploads and
@@ -54,6 +78,9 @@ class ModelTreeEvaluator : public BackendOf<EvalOptions> {
   // Evaluates a batch of individuals (one generation's modified ones); out is resized to match.
   virtual void evaluate(const std::vector<const FlatTree*>& trees, std::vector<EvalOutput>& out,
                         PhaseTimer& timer) = 0;
+  // Relative difference of a tree's SSE from the reference backend's that this backend
+  // guarantees (the family's validation): the CPU backends share the reference's arithmetic.
+  virtual double sse_tolerance() const { return 1e-9; }
 };
 
 }  // namespace gmt

@@ -1,17 +1,197 @@
 // The "gmt" family for the experiment runner: one case = train GMT with one backend on one
 // dataset (warm-up + timed repetitions of the whole induction), report the six-procedure
 // breakdown, tree quality and a checksum of the final tree (equal across CPU backends).
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/progress.hpp"
+#include "algorithms/core/stopwatch.hpp"
+#include "algorithms/gmt/batch_sample.hpp"
 #include "algorithms/gmt/cli.hpp"
 #include "algorithms/gmt/train.hpp"
 
 namespace gpudm {
 
 namespace {
+
+using namespace gmt;
+
+// The evaluator's phases (the paper's six procedures and the transfers), seconds in `t`.
+double evaluator_seconds(const PhaseTimer& t) {
+  double s = 0.0;
+  for (const char* ph : {"redistribute", "separate", "reorganize", "calc_models", "estimate_errors", "reduction", "transfers"})
+    s += t.seconds(ph);
+  return s;
+}
+long long phase_calls(const PhaseTimer& t, const char* name) {
+  for (const auto& p : t.phases())
+    if (p.name == name) return p.calls;
+  return 0;
+}
+
+// Per-evaluation time and the achieved bandwidth of the data passes (results' metrics).
+void add_pass_metrics(CaseResult& res, const Dataset& train, std::int64_t evaluations) {
+  const double reps = std::max<std::size_t>(1, res.timing.samples.size());
+  const PhaseTimer& b = res.breakdown;
+  const double ev = evaluator_seconds(b) / reps;
+  res.metrics["evaluator_seconds"] = ev;
+  res.metrics["seconds_per_evaluation"] = evaluations > 0 ? ev / double(evaluations) : 0.0;
+  const double pass_bytes = double(train.rows()) * double(train.cols() + 1) * sizeof(float);
+  const double passes = double(phase_calls(b, "redistribute") + phase_calls(b, "separate") + phase_calls(b, "estimate_errors")) / reps;
+  const double pass_s = (b.seconds("redistribute") + b.seconds("separate") + b.seconds("estimate_errors")) / reps;
+  res.metrics["data_passes"] = passes;
+  res.metrics["data_pass_bytes"] = passes * pass_bytes;
+  res.metrics["data_pass_gb_per_s"] = pass_s > 0 ? passes * pass_bytes / pass_s * 1e-9 : 0.0;
+  // Per tree: every evaluation needs the three passes; the fast path serves a generation's trees
+  // with one pass each, so its effective rate can exceed the memory's.
+  res.metrics["data_pass_effective_gb_per_s"] = pass_s > 0 ? 3.0 * double(evaluations) / reps * pass_bytes / pass_s * 1e-9 : 0.0;
+  res.metrics["data_pass_definition"] =
+      "one pass = the training features and targets read once (rows x (cols + 1) x 4 bytes); one pass per call of "
+      "redistribute, separate and estimate_errors (per generation on the CUDA fast path, for all its trees; per "
+      "individual otherwise), over the time of those three phases; effective: three passes per evaluated individual";
+}
+
+// replay_from: the case's time estimated from a recorded run's sampled batches.
+CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& train, ModelTreeEvaluator& eval,
+                       const std::string& path, std::int64_t max_evaluations, double max_seconds, std::int64_t piece_size) {
+  if (!std::filesystem::exists(path))
+    throw Unavailable("gmt: no batch sample '" + path + "' to replay (run the recording case, batch_sample_every > 0, first)");
+  const BatchSample s = read_batch_sample(path);
+  GPUDM_REQUIRE(s.complete, "gmt: batch sample '" + path + "' has no summary (the recording run did not finish)");
+  GPUDM_REQUIRE(s.rows == train.rows() && s.cols == train.cols() && s.seed == ctx.seed,
+                "gmt: batch sample '" + path + "' was recorded on " + std::to_string(s.rows) + " x " + std::to_string(s.cols) +
+                    " rows (seed " + std::to_string(s.seed) + "), this case has " + std::to_string(train.rows()) + " x " +
+                    std::to_string(train.cols()) + " (seed " + std::to_string(ctx.seed) + ")");
+  GPUDM_REQUIRE(!s.batches.empty(), "gmt: batch sample '" + path + "' holds no batches (fewer generations than batch_sample_every?)");
+  // Whole sampled batches spread over the run (pick_batches), cut into pieces of at most
+  // piece_trees trees (so a time cap can stop within one large batch of a slow backend) and
+  // ordered so that any prefix is spread over the run (middle first, then the quarters, ...).
+  struct Piece {
+    std::vector<const FlatTree*> trees;
+    std::size_t batch;
+  };
+  std::vector<Piece> pieces;
+  const std::size_t piece_trees = static_cast<std::size_t>(std::max<std::int64_t>(1, piece_size));
+  for (std::size_t i : pick_batches(s, max_evaluations))
+    for (std::size_t k = 0; k < s.batches[i].size(); k += piece_trees) {
+      Piece p{{}, i};
+      for (std::size_t t = k; t < std::min(s.batches[i].size(), k + piece_trees); ++t) p.trees.push_back(&s.batches[i][t]);
+      pieces.push_back(std::move(p));
+    }
+  {
+    int bits = 0;
+    while ((std::size_t{1} << bits) < pieces.size()) ++bits;
+    auto spread_rank = [bits](std::size_t i) {  // i with its `bits` low bits reversed
+      std::size_t r = 0;
+      for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+      return r;
+    };
+    std::vector<std::size_t> order(pieces.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spread_rank(a) < spread_rank(b); });
+    std::vector<Piece> sorted;
+    for (std::size_t i : order) sorted.push_back(std::move(pieces[i]));
+    pieces.swap(sorted);
+  }
+  PhaseTimer prep;
+  { auto sc = prep.scope(prepare_phase(eval)); eval.prepare(train); }
+  std::vector<EvalOutput> outs;
+  std::string counts;  // node counts of the first piece's trees: equal on every backend
+  // First pass: the time cap fixes how many pieces are kept; without warm-up it is the first
+  // timed repetition.
+  PhaseTimer first_timer;
+  double first_seconds = 0.0;
+  {
+    Stopwatch sw;
+    std::size_t kept = pieces.size();
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      eval.evaluate(pieces[k].trees, outs, first_timer);
+      if (k == 0)
+        for (const auto& o : outs)
+          for (const auto& n : o.nodes) counts += std::to_string(n.count) + ",";
+      if (max_seconds > 0 && sw.seconds() >= max_seconds) {
+        kept = k + 1;
+        break;
+      }
+    }
+    first_seconds = sw.seconds();
+    pieces.resize(kept);
+  }
+  std::int64_t replayed = 0;
+  std::vector<std::size_t> sources;
+  for (const auto& p : pieces) {
+    replayed += static_cast<std::int64_t>(p.trees.size());
+    if (std::find(sources.begin(), sources.end(), p.batch) == sources.end()) sources.push_back(p.batch);
+  }
+  const double total_evals = double(s.run.evaluations) * s.run.scale;
+  const double factor = total_evals / double(replayed);
+  const double host = s.run.host_seconds * s.run.scale;
+  res.timing = TimingStats{};
+  res.timing.warmup = ctx.warmup;
+  auto add_sample = [&](const PhaseTimer& t, double sec) {
+    res.timing.samples.push_back(host + sec / double(replayed) * total_evals);
+    for (const auto& ph : t.phases()) res.breakdown.add(ph.name, ph.seconds * factor, ph.clock);
+    res.breakdown.add("cpu_ea", host, PhaseClock::host);
+  };
+  const int reps = std::max(1, ctx.repetitions);
+  if (ctx.warmup == 0) add_sample(first_timer, first_seconds);
+  for (int i = 1; i < ctx.warmup; ++i) {
+    PhaseTimer scratch;
+    for (const auto& p : pieces) eval.evaluate(p.trees, outs, scratch);
+  }
+  while (static_cast<int>(res.timing.samples.size()) < reps) {
+    PhaseTimer t;
+    Stopwatch sw;
+    for (const auto& p : pieces) eval.evaluate(p.trees, outs, t);
+    add_sample(t, sw.seconds());
+  }
+  for (const auto& ph : prep.phases()) res.breakdown.add(ph.name, ph.seconds * double(res.timing.samples.size()), ph.clock);
+  res.metrics["estimated"] = true;
+  res.metrics["estimate_method"] =
+      "replay: " + std::to_string(replayed) + " of the " + std::to_string(s.run.evaluations) + " evaluations of the " + s.run.backend +
+      " run (trees of " + std::to_string(sources.size()) + " of its " + std::to_string(s.batches.size()) +
+      " sampled generation batches, spread over the run) re-evaluated on this backend; time = seconds per evaluation x " +
+      "the run's evaluations" + (s.run.scale != 1.0 ? " (x " + std::to_string(s.run.scale) + ", the run's own extrapolation)" : std::string()) +
+      " + the run's host EA time (cpu_ea + flattening)";
+  res.metrics["replayed_evaluations"] = replayed;
+  res.metrics["replayed_batches"] = sources.size();
+  res.metrics["recorded_backend"] = s.run.backend;
+  res.metrics["recorded_evaluations"] = s.run.evaluations;
+  res.metrics["recorded_iterations"] = s.run.iterations;
+  res.metrics["estimated_for_iterations"] = static_cast<long long>(std::llround(double(s.run.iterations) * s.run.scale));
+  res.metrics["recorded_host_seconds"] = host;
+  res.metrics["evaluations"] = static_cast<long long>(std::llround(total_evals));
+  res.metrics["batch_sample_file"] = path;
+  add_pass_metrics(res, train, static_cast<std::int64_t>(std::llround(total_evals)));
+  res.metrics["backend_info"] = eval.describe();
+  // Validation: the first replayed tree on the sequential oracle.
+  {
+    auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", "sequential");
+    ref->configure(eval.options());
+    ref->prepare(train);
+    std::vector<EvalOutput> a, b;
+    PhaseTimer scratch;
+    const std::vector<const FlatTree*> one{pieces.front().trees.front()};
+    ref->evaluate(one, a, scratch);
+    eval.evaluate(one, b, scratch);
+    const double sa = a[0].nodes[0].sse, sb = b[0].nodes[0].sse;
+    const double err = std::fabs(sa - sb) / std::max(1e-300, std::fabs(sa));
+    const bool same_counts = a[0].nodes.size() == b[0].nodes.size() &&
+                             std::equal(a[0].nodes.begin(), a[0].nodes.end(), b[0].nodes.begin(),
+                                        [](const NodeStats& x, const NodeStats& y) { return x.count == y.count; });
+    res.validation = {{"reference_backend", "sequential"},
+                      {"quantity", "relative difference of the first replayed tree's SSE (node counts must be equal)"},
+                      {"max_error", err},
+                      {"tolerance", eval.sse_tolerance()},
+                      {"passed", same_counts && err <= eval.sse_tolerance()}};
+  }
+  res.checksum = checksum_hex(counts.data(), counts.size());  // node counts of the first replayed piece: equal on every backend
+  return res;
+}
 
 class GmtFamily final : public Family {
  public:
@@ -72,27 +252,74 @@ class GmtFamily final : public Family {
     const Dataset& train = *train_ds;
     GmtParams p = params_from_json(ctx.params, train.rows());
     p.seed = ctx.seed;
+    // Large sets: run estimate_iterations and scale the time to the configured iterations.
+    int extrapolate = ctx.params.value("extrapolate_iterations", 0);
+    const long long above = ctx.params.value("estimate_above_rows", 0LL);
+    if (above > 0 && static_cast<long long>(train.rows()) > above) {
+      const int few = ctx.params.value("estimate_iterations", 1000);
+      GPUDM_REQUIRE(few > 0, "gmt: params.estimate_iterations must be > 0");
+      if (few < p.iterations) {
+        extrapolate = std::max(extrapolate, p.iterations);
+        p.iterations = few;
+      }
+    }
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
     auto eval = ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend);
     eval->configure(eval_options_from_json(ctx.params));
 
+    // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).
+    std::string dataset_tag = ctx.dataset;
+    if (ctx.dataset_options.is_object())
+      for (auto it = ctx.dataset_options.begin(); it != ctx.dataset_options.end(); ++it) {
+        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+        for (char& ch : v)
+          if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
+        dataset_tag += "_" + it.key() + "-" + v;
+      }
+    const std::string sample_file =
+        expand_sample_path(ctx.params.value("batch_sample_file", std::string()), ctx.experiment_id, dataset_tag, ctx.seed);
+    std::string replay = ctx.params.value("replay_from", std::string());
+    if (replay == "sample") replay = sample_file;
+    else replay = expand_sample_path(replay, ctx.experiment_id, dataset_tag, ctx.seed);
+    if (!replay.empty())
+      return replay_case(ctx, std::move(res), train, *eval, replay, ctx.params.value("replay_max_evaluations", 64),
+                         ctx.params.value("replay_max_seconds", 0.0), ctx.params.value("replay_batch_trees", 16));
+
     Individual best;
     RunSummary summary;
     int call = 0;
+    // batch_sample_every: the last run records its sampled batches (written as they come: a few
+    // hundred KB per sampled generation) and, below, its totals.
+    const int sample_every = ctx.params.value("batch_sample_every", 0);
+    GPUDM_REQUIRE(sample_every >= 0, "gmt: params.batch_sample_every must be >= 0");
+    std::unique_ptr<BatchSampleWriter> writer;
+    PhaseTimer last_timer;
+    double last_seconds = 0.0;
     res.timing = measure(ctx.warmup, ctx.repetitions, [&] {
       const bool timed = call++ >= ctx.warmup;
+      const bool record = sample_every > 0 && call == ctx.warmup + ctx.repetitions;
+      Stopwatch sw;
       PhaseTimer t;
-      { auto s = t.scope("transfers"); eval->prepare(train); }
+      { auto s = t.scope(prepare_phase(*eval)); eval->prepare(train); }
       GmtEA ea(p, *eval, train, t);
+      if (record) {
+        writer = std::make_unique<BatchSampleWriter>(sample_file, ctx.dataset, train.rows(), train.cols(), ctx.seed);
+        ea.set_batch_observer([&](int generation, const std::vector<const FlatTree*>& batch) {
+          if (generation >= 1 && generation % sample_every == 0) writer->add(generation, batch);
+        });
+      }
       Progress bar("gmt " + ctx.dataset + " [" + ctx.backend + "] run " + std::to_string(call), p.iterations, "it");
       best = ea.run([&](int it, const Individual&) { bar.set(it); });
       bar.finish();
       summary = ea.summary();
       if (timed) res.breakdown.merge(t);
+      if (record) {
+        last_timer = t;
+        last_seconds = sw.seconds();
+      }
     });
 
     // Extrapolation for baselines that would take hours (flagged as estimated, as the paper's footnote a).
-    const int extrapolate = ctx.params.value("extrapolate_iterations", 0);
     bool estimated = false;
     if (extrapolate > summary.iterations && summary.iterations > 0) {
       const double f = double(extrapolate) / double(summary.iterations);
@@ -100,8 +327,23 @@ class GmtFamily final : public Family {
       estimated = true;
       res.metrics["estimated_from_iterations"] = summary.iterations;
       res.metrics["estimated_for_iterations"] = extrapolate;
+      res.metrics["estimate_method"] = "the first " + std::to_string(summary.iterations) + " iterations timed and scaled to " +
+                                       std::to_string(extrapolate) + " (the paper's footnote a)";
     }
     res.metrics["estimated"] = estimated;
+    if (writer) {
+      RecordedRun r;
+      r.backend = ctx.backend;
+      r.evaluations = summary.evaluations;
+      r.iterations = summary.iterations;
+      r.scale = estimated ? double(extrapolate) / double(summary.iterations) : 1.0;
+      r.host_seconds = last_timer.seconds("cpu_ea") + last_timer.seconds("flattening");
+      r.run_seconds = last_seconds;
+      r.evaluator_seconds = evaluator_seconds(last_timer);
+      writer->finish(r);
+      res.metrics["batch_sample_file"] = sample_file;
+      res.metrics["batch_sample_batches"] = writer->batches();
+    }
 
     res.metrics["thresholds_centered"] = center_thresholds(best.root.get(), train);  // partition unchanged
     const Node* root = best.root.get();
@@ -127,6 +369,7 @@ class GmtFamily final : public Family {
     res.metrics["best_found_at"] = summary.best_found_at;
     res.metrics["stop_reason"] = summary.stop_reason;
     res.metrics["evaluations"] = summary.evaluations;
+    add_pass_metrics(res, train, summary.evaluations);
     const double med = res.timing.median();
     // Rows routed through a tree per second (evaluations x training rows / induction time).
     res.metrics["instances_per_s"] =
@@ -136,6 +379,7 @@ class GmtFamily final : public Family {
     {
       auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", "sequential");
       ref->configure(eval->options());
+      res.metrics["backend_info"] = eval->describe();  // the run's counters, before prepare() resets them
       ref->prepare(train);
       eval->prepare(train);
       auto again = root->clone();
@@ -148,11 +392,12 @@ class GmtFamily final : public Family {
       eval->evaluate({&f}, b, scratch);
       const double sa = a[0].nodes[0].sse, sb = b[0].nodes[0].sse;
       const double err = std::fabs(sa - sb) / std::max(1e-300, std::fabs(sa));
+      const double tol = eval->sse_tolerance();
       res.validation = {{"reference_backend", "sequential"},
                         {"quantity", "relative difference of the final tree's SSE, re-evaluated from scratch"},
                         {"max_error", err},
-                        {"tolerance", 1e-9},
-                        {"passed", err <= 1e-9}};
+                        {"tolerance", tol},
+                        {"passed", err <= tol}};
     }
     const std::string model = to_json(root, train).dump();
     res.checksum = checksum_hex(model.data(), model.size());

@@ -43,6 +43,10 @@ struct TrainResult {
   int thresholds_centered = 0;  // center_thresholds() on the best tree (training partition unchanged)
 };
 
+// Host-clock phase of a backend's prepare(): "transfers" on the host backends (their only copy of
+// the data), "prepare" on device backends, whose "transfers" phase is on the device clock.
+inline const char* prepare_phase(const ModelTreeEvaluator& e) { return e.capabilities().device() ? "prepare" : "transfers"; }
+
 // Trains GMT on `train` with the given backend evaluator.
 TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
 

@@ -61,6 +61,14 @@ const ParamTable<GpCase>& case_params() {
                "CUDA fast path: rows (slots) per thread, 0 = by the tile policy")
         .one_of({0, 1, 2, 4})
         .backend_only();
+    t.add<int>("devices", [](GpCase& c) -> int& { return c.engine.devices; },
+               "CUDA: devices the population is split over (0 .. devices-1), one host thread each")
+        .range(1, 1024)
+        .backend_only();
+    t.add<std::vector<int>>("device_ids", [](GpCase& c) -> std::vector<int>& { return c.engine.device_ids; },
+                            "CUDA: the device of every slice instead of devices, may repeat ({\"value\": [0, 0]}: "
+                            "the two-device split on one GPU)")
+        .backend_only();
     return t;
   }();
   return t;

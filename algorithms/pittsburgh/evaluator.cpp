@@ -30,29 +30,6 @@ void EvaluationResult::finish() {
     accuracy[i] = rows ? static_cast<double>(correct[i]) / static_cast<double>(rows) : 0.0;
 }
 
-const char* to_string(KernelPath p) { return p == KernelPath::faithful ? "faithful" : "fast"; }
-
-const char* to_string(FeatureLayout f) {
-  switch (f) {
-    case FeatureLayout::automatic: return "auto";
-    case FeatureLayout::f32: return "f32";
-    case FeatureLayout::f16x2: return "f16x2";
-  }
-  return "?";
-}
-
-const std::vector<std::pair<std::string, KernelPath>>& kernel_path_names() {
-  static const std::vector<std::pair<std::string, KernelPath>> names = {{"faithful", KernelPath::faithful},
-                                                                       {"fast", KernelPath::fast}};
-  return names;
-}
-
-const std::vector<std::pair<std::string, FeatureLayout>>& feature_layout_names() {
-  static const std::vector<std::pair<std::string, FeatureLayout>> names = {
-      {"auto", FeatureLayout::automatic}, {"f32", FeatureLayout::f32}, {"f16x2", FeatureLayout::f16x2}};
-  return names;
-}
-
 std::string EvaluationResult::checksum() const {
   std::string h = checksum_hex(rule_confusion.data(), rule_confusion.size() * sizeof(rules::ConfusionMatrix));
   return checksum_hex(correct.data(), correct.size() * sizeof(std::uint32_t), std::stoull(h, nullptr, 16));

@@ -8,8 +8,9 @@
 //
 // Phases go to the PhaseTimer& of evaluate() (names follow the paper): encode, coverage,
 // rule_fitness, classification, ruleset_fitness, and transfers (GPU). CPU phases use the host
-// clock, GPU kernels the device clock (CUDA events). The CUDA fast path fuses the first three
-// into one kernel and records it as "coverage_fused" (see backends/cuda/pittsburgh/).
+// clock, GPU kernels the device clock (CUDA events). The CUDA fast path fuses coverage, rule
+// fitness counting and classification into one kernel recorded as "coverage_fused" (see
+// backends/cuda/pittsburgh/).
 // Energy is measured by the family around its timed repetitions (algorithms/core/machine.hpp).
 #include <cstdint>
 #include <memory>
@@ -22,15 +23,14 @@
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/pittsburgh/population.hpp"
 #include "algorithms/rules/confusion.hpp"
+#include "algorithms/rules/evaluator.hpp"
 
 namespace gpudm::pittsburgh {
 
 inline constexpr const char* kFamilyName = "pittsburgh";
 
-// One sentence, written into every results JSON.
-inline constexpr const char* kGpopsDefinition =
-    "GPops = sum over rules of primitives x instances; a comparison counts operator, attribute and "
-    "value(s) (3, IN/OUT 4: terminals count), AND/OR/NOT count 1, END 0 (the paper's primitives)";
+// One sentence, written into every results JSON: the rule engine's definition.
+inline constexpr const char* kGpopsDefinition = rules::kGpopsDefinition;
 
 struct EvaluationResult {
   std::vector<rules::ConfusionMatrix> rule_confusion;  // per rule, population order
@@ -55,23 +55,23 @@ struct EvaluationResult {
   std::string checksum() const;
 };
 
-// The CUDA backend's kernel path: the paper's four kernels, or one fused kernel.
-enum class KernelPath { faithful, fast };
-// The CUDA fast path's layout of the instances: automatic = f16x2 when every feature value is
-// exact in fp16 and the stacks fit, else f32; f16x2 = two rows per word as fp16 (an error when
-// the data do not allow it).
-enum class FeatureLayout { automatic, f32, f16x2 };
-const char* to_string(KernelPath p);
-const char* to_string(FeatureLayout f);
-// The names configs and the CLI use ("faithful", "fast"; "auto", "f32", "f16x2").
-const std::vector<std::pair<std::string, KernelPath>>& kernel_path_names();
-const std::vector<std::pair<std::string, FeatureLayout>>& feature_layout_names();
+// The CUDA backend's kernel path (the paper's four kernels, or one fused kernel) and the fast
+// path's layout of the instances (automatic = f16x2 when the data and the stacks allow it, else
+// f32; f16x2 = two rows per word as the rule engine's ranked fp16 codes, an error when the data
+// do not allow it): the rule engine's options, with its names ("faithful", "fast"; "auto",
+// "f32", "f16x2").
+using KernelPath = rules::Path;
+using FeatureLayout = rules::Features;
+using rules::to_string;
+inline const std::vector<std::pair<std::string, KernelPath>>& kernel_path_names() { return rules::path_names(); }
+inline const std::vector<std::pair<std::string, FeatureLayout>>& feature_layout_names() { return rules::features_names(); }
 
 // Backend options (ignored where they do not apply); the family's ParamTable fills them.
 struct EvaluatorOptions {
   int threads = 0;                                   // OpenMP: 0 = all
   KernelPath path = KernelPath::fast;                // CUDA
   int devices = 1;                                   // CUDA: population split over this many GPUs
+  std::vector<int> device_ids;                       // CUDA: or the device of every slice (may repeat: [0, 0])
   FeatureLayout features = FeatureLayout::automatic; // CUDA fast path
 };
 

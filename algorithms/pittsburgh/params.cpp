@@ -32,9 +32,14 @@ const ParamTable<CaseParams>& params_table() {
     t.add<int>("devices", [](C& c) -> int& { return c.backend.devices; }, "CUDA devices the population is split over")
         .range(1, 1024)
         .backend_only();
+    t.add<std::vector<int>>("device_ids", [](C& c) -> std::vector<int>& { return c.backend.device_ids; },
+                            "CUDA: the device of every slice instead of devices, may repeat ({\"value\": [0, 0]}: "
+                            "the two-device split on one GPU)")
+        .backend_only();
     t.add_enum<FeatureLayout>(
          "features", [](C& c) -> FeatureLayout& { return c.backend.features; }, feature_layout_names(),
-         "CUDA fast path: auto (f16x2 when every value is exact in fp16) | f32 | f16x2 (two rows per word)")
+         "CUDA fast path: auto (f16x2 when every column has <= 30720 distinct values) | f32 | f16x2 (two rows per word "
+         "as ranked fp16 codes)")
         .backend_only();
     t.add("cpu_gpops_budget", &C::cpu_gpops_budget,
           "CPU backends: evaluate at most this many GPops per repetition (first k individuals) and "

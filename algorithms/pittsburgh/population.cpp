@@ -33,7 +33,7 @@ FlatPopulation flatten(const Population& p, const rules::Schema& schema, std::si
       throw Error("population: individual " + std::to_string(i) + ": default class " +
                   std::to_string(ind.default_class) + " out of range [0, " + std::to_string(schema.classes) + ")");
     f.individual_rule_begin.push_back(static_cast<std::uint32_t>(f.rule_consequent.size()));
-    f.individual_word_begin.push_back(static_cast<std::uint32_t>(f.words.size()));
+    f.individual_word_begin.push_back(static_cast<std::uint32_t>(f.antecedents.words.size()));
     f.default_class.push_back(ind.default_class);
     for (std::size_t r = 0; r < ind.rules.size(); ++r) {
       const Rule& rule = ind.rules[r];
@@ -46,19 +46,19 @@ FlatPopulation flatten(const Population& p, const rules::Schema& schema, std::si
       if (static_cast<std::size_t>(info.words) != rule.tokens.size())
         throw Error("population: " + rule_where(i, r) + ": " + std::to_string(rule.tokens.size() - info.words) +
                     " words after END");
-      f.rule_word_begin.push_back(static_cast<std::uint32_t>(f.words.size()));
-      f.words.insert(f.words.end(), rule.tokens.begin(), rule.tokens.end());
+      f.antecedents.words.insert(f.antecedents.words.end(), rule.tokens.begin(), rule.tokens.end());
+      f.antecedents.rule_begin.push_back(static_cast<std::uint32_t>(f.antecedents.words.size()));
       f.rule_consequent.push_back(rule.consequent);
       f.rule_primitives.push_back(static_cast<std::uint32_t>(info.primitives));
       f.primitives += static_cast<std::uint64_t>(info.primitives);
       f.max_depth = std::max(f.max_depth, info.max_depth);
     }
     f.max_rules = std::max(f.max_rules, static_cast<int>(ind.rules.size()));
-    if (f.words.size() > std::numeric_limits<std::uint32_t>::max() / 2)
+    if (f.antecedents.words.size() > std::numeric_limits<std::uint32_t>::max() / 2)
       throw Error("population: more than 2^31 words in total; split the population");
   }
   f.individual_rule_begin.push_back(static_cast<std::uint32_t>(f.rule_consequent.size()));
-  f.individual_word_begin.push_back(static_cast<std::uint32_t>(f.words.size()));
+  f.individual_word_begin.push_back(static_cast<std::uint32_t>(f.antecedents.words.size()));
   for (std::size_t i = 0; i + 1 < f.individual_word_begin.size(); ++i)
     f.max_individual_words = std::max(f.max_individual_words,
                                       static_cast<int>(f.individual_word_begin[i + 1] - f.individual_word_begin[i]));

@@ -26,6 +26,7 @@
 
 #include "algorithms/core/rng.hpp"
 #include "algorithms/rules/expression.hpp"
+#include "algorithms/rules/population.hpp"
 
 namespace gpudm::pittsburgh {
 
@@ -59,8 +60,7 @@ void validate(const Population& p, const rules::Schema& schema);
 
 // The structure-of-arrays form every backend consumes (rules in population order).
 struct FlatPopulation {
-  std::vector<std::uint32_t> words;                 // all antecedents, END-terminated, concatenated
-  std::vector<std::uint32_t> rule_word_begin;       // per rule: index of its first word
+  rules::RulePopulation antecedents;                // every rule's antecedent, the rule engine's input
   std::vector<std::int32_t> rule_consequent;        // per rule
   std::vector<std::uint32_t> rule_primitives;       // per rule: GPops per instance
   std::vector<std::uint32_t> individual_rule_begin; // size individuals + 1 (CSR)

@@ -14,7 +14,8 @@
 //   "fast" (default): one fused kernel over the whole population per launch: data tiles in
 //     shared memory, warp-uniform interpretation of several rows per thread, coverage by warp
 //     ballot and counts by popcount per class; two rows per 32-bit word as ranked fp16 codes
-//     (ranked.hpp) when every column has at most 30,720 distinct values (backends/cuda/rules/).
+//     (ranked.hpp) when every column has at most 30,720 distinct values (backends/cuda/rules/);
+//   either path split over several devices (EngineOptions::devices / device_ids).
 // CUDA-free; included by CUDA code (C++17).
 #include <cstddef>
 #include <cstdint>
@@ -52,6 +53,12 @@ struct EngineOptions {
   Path path = Path::fast;                 // CUDA
   Features features = Features::automatic;  // CUDA fast path: two rows per word as ranked fp16 codes when possible
   int rows_per_thread = 0;                // CUDA fast path: 0 = by the tile policy, else 1, 2 or 4
+  // CUDA: the population is cut into contiguous slices of about equal words, one per device
+  // entry, each evaluated on its own host thread (the GP paper's multi-GPU mode): `devices` = N
+  // uses devices 0 .. N-1; `device_ids` names them instead and may repeat one ([0, 0]: the
+  // two-slice code path on one GPU, for tests). Counts do not depend on the split.
+  int devices = 1;
+  std::vector<int> device_ids;
 };
 
 // What an evaluation returns. Counts are of the rules in population order.

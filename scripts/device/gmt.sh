@@ -1,22 +1,35 @@
 #!/usr/bin/env bash
-# GPU-machine run of the gmt family (CPU backends only: the CUDA GMT backend is the next issue).
-# Uses the machine's 16 CPU cores for the sequential and OpenMP backends.
-#   BUILD      built tree (default: build)        OUT_DIR  output folder (default: results-device/gmt)
-#   GMT_STAGES comma-separated stages (default: tests,speedup,table4,table3 ~3-4 min in all):
-#     tests    gmt_unit_tests + gmt_equivalence_tests (sequential == OpenMP, bit for bit)   ~20 s
-#     speedup  configs/gmt_speedup.json: Armchair 1M, 5 iterations, sequential vs OpenMP
-#              1/4/16 threads (target >= 10x at 16 threads) + six-procedure breakdown     ~1 min
-#     table4   configs/gmt_table4.json: Armchair 10K..1M, 10 iterations -> 10,000 (est.)   ~1 min
-#     table3   configs/gmt_table3.json: the real-life datasets, same extrapolation          ~1 min
-#     quality  configs/gmt_armchair_quality.json: Armchair 10K, the full default budget
-#              (10,000 iterations, OpenMP 16), 3 seeds: leaves and RMSE vs noise            ~3-5 min
-# Results (tables .md/.csv + JSON) go to OUT_DIR/results; copy them to results/<cpu-tag>/.
+# GPU-machine run of the gmt family (issue 14: CUDA backend, Tables 3-4, Figs 15-18, Weka study).
+#
+#   scripts/device/gmt.sh [STAGES]         STAGES: comma-separated (or GMT_STAGES; default "tests")
+#     tests    build, GMT GPU tests (CUDA == sequential, both paths) + the CPU GMT tests,
+#              compute-sanitizer memcheck and racecheck on a GPU-test subset       ~3-4 min
+#     table4   configs/gmt_table4.json: Armchair 10K-10M (5M/10M from 1,000 iterations),
+#              GPU fast measured, faithful / OpenMP 16 / sequential by replay      ~3-5 min
+#     table3a  configs/gmt_table3.json, Pol ... Mv (8 sets)                          ~2-4 min
+#     table3b  configs/gmt_table3.json, Layout ... Suzy' (7 sets, 3 surrogates)     ~4-6 min
+#     table3   table3a then table3b (one call only if the GPU fast path meets its targets)
+#     figs     configs/gmt_fig18.json: Armchair 100K and 1M x 2-10 attributes      ~3-5 min
+#     weka     scripts/peers/weka_study.sh with BACKEND=cuda, 10,000 iterations, no time cap;
+#              Weka's outputs reused from results/h200/gmt_weka_study (no Java here)  ~2-3 min
+#     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
+#     smoke    every GMT config with --smoke (seconds)
+#   Each table stage appends to results/<gpu-tag>/<experiment>.json (--resume), so a stage cut by
+#   its time limit continues where it stopped when run again in the same (warm) machine session;
+#   the batch samples the replays read live in .cache/gmt_batches (GMT_FRESH=1 starts a table
+#   from scratch: its results file is moved to results/<gpu-tag>/previous/).
+# Env: BUILD (default build-device), GMT_LIMIT (seconds per config run, default 540), GMT_SANITIZER=0
+#      skips compute-sanitizer in the tests stage,
+#      OUT (when set: results + logs packed to $OUT/gmt_results.tar.gz), OUT_DIR (logs, default logs/gmt).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD="${BUILD:-$ROOT/build}"
+cd "$ROOT"
+STAGES=",${1:-${GMT_STAGES:-tests}},"
+STAGES="${STAGES//,table3,/,table3a,table3b,}"
+BUILD="${BUILD:-$ROOT/build-device}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-OUT_DIR="${OUT_DIR:-$ROOT/results-device/gmt}"
-STAGES=",${GMT_STAGES:-tests,speedup,table4,table3},"
+OUT_DIR="${OUT_DIR:-$ROOT/logs/gmt}"
+LIMIT="${GMT_LIMIT:-540}"
 mkdir -p "$OUT_DIR"
 if [ -z "${GPUDM_DATA_DIR:-}" ]; then
   for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
@@ -25,34 +38,128 @@ if [ -z "${GPUDM_DATA_DIR:-}" ]; then
 fi
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-16}"
 export OMP_PROC_BIND="${OMP_PROC_BIND:-spread}"
-{ lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)|Thread|Socket|NUMA node\(s\)"; nproc; } > "$OUT_DIR/cpu.txt" 2>&1
-
+T0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 status=0
-RUN="$BUILD/experiments/run_experiment"
 has() { case "$STAGES" in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
-run_cfg() {  # run_cfg <config> <timeout-seconds>
-  local cfg="$1" limit="$2" name
-  name="$(basename "$cfg" .json)"
-  echo "== $name (limit ${limit}s) $(date -u +%H:%M:%S)"
-  if ! timeout "$limit" "$RUN" "$ROOT/configs/$cfg" -b sequential -b openmp -o "$OUT_DIR/results" > "$OUT_DIR/$name.log" 2>&1; then
-    echo "!! $name failed or timed out" | tee -a "$OUT_DIR/status.txt"
-    status=1
+
+GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+TAG="$(python3 - "$GPU_NAME" <<'EOF'
+import re, sys
+# experiments/results.cpp gpu_tag_from_name: drop vendor words, keep the first token with a digit
+toks = [w for w in re.split(r"\s+", sys.argv[1].lower()) if w and w not in
+        ("nvidia", "tesla", "geforce", "quadro", "amd", "radeon")]
+tag = ""
+for t in toks:
+    if any(c.isdigit() for c in t):
+        tag += re.sub(r"[^a-z0-9]", "", t.split("-")[0]); break
+    tag += re.sub(r"[^a-z0-9]", "", t)
+print(tag or "gpu")
+EOF
+)"
+RESULTS="$ROOT/results/$TAG"
+{ echo "gpu: $GPU_NAME (tag $TAG)"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1;
+  lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)"; } > "$OUT_DIR/machine.txt"
+
+pack() {
+  if [ -n "${OUT:-}" ]; then
+    mkdir -p "$OUT"
+    tar -czf "$OUT/gmt_results.tar.gz" --exclude='*.bin' results logs 2>/dev/null || tar -czf "$OUT/gmt_results.tar.gz" logs
+    stamp "packed $OUT/gmt_results.tar.gz ($(du -h "$OUT/gmt_results.tar.gz" | cut -f1))"
   fi
-  tail -30 "$OUT_DIR/$name.log"
+}
+trap pack EXIT
+
+# ---- build: only the GMT targets, through run_all.sh's build stage (configure once, .deps)
+TARGETS="run_experiment gmt_cuda_tests gmt_reference_tests gmt_equivalence_tests gmt_unit_tests gmt_learner gmt_study_split"
+stamp "== build $TARGETS"
+BUILD_OUT="$(mktemp -d)"
+if ! BUILD="$BUILD" OUT="$BUILD_OUT" GPUDM_BUILD_TARGETS="$TARGETS" bash "$ROOT/scripts/device/run_all.sh" build >"$OUT_DIR/build.log" 2>&1; then
+  tail -40 "$OUT_DIR/build.log"
+  rm -rf "$BUILD_OUT"
+  exit 1
+fi
+rm -rf "$BUILD_OUT"
+[ -d "$ROOT/.deps/usr" ] && export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+stamp "build done"
+RUN="$BUILD/experiments/run_experiment"
+TESTS="$BUILD/tests/gmt"
+
+# ---- tests
+if has tests; then
+  for t in gmt_cuda_tests gmt_reference_tests gmt_equivalence_tests gmt_unit_tests; do
+    stamp "== $t"
+    timeout 300 "$TESTS/$t" --gtest_output="xml:$OUT_DIR/$t.xml" >"$OUT_DIR/$t.log" 2>&1 || { status=1; echo "!! $t failed"; }
+    grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests? ran|Failure|expected|Which is" "$OUT_DIR/$t.log" | head -40
+  done
+  SAN="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
+  if [ "${GMT_SANITIZER:-1}" = 0 ]; then
+    echo "compute-sanitizer skipped (GMT_SANITIZER=0)"
+  elif [ -n "$SAN" ]; then
+    # Small shapes only: the sanitizer runs kernels 10-100x slower.
+    FILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.DeepAndBushyTreesTakeTheGlobalAndGroupedPaths:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.EmptyBatchAndTooLittleDeviceMemory"
+    for tool in memcheck racecheck; do
+      stamp "== compute-sanitizer --tool $tool"
+      timeout 240 "$SAN" --tool "$tool" --error-exitcode 9 "$TESTS/gmt_cuda_tests" --gtest_filter="$FILTER" \
+        >"$OUT_DIR/sanitizer_$tool.log" 2>&1
+      rc=$?
+      [ $rc -eq 0 ] || status=1
+      echo "compute-sanitizer $tool: exit $rc; $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|Target application returned" "$OUT_DIR/sanitizer_$tool.log" | tail -2 | tr '\n' ' ')"
+    done
+  else
+    echo "compute-sanitizer not found: memcheck/racecheck not run"
+  fi
+fi
+
+# A table run: the config (optionally with a subset of its datasets, same experiment id) with
+# --resume, under the time limit. Results from an older config version are moved aside first.
+run_table() {  # run_table <config> <log name> [first dataset index] [count]
+  local cfg="$ROOT/configs/$1" name="$2" first="${3:-0}" count="${4:-1000}" exp tmp
+  exp="$(basename "$1" .json)"
+  mkdir -p "$RESULTS/previous"
+  if [ -f "$RESULTS/$exp.json" ] && { [ "${GMT_FRESH:-0}" = 1 ] || ! grep -q '"batch_sample_every"' "$RESULTS/$exp.json"; }; then
+    mv "$RESULTS/$exp.json" "$RESULTS/previous/$exp.$(date -u +%Y%m%dT%H%M%S).json"
+    stamp "moved the earlier $exp.json to $RESULTS/previous/"
+  fi
+  tmp="$cfg"
+  if [ "$first" != 0 ] || [ "$count" != 1000 ]; then
+    tmp="$ROOT/configs/.gmt_stage_${name}.json"
+    python3 - "$cfg" "$tmp" "$first" "$count" <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+f, n = int(sys.argv[3]), int(sys.argv[4])
+c["datasets"] = c["datasets"][f:f + n]
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+EOF
+  fi
+  stamp "== $exp ($name, limit ${LIMIT}s)"
+  timeout "$LIMIT" "$RUN" "$tmp" --resume >"$OUT_DIR/$name.log" 2>&1 || { status=1; echo "!! $name failed or timed out (run the stage again to continue)"; }
+  [ "$tmp" != "$cfg" ] && rm -f "$tmp"
+  grep -E "^\| |skipped|failed" "$OUT_DIR/$name.log" | head -40
 }
 
-if has tests; then
-  for t in gmt_unit_tests gmt_equivalence_tests; do
-    echo "== $t"
-    if ! timeout 120 "$BUILD/tests/gmt/$t" --gtest_output="xml:$OUT_DIR/$t.xml" > "$OUT_DIR/$t.log" 2>&1; then
-      echo "!! $t failed" | tee -a "$OUT_DIR/status.txt"
-      status=1
-    fi
-    tail -4 "$OUT_DIR/$t.log"
+has table4 && run_table gmt_table4.json table4
+has table3a && run_table gmt_table3.json table3a 0 8
+has table3b && run_table gmt_table3.json table3b 8 7
+has figs && run_table gmt_fig18.json fig18
+
+if has weka; then
+  stamp "== Weka study, GMT on the GPU (10,000 iterations, no time cap)"
+  BUILD="$BUILD" BACKEND=cuda ITERATIONS=10000 MAX_SECONDS=0 SKIP_WEKA=1 WEKA_FROM="$ROOT/results/h200/gmt_weka_study" \
+    OUT_DIR="$RESULTS/gmt_weka_study_gpu" timeout "$LIMIT" bash "$ROOT/scripts/peers/weka_study.sh" >"$OUT_DIR/weka.log" 2>&1 ||
+    { status=1; echo "!! weka study failed or timed out"; }
+  tail -20 "$OUT_DIR/weka.log"
+fi
+
+if has smoke; then
+  for c in gmt_table3 gmt_table4 gmt_fig18; do
+    "$RUN" "$ROOT/configs/$c.json" --smoke -o "$OUT_DIR/smoke" -q >"$OUT_DIR/smoke_$c.log" 2>&1 || status=1
+    tail -5 "$OUT_DIR/smoke_$c.log"
   done
 fi
-has speedup && run_cfg gmt_speedup.json 240
-has table4 && run_cfg gmt_table4.json 150
-has table3 && run_cfg gmt_table3.json 150
-has quality && run_cfg gmt_armchair_quality.json 420
+
+if has plots; then
+  python3 "$ROOT/plots/gmt_figures.py" "$RESULTS" -o "$RESULTS/plots" 2>&1 | tail -40
+fi
+stamp "gmt.sh: status $status"
 exit $status

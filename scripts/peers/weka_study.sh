@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # GMT vs Weka 3.6 M5P and REPTree on the same train/test splits (issue 4 quality study).
 #   BUILD=build-gmt OUT_DIR=results/cpu/gmt_weka_study ITERATIONS=300 scripts/peers/weka_study.sh [dataset...]
+# GMT on the GPU, the full budget (scripts/device/gmt.sh weka does this on the GPU machine):
+#   BACKEND=cuda ITERATIONS=10000 MAX_SECONDS=0 SKIP_WEKA=1 WEKA_FROM=results/h200/gmt_weka_study \
+#     OUT_DIR=results/<gpu>/gmt_weka_study_gpu scripts/peers/weka_study.sh
+#   (GMT_PARAMS="gpu_path=faithful" etc. select the CUDA path; the default is the fast path.)
 # Needs: java + /usr/share/java/weka.jar (Debian package weka), a build with the targets
 # gmt_study_split and gmt_learner. Writes per dataset the split CSVs (in $WORK), Weka's and
 # GMT's outputs (in $OUT_DIR/raw), then $OUT_DIR/table.{csv,md} via weka_table.py.

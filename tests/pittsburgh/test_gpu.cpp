@@ -1,5 +1,6 @@
-// CUDA backend (faithful and fast paths, 1..N devices) against the sequential oracle.
-// Label gpu: skipped visibly without a device.
+// CUDA backend (faithful and fast paths, f32 and the ranked f16x2 layout, 1..N devices and the
+// two-slice split on one GPU) against the sequential oracle. Label gpu: skipped visibly without a
+// device.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,10 +13,11 @@
 using namespace gpudm;
 using namespace gpudm::pittsburgh;
 
-// Test names and failure messages print the path by name ("faithful", "fast").
-namespace gpudm::pittsburgh {
-void PrintTo(KernelPath p, std::ostream* os) { *os << '"' << to_string(p) << '"'; }
-}  // namespace gpudm::pittsburgh
+// Test names and failure messages print the path by name ("faithful", "fast"; KernelPath is the
+// rule engine's rules::Path, so the printer lives in its namespace).
+namespace gpudm::rules {
+void PrintTo(Path p, std::ostream* os) { *os << '"' << to_string(p) << '"'; }
+}  // namespace gpudm::rules
 
 namespace {
 EvaluationResult run(const std::string& backend, const Dataset& d, const Population& p, EvaluatorOptions o = {},
@@ -40,12 +42,22 @@ std::unique_ptr<RuleSetEvaluator> f16x2_evaluator(Registry& reg) {
 }
 }  // namespace
 
-class CudaPaths : public ::testing::TestWithParam<std::tuple<KernelPath, int>> {
+// The split of a case: "1" and "2" devices, or "0,0": two slices on device 0 (the two-device code
+// path on one GPU).
+void set_split(EvaluatorOptions& o, const std::string& split) {
+  o.devices = 1;
+  o.device_ids.clear();
+  if (split == "0,0") o.device_ids = {0, 0};
+  else o.devices = std::stoi(split);
+}
+
+class CudaPaths : public ::testing::TestWithParam<std::tuple<KernelPath, std::string>> {
  protected:
   void SetUp() override {
     if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
-    if (std::get<1>(GetParam()) > machine::gpu_count())
-      GTEST_SKIP() << "needs " << std::get<1>(GetParam()) << " devices, " << machine::gpu_count() << " present";
+    const std::string& split = std::get<1>(GetParam());
+    if (split != "0,0" && std::stoi(split) > machine::gpu_count())
+      GTEST_SKIP() << "needs " << split << " devices, " << machine::gpu_count() << " present";
   }
 };
 
@@ -53,7 +65,7 @@ TEST_P(CudaPaths, IsEquivalentToSequential) {
   const auto [path, devices] = GetParam();
   EvaluatorOptions o;
   o.path = path;
-  o.devices = devices;
+  set_split(o, devices);
   struct Case {
     std::size_t rows, numeric;
     int classes;
@@ -65,13 +77,13 @@ TEST_P(CudaPaths, IsEquivalentToSequential) {
     const Dataset d = pitt_test::random_dataset(c.rows, c.numeric, c.classes, c.rows + c.numeric);
     const Population p = random_population(d, c.pop, RandomRuleSpec{}, c.rows * 3 + 1);
     const EvaluationResult want = run("sequential", d, p);
-    // The data are halves in [-5, 5]: "auto" takes the f16x2 layout on the fast path.
+    // Few distinct values per column: "auto" takes the f16x2 layout (ranked codes) on the fast path.
     for (const FeatureLayout features : {FeatureLayout::automatic, FeatureLayout::f32}) {
       o.features = features;
       nlohmann::ordered_json info;
       PhaseTimer phases;
       const EvaluationResult got = run("cuda", d, p, o, &info, &phases);
-      if (path == KernelPath::fast) {  // halves with missing values: "auto" must take f16x2 (the stacks are shallow)
+      if (path == KernelPath::fast) {  // missing values and shallow stacks: "auto" must take f16x2
         EXPECT_EQ(info.value("features", std::string()), features == FeatureLayout::automatic ? "f16x2" : "f32")
             << info.dump();
       }
@@ -90,7 +102,7 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
   const auto [path, devices] = GetParam();
   EvaluatorOptions o;
   o.path = path;
-  o.devices = devices;
+  set_split(o, devices);
   const Dataset d = pitt_test::random_dataset(1000, 3, 3, 5);
   Population p = random_population(d, 6, RandomRuleSpec{}, 8);
   p.individuals[1].rules.clear();                              // default class only
@@ -107,7 +119,7 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
   const EvaluationResult want = run("sequential", d, p);
   const EvaluationResult got = run("cuda", d, p, o);
   EXPECT_EQ(pitt_test::first_difference(want, got), "");
-  // A malformed individual in the last device's slice (each device validates its own slice):
+  // A malformed individual in the last slice (each slice validates its own part):
   // the error names it, and the evaluator stays usable.
   Registry reg;
   register_pittsburgh(reg);
@@ -128,9 +140,18 @@ TEST_P(CudaPaths, EmptyRulesDeepStacksAndEmptyIndividuals) {
   EXPECT_EQ(pitt_test::first_difference(want, r), "");
 }
 
-// The f16x2 layout rewrites every threshold to an fp16 bound; these are the thresholds where a
-// careless rewrite goes wrong: exact values, one float ulp either side, between two halves,
-// beyond the fp16 range, +-inf, -0, tiny, and != / = against values the data cannot hold.
+// A dataset whose column 0 has more distinct values than the ranked layout's codes
+// (rules::kMaxRanks): the one case where "auto" must take f32 and "f16x2" is refused.
+Dataset too_many_values() {
+  Dataset d = pitt_test::random_dataset(31000, 2, 3, 19);
+  for (std::size_t i = 0; i < d.rows(); ++i) d.at(i, 0) = static_cast<float>(i) * 0.25f - 3000.0f;
+  return d;
+}
+
+// The f16x2 layout rewrites every threshold to a ranked code (the column's distinct values,
+// binary search); these are the thresholds where a careless rewrite goes wrong: exact values,
+// one float ulp either side, between two values, beyond the fp16 range, +-inf, -0, tiny, and
+// != / = against values the data do not hold.
 TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
   if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   Dataset d = pitt_test::random_dataset(3000, 2, 3, 17);  // halves in [-5, 5] + nominal + missing
@@ -186,23 +207,32 @@ TEST(PittsburghF16x2, EdgeThresholdsMatchSequential) {
   EXPECT_EQ(ev->describe().value("features", std::string()), "f32") << ev->describe().dump();
   EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
 
-  // A value fp16 cannot hold: "auto" takes f32 and says why; "f16x2" is refused.
+  // Values fp16 cannot hold (0.1, 0.07) still have ranks: f16x2, still exact.
+  p.individuals[0].rules[0].tokens = {rules::make_word(rules::kLe, 1), rules::float_as_word(0.1f), rules::make_word(rules::kEnd)};
   d.at(7, 1) = 0.1f;
+  d.at(8, 1) = 0.07f;
   auto ev2 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
   ev2->prepare(d);
   ev2->evaluate(p, got, phases);
-  EXPECT_EQ(ev2->describe().value("features", std::string()), "f32");
-  EXPECT_NE(ev2->describe().value("features_reason", std::string()).find("not exact in fp16"), std::string::npos)
-      << ev2->describe().dump();
+  EXPECT_EQ(ev2->describe().value("features", std::string()), "f16x2") << ev2->describe().dump();
   EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
+  // More distinct values than codes: "auto" takes f32 and says why; "f16x2" is refused.
+  const Dataset big = too_many_values();
+  auto ev4 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
+  ev4->prepare(big);
+  ev4->evaluate(p, got, phases);
+  EXPECT_EQ(ev4->describe().value("features", std::string()), "f32");
+  EXPECT_NE(ev4->describe().value("features_reason", std::string()).find("distinct values"), std::string::npos)
+      << ev4->describe().dump();
+  EXPECT_EQ(pitt_test::first_difference(run("sequential", big, p), got), "");
   auto ev3 = reg.create<RuleSetEvaluator>(kFamilyName, "cuda");
   ev3->configure(o);
-  EXPECT_THROW(ev3->prepare(d), Error);
+  EXPECT_THROW(ev3->prepare(big), Error);
 }
 
 // Data at the edges of fp16 (±0, the smallest subnormal and normal, 2048/2050 where the spacing
 // becomes 2, the largest finite values, missing) and thresholds on, just beside and between them:
-// the rewrite to fp16 bounds must agree with the float comparisons on every row.
+// the rewrite to ranked codes must agree with the float comparisons on every row.
 TEST(PittsburghF16x2, BoundaryValuesMatchSequential) {
   if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
   const float sub = std::ldexp(1.0f, -24), nrm = std::ldexp(1.0f, -14);
@@ -283,8 +313,7 @@ TEST(PittsburghF16x2, DeepestPackedStacks) {
 // A prepare() that fails (f16x2 refused) leaves no half state: evaluate() says so.
 TEST(PittsburghF16x2, FailedPrepareThenEvaluateIsAnError) {
   if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
-  Dataset d = pitt_test::random_dataset(100, 2, 3, 3);
-  d.at(0, 0) = 0.1f;
+  const Dataset d = too_many_values();
   Registry reg;
   auto ev = f16x2_evaluator(reg);
   EXPECT_THROW(ev->prepare(d), Error);
@@ -301,7 +330,7 @@ TEST(PittsburghF16x2, FailedPrepareThenEvaluateIsAnError) {
 
 INSTANTIATE_TEST_SUITE_P(Pittsburgh, CudaPaths,
                          ::testing::Combine(::testing::Values(KernelPath::faithful, KernelPath::fast),
-                                            ::testing::Values(1, 2)));
+                                            ::testing::Values(std::string("1"), std::string("2"), std::string("0,0"))));
 
 #include "shared_data.hpp"
 

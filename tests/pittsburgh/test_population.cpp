@@ -75,14 +75,15 @@ TEST(Population, FlattenedRangesConcatenateToTheWholeAndNameGlobalIndexes) {
   EXPECT_EQ(a.primitives + b.primitives, whole.primitives);
   EXPECT_EQ(std::max(a.max_depth, b.max_depth), whole.max_depth);
   EXPECT_EQ(std::max(a.max_individual_words, b.max_individual_words), whole.max_individual_words);
-  std::vector<std::uint32_t> words = a.words;
-  words.insert(words.end(), b.words.begin(), b.words.end());
-  EXPECT_EQ(words, whole.words);
+  std::vector<std::uint32_t> words = a.antecedents.words;
+  words.insert(words.end(), b.antecedents.words.begin(), b.antecedents.words.end());
+  EXPECT_EQ(words, whole.antecedents.words);
   for (std::size_t i = 0; i <= b.individuals(); ++i) {
     EXPECT_EQ(b.individual_rule_begin[i] + a.rules(), whole.individual_rule_begin[4 + i]);
-    EXPECT_EQ(b.individual_word_begin[i] + a.words.size(), whole.individual_word_begin[4 + i]);
+    EXPECT_EQ(b.individual_word_begin[i] + a.antecedents.words.size(), whole.individual_word_begin[4 + i]);
   }
-  for (std::size_t r = 0; r < b.rules(); ++r) EXPECT_EQ(b.rule_word_begin[r] + a.words.size(), whole.rule_word_begin[a.rules() + r]);
+  for (std::size_t r = 0; r <= b.rules(); ++r)
+    EXPECT_EQ(b.antecedents.rule_begin[r] + a.antecedents.words.size(), whole.antecedents.rule_begin[a.rules() + r]);
   p.individuals[6].default_class = 7;
   try {
     (void)flatten(p, s, 4, 9);

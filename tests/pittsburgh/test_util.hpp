@@ -92,7 +92,8 @@ inline gpudm::pittsburgh::EvaluationResult evaluate(gpudm::pittsburgh::RuleSetEv
 
 // The options a backend is checked under, by capabilities: thread counts 1 and 3 where it has a
 // thread pool; on a device backend path (faithful | fast) x devices (1, 2: those it has) x, on the
-// fast path, features (auto | f32); else the defaults.
+// fast path, features (auto | f32), and both paths split over two slices on device 0; else the
+// defaults.
 struct Variant {
   gpudm::pittsburgh::EvaluatorOptions options;
   std::string label;
@@ -120,6 +121,12 @@ inline std::vector<Variant> variants(const gpudm::Capabilities& caps) {
                                 " features " + to_string(f)});
         }
       }
+    for (KernelPath path : {KernelPath::faithful, KernelPath::fast}) {  // two slices on one GPU
+      EvaluatorOptions o;
+      o.path = path;
+      o.device_ids = {0, 0};
+      out.push_back({o, std::string("path ") + to_string(path) + " device_ids [0, 0]"});
+    }
   } else {
     out.push_back({EvaluatorOptions{}, "defaults"});
   }

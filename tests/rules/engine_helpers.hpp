@@ -122,7 +122,7 @@ inline RulePopulation random_population(const Dataset& d, std::size_t n, int max
 }
 
 // The engine configurations a backend is tested with: host backends their thread counts, the
-// device backend every path x feature layout x rows per thread.
+// device backend every path x feature layout x rows per thread, and the device split on one GPU.
 inline std::vector<EngineOptions> configurations(const Capabilities& caps) {
   std::vector<EngineOptions> out;
   if (caps.host()) {
@@ -143,12 +143,23 @@ inline std::vector<EngineOptions> configurations(const Capabilities& caps) {
       o.rows_per_thread = r;
       out.push_back(o);
     }
+  // The multi-device split with both slices on device 0 (the two-GPU code path on one GPU), on
+  // both paths; a third slice on the other path's layout.
+  for (const auto& ids : {std::vector<int>{0, 0}, std::vector<int>{0, 0, 0}}) {
+    EngineOptions o;
+    o.device_ids = ids;
+    if (ids.size() == 3) o.features = Features::f32;
+    out.push_back(o);
+    o.path = Path::faithful;
+    out.push_back(o);
+  }
   return out;
 }
 
 inline std::string describe(const EngineOptions& o) {
   return std::string("path ") + to_string(o.path) + " features " + to_string(o.features) + " rows_per_thread " +
-         std::to_string(o.rows_per_thread) + " threads " + std::to_string(o.threads);
+         std::to_string(o.rows_per_thread) + " threads " + std::to_string(o.threads) + " slices " +
+         std::to_string(o.device_ids.empty() ? o.devices : static_cast<int>(o.device_ids.size()));
 }
 
 inline Registry engine_registry() {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 
 #include "algorithms/rules/batch.hpp"
 #include "algorithms/rules/ranked.hpp"
@@ -178,6 +179,54 @@ TEST_P(RuleEngineEquivalence, SharedClassificationDatasets) {
       EXPECT_EQ(first_difference(want, got), "") << c.name << " " << backend_name() << " " << describe(opt);
     }
   }
+}
+
+// The device split: slices of the population on one GPU ([0, 0]) and, where the machine has
+// them, on two ([0, 1], devices = 2): counts and coverage identical to one device, every rule in
+// its place (slice boundaries inside a rule group, a slice per rule, more slices than rules).
+TEST_P(RuleEngineEquivalence, DeviceSplitEqualsOneDevice) {
+  auto engine = backend();
+  if (!engine->capabilities().device()) GTEST_SKIP() << "host backends have no device split";
+  const Dataset d = test::random_dataset(5000, 7, 5, 41, 0.02, false);
+  for (const std::size_t rules : {1u, 2u, 3u, 57u}) {
+    const RulePopulation pop = test::random_population(d, rules, 5, 100 + rules, rules > 2 ? 14 : 0);
+    const RuleCounts want = reference_counts(pop, d, Want::counts_and_coverage);
+    std::vector<EngineOptions> splits;
+    for (const auto& ids : {std::vector<int>{0, 0}, std::vector<int>{0, 0, 0, 0}}) {
+      EngineOptions o;
+      o.device_ids = ids;
+      splits.push_back(o);
+    }
+    const int gpus = engine->capabilities().devices;
+    if (gpus >= 2) {
+      EngineOptions o;
+      o.devices = 2;
+      splits.push_back(o);
+      o.path = Path::faithful;
+      splits.push_back(o);
+    }
+    for (const EngineOptions& o : splits) {
+      engine->configure(o);
+      engine->prepare(d);
+      RuleCounts got;
+      PhaseTimer t;
+      engine->evaluate(pop, got, t, Want::counts_and_coverage);
+      const auto j = engine->describe();
+      const std::string ctx = describe(o) + " rules " + std::to_string(rules) + " -> " + j.dump();
+      EXPECT_EQ(first_difference(want, got), "") << ctx;
+      const std::size_t slices = o.device_ids.empty() ? static_cast<std::size_t>(o.devices) : o.device_ids.size();
+      EXPECT_EQ(j.value("slices_used", std::size_t{1}), std::min(slices, rules)) << ctx;
+    }
+    if (gpus < 2) std::cout << "[ note ] " << gpus << " GPU(s): the two-device cases ran as [0, 0] only\n";
+  }
+  // A device the machine does not have is Unavailable (a run skips, it does not fail).
+  EngineOptions missing;
+  missing.device_ids = {0, 4096};
+  EXPECT_THROW(engine->configure(missing), Unavailable);
+  EngineOptions both;
+  both.devices = 3;
+  both.device_ids = {0, 0};
+  EXPECT_THROW(engine->configure(both), Error);
 }
 
 GPUDM_INSTANTIATE_EQUIVALENCE(RuleEngineEquivalence, EngineTraits);

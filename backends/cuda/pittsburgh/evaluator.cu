@@ -1,7 +1,9 @@
-// CUDA Pittsburgh evaluator: owns one DeviceState per GPU (stream before buffers), splits the
-// population over the devices (one host thread per device), chooses the faithful or the fast
-// path, stages the population and gathers the integer results. Kernels are launched through
-// launch.cuh (shapes from policy.cuh); the kernels themselves are in kernels.cuh.
+// CUDA Pittsburgh evaluator: owns one DeviceState per slice of the split (the rule engine's
+// per-device dataset copy and layout, backends/cuda/rules/device_data.cuh), splits the population
+// over the devices (one host thread per slice, common/device_split.hpp), chooses the faithful or
+// the fast path, stages the population and gathers the integer results. Kernels are launched
+// through launch.cuh (shapes from policy.cuh); the kernels themselves are in kernels.cuh, the
+// fast path's on the rule engine's device functions and its ranked fp16 layout.
 #include "backends/pittsburgh.hpp"
 
 #include <algorithm>
@@ -20,14 +22,16 @@
 #include "backends/cuda/common/buffer.cuh"
 #include "backends/cuda/common/dataset.cuh"
 #include "backends/cuda/common/device.cuh"
-#include "backends/cuda/common/device_workers.hpp"
+#include "backends/cuda/common/device_split.hpp"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/common/event_timer.cuh"
 #include "backends/cuda/common/stream.cuh"
 #include "backends/cuda/pittsburgh/launch.cuh"
 #include "backends/cuda/pittsburgh/policy.cuh"
-
-#include <cuda_fp16.h>
+#include "backends/cuda/rules/device.cuh"
+#include "backends/cuda/rules/device_data.cuh"
+#include "backends/cuda/rules/launch.cuh"
+#include "backends/cuda/rules/policy.cuh"
 
 namespace gpudm::backend::cuda {
 
@@ -36,50 +40,20 @@ namespace {
 using pittsburgh::FeatureLayout;
 using pittsburgh::FlatPopulation;
 using pittsburgh::KernelPath;
+namespace rk = rules_kernels;
 
 static_assert(sizeof(rules::ConfusionMatrix) == 4 * sizeof(std::uint32_t), "confusion matrices travel as 4 words");
 
-// ---- the f16x2 feature layout (kernels.cuh, "packed features") ----
-namespace f16h {
-std::uint16_t bits(float a) { return __half_as_ushort(__float2half_rn(a)); }
-bool exact(float a) { return !std::isnan(a) && __half2float(__ushort_as_half(bits(a))) == a; }
-constexpr std::uint16_t kNaN = 0x7E00;
-}  // namespace f16h
-
-// The dataset in the f16x2 layout (column-major, padded_rows halves per column), or an empty
-// vector and the reason when a value is not exactly representable in fp16.
-std::vector<std::uint16_t> features_f16(const Dataset& d, std::string& reason) {
-  for (std::size_t c = 0; c < d.cols(); ++c) {  // check first: most real-valued data fail early
-    const float* col = d.column(c);
-    for (std::size_t r = 0; r < d.rows(); ++r)
-      if (!std::isnan(col[r]) && !f16h::exact(col[r])) {
-        char v[32];
-        std::snprintf(v, sizeof v, "%.9g", static_cast<double>(col[r]));
-        reason = "attribute " + std::to_string(c) + " ('" + d.attributes()[c].name + "') row " + std::to_string(r) +
-                 " value " + v + " is not exact in fp16";
-        return {};
-      }
-  }
-  std::vector<std::uint16_t> h(d.padded_rows() * d.cols(), 0);
-  for (std::size_t c = 0; c < d.cols(); ++c) {
-    const float* col = d.column(c);
-    std::uint16_t* out = h.data() + c * d.padded_rows();
-    for (std::size_t r = 0; r < d.rows(); ++r) out[r] = std::isnan(col[r]) ? f16h::kNaN : f16h::bits(col[r]);
-  }
-  return h;
-}
-
-// Everything one GPU holds. The stream is declared before the buffers (destroyed after them).
+// Everything one GPU (one slice of the split) holds: the rule kernels' copy of the dataset
+// (device_data.cuh: columns, ranked codes; its stream outlives the buffers below) and the
+// evaluation's buffers.
 struct DeviceState {
-  int device = 0;
-  Stream stream;
-  DeviceDataset data;
-  DeviceBuffer<std::uint32_t> features16;  // f16x2 layout, when the dataset allows it
+  std::unique_ptr<rk::RuleDeviceData> dev;
+  DeviceBuffer<std::uint32_t> class_rows;  // rows of every class (finalize)
   DeviceBuffer<std::uint32_t> in_blob, out_blob, counts, words16;  // population in; confusion | fitness | correct out
   PinnedBuffer<std::uint32_t> h_in, h_out;
   DeviceBuffer<std::uint8_t> result, classified;  // faithful path
   DevicePhases phases{nullptr};
-  explicit DeviceState(int dev) : device(dev) {}
 };
 
 class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
@@ -95,13 +69,10 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   }
 
   void configure(const pittsburgh::EvaluatorOptions& o) override {
-    if (o.devices < 1) throw Error("pittsburgh/cuda: devices must be >= 1");
-    const int have = device_count();
-    if (o.devices > have)
-      throw Unavailable("pittsburgh/cuda: " + std::to_string(o.devices) + " devices requested, " +
-                        std::to_string(have) + " present");
-    const bool changed = o.devices != options_.devices || o.features != options_.features;
+    const std::vector<int> ids = resolve_devices(o.devices, o.device_ids, device_count(), "pittsburgh/cuda");
+    const bool changed = ids != devices_ || o.features != options_.features;
     options_ = o;
+    devices_ = ids;
     if (changed && data_) prepare(*data_);
   }
 
@@ -113,28 +84,20 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     // memory) leaves an evaluator that says "evaluate() before prepare()" instead of half a state.
     data_ = nullptr;
     states_.clear();
-    workers_.reset();
     schema_ = rules::Schema::of(data);
-    f16_reason_.clear();
-    std::vector<std::uint16_t> h16;
-    if (options_.features == FeatureLayout::f32) f16_reason_ = "features \"f32\" requested";
-    else h16 = features_f16(data, f16_reason_);
-    f16_ok_ = !h16.empty();
-    if (!f16_ok_ && f16_reason_.empty()) f16_reason_ = "empty dataset";
-    if (!f16_ok_ && options_.features == FeatureLayout::f16x2)
-      throw Error("pittsburgh/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
-    const int n = std::max(1, options_.devices);
-    if (n > 1) workers_ = std::make_unique<DeviceWorkers>(static_cast<std::size_t>(n - 1));
-    for (int d = 0; d < n; ++d) {
-      set_device(d);
-      auto st = std::make_unique<DeviceState>(d);
-      st->phases = DevicePhases(st->stream.get());
-      st->data = upload_dataset(data, st->stream.get());
-      if (f16_ok_) {
-        st->features16.resize(h16.size() / 2);
-        st->features16.upload(reinterpret_cast<const std::uint32_t*>(h16.data()), h16.size() / 2);
-      }
-      st->stream.synchronize();
+    classes_ = data.num_classes();
+    const rk::RankedLayout layout = rk::choose_layout(data, options_.features, "pittsburgh/cuda");
+    f16_ok_ = layout.packed;
+    f16_reason_ = layout.reason;
+    std::vector<std::uint32_t> class_rows;
+    for (std::uint64_t n : rules::class_rows(data)) class_rows.push_back(static_cast<std::uint32_t>(n));
+    if (devices_.empty()) devices_ = resolve_devices(1, {}, device_count(), "pittsburgh/cuda");
+    for (int d : devices_) {
+      auto st = std::make_unique<DeviceState>();
+      st->dev = rk::RuleDeviceData::upload(d, data, layout);  // makes d current
+      st->phases = DevicePhases(st->dev->stream);
+      st->class_rows.resize(std::max<std::size_t>(1, class_rows.size()));
+      if (!class_rows.empty()) st->class_rows.upload(class_rows);
       states_.push_back(std::move(st));
     }
     data_ = &data;
@@ -154,7 +117,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       res.finish();
       return;
     }
-    set_device(states_[0]->device);
+    set_device(states_[0]->dev->device);
     run_device(*states_[0], f, c.fast, c.packed, res, 0, 0, timer);
     fill_accuracy(res);
   }
@@ -165,6 +128,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     j["path_used"] = evaluated_ ? pittsburgh::to_string(used_path_) : "";
     if (!fallback_reason_.empty()) j["fallback_reason"] = fallback_reason_;
     j["devices"] = states_.size();
+    j["device_ids"] = devices_;
     const bool fast = evaluated_ && used_path_ == KernelPath::fast;
     if (fast) {
       j["features"] = pittsburgh::to_string(used_packed_ ? FeatureLayout::f16x2 : FeatureLayout::f32);
@@ -188,6 +152,11 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       c.fast = false;
       c.fallback_reason = "the dataset has no rows";
     }
+    if (c.fast && classes_ > rk::FastPolicy::kMaxClasses) {
+      c.fast = false;
+      c.fallback_reason = std::to_string(classes_) + " classes exceed the fast path's one class per lane (" +
+                          std::to_string(rk::FastPolicy::kMaxClasses) + ")";
+    }
     if (c.fast && max_depth > pitt::FastPolicy::kMaxStackBits) {
       c.fast = false;
       c.fallback_reason = "a rule's stack depth " + std::to_string(max_depth) + " exceeds the fast path's " +
@@ -198,14 +167,14 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       c.fallback_reason = "an individual has " + std::to_string(max_individual_words) +
                           " words, above the fast path's shared-memory staging limit";
     }
-    // The f16x2 layout (two rows per word) when the data allows it and the stacks fit 16 bits
-    // (f16_reason_ is empty when the data allow f16x2; thresholds are rewritten on the device).
+    // The f16x2 layout (two rows per word as ranked codes) when the data allow it and the stacks
+    // fit 16 bits (thresholds are rewritten to codes on the device).
     c.packed = c.fast && f16_ok_;
     c.packed_reason = c.fast ? f16_reason_ : "";
-    if (c.packed && max_depth > pitt::kMaxPackedDepth) {
+    if (c.packed && max_depth > rk::kMaxPackedDepth) {
       c.packed = false;
       c.packed_reason = "a rule's stack depth " + std::to_string(max_depth) + " exceeds the f16x2 layout's " +
-                        std::to_string(pitt::kMaxPackedDepth);
+                        std::to_string(rk::kMaxPackedDepth);
     }
     return c;
   }
@@ -222,9 +191,9 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       res.accuracy[i] = rows ? static_cast<double>(res.correct[i]) / static_cast<double>(rows) : 0.0;
   }
 
-  // Several devices: the population is cut into nd slices of about equal work (words), and each
-  // device's host thread flattens and validates its own slice (the encode phase runs in parallel,
-  // no slice is copied), meets the others at a barrier to agree on the path, then runs its slice.
+  // Several slices: the population is cut into nd slices of about equal work (words), and each
+  // slice's host thread flattens and validates its own part (the encode phase runs in parallel,
+  // no slice is copied), meets the others at a barrier to agree on the path, then runs its part.
   void evaluate_split(const pittsburgh::Population& pop, pittsburgh::EvaluationResult& res, std::size_t nd,
                       PhaseTimer& timer) {
     Stopwatch split;
@@ -237,52 +206,44 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
       work[i + 1] = work[i] + w;
       rule_begin[i + 1] = rule_begin[i] + static_cast<std::uint32_t>(pop.individuals[i].rules.size());
     }
-    std::vector<std::size_t> cut(nd + 1, n);
-    cut[0] = 0;
-    for (std::size_t d = 1; d < nd; ++d) {
-      const std::uint64_t target = work.back() * d / nd;
-      const std::size_t i = static_cast<std::size_t>(std::lower_bound(work.begin(), work.end(), target) - work.begin());
-      cut[d] = std::clamp<std::size_t>(i, cut[d - 1] + 1, n - (nd - d));
-    }
+    const std::vector<std::size_t> cut = balanced_cuts(work, nd);
     // Sized before the slices run (they write their ranges concurrently after the barrier); an
     // invalid population therefore leaves `res` zeroed, not as it was.
     res.reset_counts(std::move(rule_begin), data_->rows());
     const double split_s = split.seconds();
 
     std::vector<FlatPopulation> parts(nd);
-    std::vector<PhaseTimer> timers(nd);
     OneShotBarrier met(nd);
     std::atomic<bool> invalid{false};
-    const std::function<void(std::size_t)> job = [&](std::size_t d) {
-      Stopwatch enc;
-      try {
-        parts[d] = pittsburgh::flatten(pop, schema_, cut[d], cut[d + 1]);
-      } catch (...) {
-        invalid = true;
-        met.arrive_and_wait();
-        throw;  // DeviceWorkers::run rethrows the first by device order = population order
-      }
-      const double encode_s = enc.seconds();
-      met.arrive_and_wait();  // nothing that can throw between the flatten and this: every job arrives once
-      if (invalid) return;
-      timers[d].add("encode", encode_s + split_s);
-      int depth = 0, words = 0;
-      for (const auto& p : parts) {
-        depth = std::max(depth, p.max_depth);
-        words = std::max(words, p.max_individual_words);
-      }
-      const PathChoice c = choose_path(depth, words);  // every thread computes the same choice
-      if (d == 0) record_choice(c);
-      set_device(states_[d]->device);
-      run_device(*states_[d], parts[d], c.fast, c.packed, res, res.individual_rule_begin[cut[d]], cut[d], timers[d]);
-    };
-    workers_->run(job, nd);  // device 0 on this thread, the others on persistent workers
+    runner_.run(
+        nd,
+        [&](std::size_t d, PhaseTimer& t) {
+          Stopwatch enc;
+          try {
+            parts[d] = pittsburgh::flatten(pop, schema_, cut[d], cut[d + 1]);
+          } catch (...) {
+            invalid = true;
+            met.arrive_and_wait();
+            throw;  // SplitRunner rethrows the first by slice order = population order
+          }
+          const double encode_s = enc.seconds();
+          met.arrive_and_wait();  // nothing that can throw between the flatten and this: every job arrives once
+          if (invalid) return;
+          t.add("encode", encode_s + split_s);
+          int depth = 0, words = 0;
+          for (const auto& p : parts) {
+            depth = std::max(depth, p.max_depth);
+            words = std::max(words, p.max_individual_words);
+          }
+          const PathChoice c = choose_path(depth, words);  // every thread computes the same choice
+          if (d == 0) record_choice(c);
+          set_device(states_[d]->dev->device);
+          run_device(*states_[d], parts[d], c.fast, c.packed, res, res.individual_rule_begin[cut[d]], cut[d], t);
+        },
+        timer);  // the critical path: per phase, the slowest slice
     std::uint64_t primitives = 0;
     for (const auto& p : parts) primitives += p.primitives;
     res.gpops = primitives * res.rows;
-    // The critical path: per phase, the slowest device (over every device's phase names: one
-    // whose slice has no rules skips rewrite_f16).
-    timer.merge(PhaseTimer::slowest(timers));
     fill_accuracy(res);
   }
 
@@ -291,16 +252,16 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     // Host clock around the device work: what the wall-clock evaluation holds beyond the
     // device-timed phases (launch configuration, staging, launch latency, the wait).
     Stopwatch host_submit;
-    cudaStream_t strm = st.stream.get();
-    const DatasetView dv = st.data.view();
+    cudaStream_t strm = st.dev->stream.get();
+    const DatasetView dv = st.dev->data.view();
     const std::size_t rows = dv.rows;
     const std::size_t nrules = s.rules(), ninds = s.individuals();
-    const DeviceProps& props = device_props(st.device);
+    const DeviceProps& props = device_props(st.dev->device);
     pitt::FastLaunch fl;
     if (fast) {
       fl = pitt::plan_fast(props, dv.cols, rows, packed, s);
       std::lock_guard<std::mutex> lock(info_mutex_);
-      if (st.device == states_.front()->device)
+      if (&st == states_.front().get())
         last_fast_ = {{"block", fl.block}, {"rows_per_thread", fl.rows_per_thread},
                       {"tile_rows", fl.block * fl.rows_per_thread}, {"rows_per_word", fl.rows_per_word},
                       {"tile_bytes", fl.tile_bytes}, {"groups", fl.groups}, {"tiles", fl.tiles},
@@ -314,11 +275,11 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     std::size_t off[8] = {};
     {
       auto ph = st.phases.scope("transfers");
-      // 32-bit words, in the order of off[]: words, rule_word_begin, consequent, ind_rule_begin,
+      // 32-bit words, in the order of off[]: words, rule_begin, consequent, ind_rule_begin,
       // ind_word_begin, default_class, groups (fast path)
       const std::pair<const void*, std::size_t> parts[7] = {
-          {s.words.data(), s.words.size()},
-          {s.rule_word_begin.data(), s.rule_word_begin.size()},
+          {s.antecedents.words.data(), s.antecedents.words.size()},
+          {s.antecedents.rule_begin.data(), s.antecedents.rule_begin.size()},
           {s.rule_consequent.data(), s.rule_consequent.size()},
           {s.individual_rule_begin.data(), s.individual_rule_begin.size()},
           {s.individual_word_begin.data(), s.individual_word_begin.size()},
@@ -340,13 +301,14 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     std::uint32_t* correct_dev = st.out_blob.data() + 5 * nrules;
     pitt::PopView pv;
     pv.words = in_dev + off[0];
-    if (packed && nrules) {  // the thresholds as fp16 bounds, one thread per rule
-      auto ph = st.phases.scope("rewrite_f16");
-      st.words16.resize(s.words.size());
-      pitt::launch_rewrite_f16(pv.words, in_dev + off[1], nrules, st.words16.data(), strm);
+    if (packed && nrules) {  // the thresholds as ranked codes, one thread per rule
+      auto ph = st.phases.scope("rewrite_ranked");
+      st.words16.resize(s.antecedents.words.size());
+      rk::launch_rewrite_ranked(pv.words, in_dev + off[1], static_cast<std::uint32_t>(nrules), st.dev->rank_values.data(),
+                                st.dev->rank_begin.data(), st.words16.data(), strm);
       pv.words = st.words16.data();
     }
-    pv.rule_word_begin = in_dev + off[1];
+    pv.rule_begin = in_dev + off[1];
     pv.rule_consequent = reinterpret_cast<const std::int32_t*>(in_dev + off[2]);
     pv.ind_rule_begin = in_dev + off[3];
     pv.ind_word_begin = in_dev + off[4];
@@ -355,7 +317,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     pv.max_rules = static_cast<std::uint32_t>(std::max(1, s.max_rules));
 
     if (fast) {
-      st.counts.resize(std::max<std::size_t>(1, 3 * nrules));
+      st.counts.resize(std::max<std::size_t>(1, 2 * nrules));
       {
         auto ph = st.phases.scope("coverage_fused");
         st.counts.memset_async(0, strm);
@@ -367,14 +329,16 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
         a.max_group_words = fl.max_group_words;
         a.max_group_counters = fl.max_group_counters;
         a.tiles = fl.tiles;
+        a.classes = classes_;
         a.rule_counts = st.counts.data();
         a.correct = correct_dev;
-        a.features16 = packed ? st.features16.data() : nullptr;
+        a.features16 = packed ? st.dev->features16.data() : nullptr;
         pitt::launch_fused(fl, a, packed, props, strm);
       }
       {
         auto ph = st.phases.scope("ruleset_fitness");
-        pitt::launch_finalize(st.counts.data(), nrules, rows, confusion_dev, fitness_dev, strm);
+        pitt::launch_finalize(st.counts.data(), pv.rule_consequent, st.class_rows.data(), nrules, rows, confusion_dev,
+                              fitness_dev, strm);
       }
     } else {
       const std::size_t stride = pitt::faithful_stride(rows);
@@ -404,7 +368,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     }
     timer.add("host_submit", host_submit.seconds(), PhaseClock::host);
     Stopwatch host_wait;
-    st.stream.synchronize();
+    st.dev->stream.synchronize();
     timer.add("host_wait", host_wait.seconds(), PhaseClock::host);
     std::memcpy(static_cast<void*>(res.rule_confusion.data() + rule_offset), st.h_out.data(),
                 nrules * sizeof(rules::ConfusionMatrix));
@@ -417,8 +381,10 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
   rules::Schema schema_;
   bool f16_ok_ = false, used_packed_ = false;
   std::string f16_reason_, packed_reason_;
+  int classes_ = 0;
+  std::vector<int> devices_;  // one entry per slice (may repeat a device)
   std::vector<std::unique_ptr<DeviceState>> states_;
-  std::unique_ptr<DeviceWorkers> workers_;
+  SplitRunner runner_;
   bool evaluated_ = false;  // describe() reports a path once one ran
   KernelPath used_path_ = KernelPath::fast;
   std::string fallback_reason_;

@@ -125,7 +125,7 @@ FastLaunch plan_fast(const DeviceProps& p, std::size_t cols, std::size_t rows, b
     c.group_begin.push_back(static_cast<std::uint32_t>(end));
     c.max_group_words = std::max(c.max_group_words, s.individual_word_begin[end] - s.individual_word_begin[start]);
     c.max_group_counters =
-        std::max(c.max_group_counters, 3 * (s.individual_rule_begin[end] - s.individual_rule_begin[start]) +
+        std::max(c.max_group_counters, 2 * (s.individual_rule_begin[end] - s.individual_rule_begin[start]) +
                                            static_cast<std::uint32_t>(end - start));
     start = end;
   }
@@ -138,25 +138,17 @@ FastLaunch plan_fast(const DeviceProps& p, std::size_t cols, std::size_t rows, b
 
 void launch_fused(const FastLaunch& plan, const FastArgs& args, bool packed, const DeviceProps& props,
                   cudaStream_t stream) {
-  if (packed) launch_fused_rows<F16x2Rows>(plan, args, props, stream);
-  else launch_fused_rows<F32Rows>(plan, args, props, stream);
+  if (packed) launch_fused_rows<rules_kernels::F16x2Rows>(plan, args, props, stream);
+  else launch_fused_rows<rules_kernels::F32Rows>(plan, args, props, stream);
 }
 
-void launch_finalize(const std::uint32_t* counts, std::size_t rules, std::size_t rows, rules::ConfusionMatrix* confusion,
-                     float* fitness, cudaStream_t stream) {
+void launch_finalize(const std::uint32_t* counts, const std::int32_t* consequent, const std::uint32_t* class_rows,
+                     std::size_t rules, std::size_t rows, rules::ConfusionMatrix* confusion, float* fitness,
+                     cudaStream_t stream) {
   if (rules == 0) return;
   constexpr unsigned kT = FastPolicy::kThreadsPerRuleUpdate;
-  finalize_kernel<<<grid_for(rules, kT), kT, 0, stream>>>(counts, static_cast<std::uint32_t>(rules),
+  finalize_kernel<<<grid_for(rules, kT), kT, 0, stream>>>(counts, consequent, class_rows, static_cast<std::uint32_t>(rules),
                                                           static_cast<std::uint32_t>(rows), confusion, fitness);
-  GPUDM_CUDA_CHECK_LAUNCH();
-}
-
-void launch_rewrite_f16(const std::uint32_t* words, const std::uint32_t* rule_word_begin, std::size_t rules,
-                        std::uint32_t* out, cudaStream_t stream) {
-  if (rules == 0) return;
-  constexpr unsigned kT = FastPolicy::kThreadsPerRuleUpdate;
-  rewrite_f16_kernel<<<grid_for(rules, kT), kT, 0, stream>>>(words, rule_word_begin, static_cast<std::uint32_t>(rules),
-                                                             out);
   GPUDM_CUDA_CHECK_LAUNCH();
 }
 

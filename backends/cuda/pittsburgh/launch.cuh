@@ -40,7 +40,7 @@ struct FastLaunch {
   unsigned groups = 1;  // grid.y: groups of whole individuals staged in shared memory
   std::vector<std::uint32_t> group_begin;  // groups + 1 individual indexes (uploaded with the population)
   std::uint32_t max_group_words = 0;
-  std::uint32_t max_group_counters = 0;  // 3 * rules + individuals, largest group
+  std::uint32_t max_group_counters = 0;  // 2 * rules + individuals, largest group
 };
 // Largest individual (words) the fast path stages in shared memory: a single larger individual
 // gets a larger group than the policy's budget.
@@ -50,11 +50,10 @@ FastLaunch plan_fast(const DeviceProps& props, std::size_t cols, std::size_t row
 // args.tiles, max_group_words and max_group_counters must come from `plan`.
 void launch_fused(const FastLaunch& plan, const FastArgs& args, bool packed, const DeviceProps& props,
                   cudaStream_t stream);
-// Per rule from the fused kernel's counts (tp, fp, fn): TN, the confusion matrix and the fitness.
-void launch_finalize(const std::uint32_t* counts, std::size_t rules, std::size_t rows, rules::ConfusionMatrix* confusion,
-                     float* fitness, cudaStream_t stream);
-// The f16x2 layout's threshold rewrite of every rule's tokens (`words` -> `out`, same offsets).
-void launch_rewrite_f16(const std::uint32_t* words, const std::uint32_t* rule_word_begin, std::size_t rules,
-                        std::uint32_t* out, cudaStream_t stream);
+// Per rule from the fused kernel's counts (tp, covered), the rules' consequents and the rows of
+// every class: the confusion matrix and the fitness.
+void launch_finalize(const std::uint32_t* counts, const std::int32_t* consequent, const std::uint32_t* class_rows,
+                     std::size_t rules, std::size_t rows, rules::ConfusionMatrix* confusion, float* fitness,
+                     cudaStream_t stream);
 
 }  // namespace gpudm::backend::cuda::pitt

@@ -26,10 +26,9 @@ struct FastPolicy {
   static constexpr std::size_t kTileBytesTarget = 48 * 1024;
   static constexpr int kBlocksPerSmCap = 8;
   static constexpr int kBlocksPerSmWanted = 4;      // groups are cut so every SM gets this many blocks
-  static constexpr int kThreadsPerRuleUpdate = 128; // rewrite_f16 and finalize: one thread per rule
+  static constexpr int kThreadsPerRuleUpdate = 128; // finalize: one thread per rule
 };
-
-// The f16x2 layout's 16-bit row stacks hold this many levels (deeper rules run with f32).
-inline constexpr int kMaxPackedDepth = 13;
+// The f16x2 layout's stack limit and the one class per lane of the counting are the rule
+// engine's (backends/cuda/rules/: kMaxPackedDepth, FastPolicy::kMaxClasses).
 
 }  // namespace gpudm::backend::cuda::pitt

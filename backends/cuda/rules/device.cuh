@@ -1,6 +1,7 @@
 #pragma once
-// Device functions of the rule engine, written to be reused by every fused rule kernel (the
-// engine's fast path here; pittsburgh's decision-list kernel is to call the same functions):
+// Device functions of the fused rule kernels: the rule engine's fast path (kernels.cuh here) and
+// pittsburgh's decision-list kernel (backends/cuda/pittsburgh/kernels.cuh) call the same ones:
+//   stage_tile                         a tile of every column into shared memory;
 //   interpret_rows / interpret_pairs   one rule on R row slots per thread of a shared-memory tile,
 //                                      warp-uniform (every lane decodes the same token), the
 //                                      boolean stack a shift register per slot;
@@ -9,6 +10,7 @@
 //   rewrite_ranked_rule                thresholds as ranked fp16 codes for the f16x2 layout.
 // Opcode meaning is rules::compare's (algorithms/rules/opcodes.hpp); rules reach the kernels
 // validated (check_population), so no bounds checks happen here. C++17 (nvcc).
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda_fp16.h>
@@ -218,6 +220,23 @@ __device__ __forceinline__ void interpret_pairs(const std::uint32_t* tok, const 
       for (int k = 0; k < R; ++k) st[k] ^= kTops;
       ++i;
     }
+  }
+}
+
+// ---- the tile ----------------------------------------------------------------------------
+// Stages the tile starting at word `wbase` of every column of the column-major words `feat`
+// (col_words words per column) into s_x (T = BLOCK * R words per column, 16-byte copies; words
+// past a column's end are 0). The caller synchronises before and after.
+template <int BLOCK, int R>
+__device__ __forceinline__ void stage_tile(const std::uint32_t* feat, std::size_t cols, std::size_t col_words,
+                                           std::size_t wbase, std::uint32_t* s_x) {
+  constexpr int T = BLOCK * R;
+  const int tid = threadIdx.x;
+  for (std::size_t c = 0; c < cols; ++c) {
+    const uint4* src = reinterpret_cast<const uint4*>(feat + c * col_words + wbase);
+    uint4* dst = reinterpret_cast<uint4*>(s_x + c * T);
+    for (int j = tid; j < T / 4; j += BLOCK)
+      dst[j] = wbase + 4 * static_cast<std::size_t>(j) < col_words ? src[j] : make_uint4(0u, 0u, 0u, 0u);
   }
 }
 

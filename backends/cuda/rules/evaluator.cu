@@ -1,9 +1,12 @@
-// CUDA rule engine: owns the stream and the device buffers (stream declared first). prepare()
-// uploads the dataset once (and its f16x2 layout of ranked codes, algorithms/rules/ranked.hpp,
-// when every column has few enough distinct values); evaluate()
-// validates and flattens the population, uploads it as one pinned blob, runs the faithful
-// (match + reduction, individuals in constant memory) or the fast (fused) path, and downloads
-// the counts (and coverage) as one copy. Path fallbacks are reported in describe().
+// CUDA rule engine. prepare() decides the layout once (f32, or the ranked fp16 codes of
+// algorithms/rules/ranked.hpp when every column has few enough distinct values) and uploads the
+// dataset to every device of the split (device_data.cuh). evaluate() validates the population,
+// chooses the path (faithful: match + reduction, individuals in constant memory; fast: the fused
+// kernel) for the whole population, and runs it: on one device directly, or cut into contiguous
+// slices of about equal words, one per device entry, each on its own host thread
+// (common/device_split.hpp), every slice writing its own rules' counts and coverage. A slice
+// uploads its rules as one pinned blob and downloads its counts (and coverage) as one copy.
+// Path fallbacks are reported in describe().
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -11,11 +14,13 @@
 #include <vector>
 
 #include "algorithms/core/stopwatch.hpp"
+#include "algorithms/rules/ranked.hpp"
 #include "backends/cuda/common/common.cuh"
+#include "backends/cuda/common/device_split.hpp"
 #include "backends/cuda/rules/device.cuh"
+#include "backends/cuda/rules/device_data.cuh"
 #include "backends/cuda/rules/launch.cuh"
 #include "backends/cuda/rules/policy.cuh"
-#include "algorithms/rules/ranked.hpp"
 #include "backends/rules.hpp"
 
 namespace gpudm::backend::cuda {
@@ -25,27 +30,43 @@ namespace {
 namespace k = rules_kernels;
 namespace rl = ::gpudm::rules;
 
+// What one slice of the split owns on its device (the dataset copy first: its stream outlives
+// the buffers).
+struct Slice {
+  std::unique_ptr<k::RuleDeviceData> dev;
+  DevicePhases phases{nullptr};
+  DeviceBuffer<std::uint32_t> in, out, words16;
+  DeviceBuffer<std::uint8_t> result;
+  PinnedBuffer<std::uint32_t> h_in, h_out;
+  std::vector<std::uint32_t> staging;
+  rl::RulePopulation part;  // the slice's rules (several slices only)
+  k::FastPlan plan;
+};
+
 class CudaRuleEvaluator final : public rl::RuleEvaluator {
  public:
-  CudaRuleEvaluator() : device_(require_device()) {}
+  CudaRuleEvaluator() { require_device(); }
 
   std::string name() const override { return "cuda"; }
   Capabilities capabilities() const override {
     Capabilities c;
     c.placement = Placement::device;
-    c.devices = 1;
-    c.deterministic_over = "path, feature layout and launch shape (integer counts)";
+    c.devices = device_count();
+    c.deterministic_over = "path, feature layout, launch shape and device split (integer counts)";
     return c;
   }
 
   void configure(const rl::EngineOptions& o) override {
-    const bool relayout = o.features != options_.features;
+    const std::vector<int> ids = resolve_devices(o.devices, o.device_ids, device_count(), "rules/cuda");
+    const bool reprepare = o.features != options_.features || ids != devices_;
     options_ = o;
-    if (relayout && host_ != nullptr) prepare(*host_);
+    devices_ = ids;
+    if (reprepare && host_ != nullptr) prepare(*host_);
   }
 
   void prepare(const Dataset& data) override {
     host_ = nullptr;  // set only when everything below succeeded
+    slices_.clear();
     GPUDM_REQUIRE(data.task() == Task::classification,
                   "rules/cuda: dataset '" + data.name() + "' is not a classification dataset");
     GPUDM_REQUIRE(data.rows() < (1ull << 32), "rules/cuda: more than 2^32 rows");
@@ -53,139 +74,84 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
                   "rules/cuda: " + std::to_string(data.num_classes()) + " classes; the results array stores a class per byte (at most 255)");
     class_rows_ = rl::class_rows(data);
     schema_ = rl::Schema::of(data);
-    set_device(device_);
-    data_ = upload_dataset(data, stream_);
-    f16_reason_.clear();
-    rl::RankedColumns ranked;
-    if (options_.features == rl::Features::f32) f16_reason_ = "features \"f32\" requested";
-    else ranked = rl::rank_columns(data);
-    f16_ok_ = !ranked.codes.empty();
-    if (!f16_ok_ && f16_reason_.empty()) f16_reason_ = ranked.reason.empty() ? "empty dataset" : ranked.reason;
-    if (!f16_ok_ && options_.features == rl::Features::f16x2)
-      throw Error("rules/cuda: features \"f16x2\" requested for dataset '" + data.name() + "', but " + f16_reason_);
-    features16_ = DeviceBuffer<std::uint32_t>();
-    rank_values_ = DeviceBuffer<float>();
-    rank_begin_ = DeviceBuffer<std::uint32_t>();
-    if (f16_ok_) {
-      features16_.resize(ranked.codes.size() / 2);
-      features16_.upload(reinterpret_cast<const std::uint32_t*>(ranked.codes.data()), ranked.codes.size() / 2);
-      rank_values_.resize(std::max<std::size_t>(1, ranked.values.size()));
-      if (!ranked.values.empty()) rank_values_.upload(ranked.values);
-      rank_begin_.resize(ranked.begin.size());
-      rank_begin_.upload(ranked.begin);
+    const k::RankedLayout layout = k::choose_layout(data, options_.features, "rules/cuda");
+    f16_ok_ = layout.packed;
+    f16_reason_ = layout.reason;
+    if (devices_.empty()) devices_ = resolve_devices(1, {}, device_count(), "rules/cuda");
+    for (int d : devices_) {
+      auto s = std::make_unique<Slice>();
+      s->dev = k::RuleDeviceData::upload(d, data, layout);
+      s->phases = DevicePhases(s->dev->stream);
+      slices_.push_back(std::move(s));
     }
-    stream_.synchronize();
     host_ = &data;
   }
 
   void evaluate(const rl::RulePopulation& pop, rl::RuleCounts& out, PhaseTimer& timer, rl::Want want) override {
     GPUDM_REQUIRE(host_ != nullptr, "rules/cuda: evaluate() before prepare()");
-    set_device(device_);
     const bool coverage = want == rl::Want::counts_and_coverage;
-    const DatasetView dv = data_.view();
-    const DeviceProps& props = device_props(device_);
+    const std::size_t rows = host_->rows();
     const int classes = static_cast<int>(class_rows_.size());
-    rl::PopulationInfo info;
+    const std::size_t nr = pop.size();
+    const std::size_t n = std::max<std::size_t>(1, std::min(slices_.size(), nr));
+    std::vector<std::size_t> cut{0, nr};
     {
       auto s = timer.scope("encode");
-      info = rl::check_population(pop, schema_);
-      out.reset(pop.size(), dv.rows, class_rows_, coverage);
-      out.gpops = info.primitives * dv.rows;
-      choose_path(info, classes, pop, props, dv);
+      const rl::PopulationInfo info = rl::check_population(pop, schema_);
+      out.reset(nr, rows, class_rows_, coverage);
+      out.gpops = info.primitives * rows;
+      if (n > 1) {  // contiguous slices of about equal words
+        std::vector<std::uint64_t> work(nr + 1, 0);
+        for (std::size_t r = 0; r < nr; ++r) work[r + 1] = work[r] + pop.rule_words(r);
+        cut = balanced_cuts(work, n);
+        for (std::size_t d = 0; d < n; ++d) {
+          Slice& sl = *slices_[d];
+          sl.part.clear();
+          for (std::size_t r = cut[d]; r < cut[d + 1]; ++r) sl.part.add(pop.rule(r), pop.rule_words(r));
+        }
+      }
+      choose_path(info, classes, pop, n);
     }
-    const std::size_t nr = pop.size();
-    if (nr == 0 || dv.rows == 0) {
+    used_slices_ = n;
+    if (nr == 0 || rows == 0) {
       if (coverage) std::fill(out.coverage.begin(), out.coverage.end(), 0u);
       return;
     }
-    DevicePhases& phases = phases_;  // pooled events: a steady-state loop creates none
-    const std::size_t count_words = nr * static_cast<std::size_t>(classes);
-    const std::size_t cov_words = coverage ? nr * out.words_per_rule : 0;
-    // In: words | rule_begin | groups (fast). Out: counts | coverage.
-    const std::size_t nw = pop.words.size(), nb = pop.rule_begin.size();
-    const std::size_t ng = fast_ ? plan_.groups.size() : 0;
-    {
-      auto p = phases.scope("upload");
-      const std::size_t total = nw + nb + ng;
-      if (h_in_.size() < total) h_in_ = PinnedBuffer<std::uint32_t>(total + total / 2);
-      std::memcpy(h_in_.data(), pop.words.data(), nw * sizeof(std::uint32_t));
-      std::memcpy(h_in_.data() + nw, pop.rule_begin.data(), nb * sizeof(std::uint32_t));
-      if (ng) std::memcpy(h_in_.data() + nw + nb, plan_.groups.data(), ng * sizeof(std::uint32_t));
-      in_.resize(total);
-      in_.upload_async(h_in_.data(), total, stream_);
+    if (n == 1) {
+      set_device(slices_[0]->dev->device);
+      return run_slice(*slices_[0], pop, 0, out, coverage, timer);
     }
-    out_.resize(count_words + cov_words);
-    std::uint32_t* d_counts = out_.data();
-    std::uint32_t* d_cov = coverage ? out_.data() + count_words : nullptr;
-    const std::uint32_t* d_words = in_.data();
-    const std::uint32_t* d_begin = in_.data() + nw;
-    if (fast_) {
-      if (plan_.packed) {
-        auto p = phases.scope("rewrite_ranked");
-        words16_.resize(nw);
-        k::launch_rewrite_ranked(d_words, d_begin, static_cast<std::uint32_t>(nr), rank_values_.data(), rank_begin_.data(),
-                                 words16_.data(), stream_);
-        d_words = words16_.data();
-      }
-      auto p = phases.scope("match_count");
-      GPUDM_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, count_words * sizeof(std::uint32_t), stream_));
-      k::FastBuffers b;
-      b.features16 = plan_.packed ? features16_.data() : nullptr;
-      b.words = d_words;
-      b.rule_begin = d_begin;
-      b.group_begin = in_.data() + nw + nb;
-      b.counts = d_counts;
-      b.coverage = d_cov;
-      b.words_per_rule = out.words_per_rule;
-      k::launch_fused(dv, classes, plan_, b, props, stream_);
-    } else {
-      const std::size_t stride = k::results_stride(dv);
-      result_.resize(stride * nr);
-      {
-        auto p = phases.scope("match");
-        for (const k::Chunk& c : k::constant_chunks(pop)) k::launch_match(dv, pop, c, staging_, result_.data(), stream_);
-      }
-      {
-        auto p = phases.scope("reduction");
-        k::launch_reduce(result_.data(), stride, dv.rows, nr, classes, d_counts, props, stream_);
-      }
-      if (coverage) {
-        auto p = phases.scope("coverage");
-        k::launch_pack_coverage(result_.data(), stride, dv.rows, nr, out.words_per_rule, d_cov, stream_);
-      }
-    }
-    {
-      auto p = phases.scope("download");
-      const std::size_t total = count_words + cov_words;
-      if (h_out_.size() < total) h_out_ = PinnedBuffer<std::uint32_t>(total + total / 2);
-      out_.download_async(h_out_.data(), total, stream_);
-    }
-    {
-      auto s = timer.scope("host_wait");
-      stream_.synchronize();
-    }
-    std::memcpy(out.covered.data(), h_out_.data(), count_words * sizeof(std::uint32_t));
-    if (coverage) std::memcpy(out.coverage.data(), h_out_.data() + count_words, cov_words * sizeof(std::uint32_t));
-    if (timer.enabled()) phases.flush(timer);
-    else phases.discard();
+    runner_.run(
+        n,
+        [&](std::size_t d, PhaseTimer& t) {
+          Slice& sl = *slices_[d];
+          set_device(sl.dev->device);
+          run_slice(sl, sl.part, cut[d], out, coverage, t);
+        },
+        timer);
   }
 
   nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j;
-    j["device"] = device_props(device_).name;
+    const int dev0 = slices_.empty() ? (devices_.empty() ? 0 : devices_[0]) : slices_[0]->dev->device;
+    j["device"] = device_props(dev0).name;
+    j["devices"] = std::max<std::size_t>(1, devices_.size());
+    j["device_ids"] = devices_.empty() ? std::vector<int>{dev0} : devices_;
+    if (used_slices_ > 1) j["slices_used"] = used_slices_;
     j["path_requested"] = rl::to_string(options_.path);
     j["path_used"] = used_.empty() ? rl::to_string(options_.path) : used_;
     if (!fallback_.empty()) j["fallback_reason"] = fallback_;
-    if (used_ == "fast") {
-      j["features"] = plan_.packed ? "f16x2 (ranked codes)" : "f32";
-      if (!plan_.packed && !packed_reason_.empty()) j["features_reason"] = packed_reason_;
-      j["block"] = plan_.block;
-      j["rows_per_thread"] = plan_.rows_per_thread;
-      j["tile_rows"] = static_cast<std::size_t>(plan_.block) * plan_.rows_per_thread * (plan_.packed ? 2 : 1);
-      j["tiles"] = plan_.tiles;
-      j["groups"] = plan_.groups.empty() ? 0 : plan_.groups.size() - 1;
-      j["grid_x"] = plan_.grid_x;
-      j["shared_bytes"] = plan_.smem;
+    if (used_ == "fast" && !slices_.empty()) {
+      const k::FastPlan& plan = slices_[0]->plan;  // slice 0's launch (every slice has the same tile shape)
+      j["features"] = plan.packed ? "f16x2 (ranked codes)" : "f32";
+      if (!plan.packed && !packed_reason_.empty()) j["features_reason"] = packed_reason_;
+      j["block"] = plan.block;
+      j["rows_per_thread"] = plan.rows_per_thread;
+      j["tile_rows"] = static_cast<std::size_t>(plan.block) * plan.rows_per_thread * (plan.packed ? 2 : 1);
+      j["tiles"] = plan.tiles;
+      j["groups"] = plan.groups.empty() ? 0 : plan.groups.size() - 1;
+      j["grid_x"] = plan.grid_x;
+      j["shared_bytes"] = plan.smem;
     } else if (used_ == "faithful") {
       j["match_block"] = k::FaithfulPolicy::kMatchThreads;
       j["reduce_block"] = k::FaithfulPolicy::kReduceThreads;
@@ -195,9 +161,9 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
   }
 
  private:
-  // Fast or faithful, f32 or f16x2, and why (the documented fallbacks).
-  void choose_path(const rl::PopulationInfo& info, int classes, const rl::RulePopulation& pop, const DeviceProps& props,
-                   const DatasetView& dv) {
+  // Fast or faithful, f32 or f16x2, for the whole population (every slice runs the same), and
+  // why (the documented fallbacks). Plans every slice's fast launch.
+  void choose_path(const rl::PopulationInfo& info, int classes, const rl::RulePopulation& pop, std::size_t n) {
     fallback_.clear();
     packed_reason_.clear();
     fast_ = options_.path == rl::Path::fast;
@@ -218,31 +184,112 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
       packed_reason_ = "a rule's stack depth " + std::to_string(info.max_depth) + " exceeds the f16x2 layout's " +
                        std::to_string(k::kMaxPackedDepth);
     }
-    if (fast_) {
-      plan_ = k::plan_fast(props, dv, packed, classes, pop, options_.rows_per_thread);
-      if (!plan_.ok) {
+    for (std::size_t d = 0; fast_ && d < n; ++d) {
+      Slice& sl = *slices_[d];
+      sl.plan = k::plan_fast(device_props(sl.dev->device), sl.dev->data.view(), packed, classes, n == 1 ? pop : sl.part,
+                             options_.rows_per_thread);
+      if (!sl.plan.ok) {
         fast_ = false;
-        fallback_ = plan_.reason;
+        fallback_ = sl.plan.reason;
       }
     }
     used_ = fast_ ? "fast" : "faithful";
   }
 
-  int device_;
-  Stream stream_;  // declared before the buffers: they are freed first
-  DevicePhases phases_{stream_};
-  DeviceDataset data_;
-  DeviceBuffer<std::uint32_t> features16_, in_, out_, words16_, rank_begin_;
-  DeviceBuffer<float> rank_values_;
-  DeviceBuffer<std::uint8_t> result_;
-  PinnedBuffer<std::uint32_t> h_in_, h_out_;
-  std::vector<std::uint32_t> staging_;
+  // Rules `p` (the population's rules first .. first + p.size()) on the slice's device: writes
+  // their counts (and coverage) into `out`; device phases go to `timer`.
+  void run_slice(Slice& sl, const rl::RulePopulation& p, std::size_t first, rl::RuleCounts& out, bool coverage,
+                 PhaseTimer& timer) {
+    const DatasetView dv = sl.dev->data.view();
+    const DeviceProps& props = device_props(sl.dev->device);
+    const cudaStream_t stream = sl.dev->stream;
+    const int classes = out.classes;
+    const std::size_t nr = p.size();
+    DevicePhases& phases = sl.phases;  // pooled events: a steady-state loop creates none
+    const std::size_t count_words = nr * static_cast<std::size_t>(classes);
+    const std::size_t cov_words = coverage ? nr * out.words_per_rule : 0;
+    // In: words | rule_begin | groups (fast). Out: counts | coverage.
+    const std::size_t nw = p.words.size(), nb = p.rule_begin.size();
+    const std::size_t ng = fast_ ? sl.plan.groups.size() : 0;
+    {
+      auto ph = phases.scope("upload");
+      const std::size_t total = nw + nb + ng;
+      if (sl.h_in.size() < total) sl.h_in = PinnedBuffer<std::uint32_t>(total + total / 2);
+      std::memcpy(sl.h_in.data(), p.words.data(), nw * sizeof(std::uint32_t));
+      std::memcpy(sl.h_in.data() + nw, p.rule_begin.data(), nb * sizeof(std::uint32_t));
+      if (ng) std::memcpy(sl.h_in.data() + nw + nb, sl.plan.groups.data(), ng * sizeof(std::uint32_t));
+      sl.in.resize(total);
+      sl.in.upload_async(sl.h_in.data(), total, stream);
+    }
+    sl.out.resize(count_words + cov_words);
+    std::uint32_t* d_counts = sl.out.data();
+    std::uint32_t* d_cov = coverage ? sl.out.data() + count_words : nullptr;
+    const std::uint32_t* d_words = sl.in.data();
+    const std::uint32_t* d_begin = sl.in.data() + nw;
+    if (fast_) {
+      if (sl.plan.packed) {
+        auto ph = phases.scope("rewrite_ranked");
+        sl.words16.resize(nw);
+        k::launch_rewrite_ranked(d_words, d_begin, static_cast<std::uint32_t>(nr), sl.dev->rank_values.data(),
+                                 sl.dev->rank_begin.data(), sl.words16.data(), stream);
+        d_words = sl.words16.data();
+      }
+      auto ph = phases.scope("match_count");
+      GPUDM_CUDA_CHECK(cudaMemsetAsync(d_counts, 0, count_words * sizeof(std::uint32_t), stream));
+      k::FastBuffers b;
+      b.features16 = sl.plan.packed ? sl.dev->features16.data() : nullptr;
+      b.words = d_words;
+      b.rule_begin = d_begin;
+      b.group_begin = sl.in.data() + nw + nb;
+      b.counts = d_counts;
+      b.coverage = d_cov;
+      b.words_per_rule = out.words_per_rule;
+      k::launch_fused(dv, classes, sl.plan, b, props, stream);
+    } else {
+      const std::size_t stride = k::results_stride(dv);
+      sl.result.resize(stride * nr);
+      {
+        auto ph = phases.scope("match");
+        for (const k::Chunk& c : k::constant_chunks(p)) k::launch_match(dv, p, c, sl.staging, sl.result.data(), stream);
+      }
+      {
+        auto ph = phases.scope("reduction");
+        k::launch_reduce(sl.result.data(), stride, dv.rows, nr, classes, d_counts, props, stream);
+      }
+      if (coverage) {
+        auto ph = phases.scope("coverage");
+        k::launch_pack_coverage(sl.result.data(), stride, dv.rows, nr, out.words_per_rule, d_cov, stream);
+      }
+    }
+    {
+      auto ph = phases.scope("download");
+      const std::size_t total = count_words + cov_words;
+      if (sl.h_out.size() < total) sl.h_out = PinnedBuffer<std::uint32_t>(total + total / 2);
+      sl.out.download_async(sl.h_out.data(), total, stream);
+    }
+    {
+      auto s = timer.scope("host_wait");
+      GPUDM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+    std::memcpy(out.covered.data() + first * static_cast<std::size_t>(classes), sl.h_out.data(),
+                count_words * sizeof(std::uint32_t));
+    if (coverage)
+      std::memcpy(out.coverage.data() + first * out.words_per_rule, sl.h_out.data() + count_words,
+                  cov_words * sizeof(std::uint32_t));
+    if (timer.enabled()) phases.flush(timer);
+    else phases.discard();
+  }
+
+  rl::EngineOptions options_;
+  std::vector<int> devices_;  // one entry per slice (may repeat a device)
+  std::vector<std::unique_ptr<Slice>> slices_;
+  SplitRunner runner_;
   const Dataset* host_ = nullptr;
   rl::Schema schema_;
   std::vector<std::uint64_t> class_rows_;
   bool f16_ok_ = false, fast_ = true;
+  std::size_t used_slices_ = 1;
   std::string f16_reason_, packed_reason_, fallback_, used_;
-  k::FastPlan plan_;
 };
 
 }  // namespace

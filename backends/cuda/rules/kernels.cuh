@@ -130,12 +130,7 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs a) 
   for (std::uint32_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     __syncthreads();  // the previous tile is consumed (and the staging above is complete)
     const std::size_t wbase = static_cast<std::size_t>(tile) * T;
-    for (std::size_t c = 0; c < cols; ++c) {
-      const uint4* src = reinterpret_cast<const uint4*>(feat + c * col_words + wbase);
-      uint4* dst = reinterpret_cast<uint4*>(s_x + c * T);
-      for (int j = tid; j < T / 4; j += BLOCK)
-        dst[j] = wbase + 4 * static_cast<std::size_t>(j) < col_words ? src[j] : make_uint4(0u, 0u, 0u, 0u);
-    }
+    stage_tile<BLOCK, R>(feat, cols, col_words, wbase, s_x);
     TileLabels<R, S> lab;
     load_tile_labels<BLOCK, R, S>(a.data.labels, a.data.rows, wbase, classes, lab);
     __syncthreads();

@@ -1,0 +1,69 @@
+#pragma once
+// Samples of a GMT run's evaluation batches, for estimating the induction time of backends too
+// slow to run the full 10,000 iterations (CPU on large data, the faithful GPU path): the fast
+// run writes every k-th generation's batch of modified individuals (flattened) and its totals;
+// the slow backend replays sampled batches and scales its time per evaluation by the run's
+// evaluation count. Unlike timing the first K iterations (the paper's footnote a), the sampled
+// batches come from the whole run, so they hold the trees the run actually evaluates.
+//
+// File (binary, host byte order): "GMTBATCH" v1, dataset name, rows, cols, seed; then records:
+// a batch (generation, trees: levels, salt, present nodes, leaves with refit flag, model
+// attributes and the coefficients of leaves that keep their model) or the run's summary.
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "algorithms/gmt/flat_tree.hpp"
+
+namespace gpudm {
+namespace gmt {
+
+struct RecordedRun {
+  std::string backend;            // the run that wrote the sample
+  std::int64_t evaluations = 0;   // individuals evaluated in the run (initial population included)
+  int iterations = 0;
+  double scale = 1.0;             // extrapolation of the run itself (extrapolate_iterations / iterations)
+  double host_seconds = 0.0;      // the run's cpu_ea + flattening (host EA work, backend-independent)
+  double run_seconds = 0.0;       // the run's wall time
+  double evaluator_seconds = 0.0; // the run's evaluator phases
+};
+
+struct BatchSample {
+  std::string dataset;
+  std::uint64_t rows = 0, cols = 0, seed = 0;
+  std::vector<int> generation;                 // per batch
+  std::vector<std::vector<FlatTree>> batches;  // per batch
+  RecordedRun run;
+  bool complete = false;  // the summary record was written
+  std::int64_t trees() const;
+};
+
+class BatchSampleWriter {
+ public:
+  // Writes to path + ".tmp" and renames it to `path` in finish(); creates missing directories.
+  BatchSampleWriter(const std::string& path, const std::string& dataset, std::uint64_t rows, std::uint64_t cols,
+                    std::uint64_t seed);
+  void add(int generation, const std::vector<const FlatTree*>& batch);
+  void finish(const RecordedRun& run);
+  int batches() const { return batches_; }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+  int batches_ = 0;
+};
+
+// Throws gpudm::Error naming the file for a missing, truncated or foreign file.
+BatchSample read_batch_sample(const std::string& path);
+
+// "{experiment}", "{dataset}" and "{seed}" in `pattern` replaced.
+std::string expand_sample_path(std::string pattern, const std::string& experiment, const std::string& dataset,
+                               std::uint64_t seed);
+
+// Indices of the batches to replay: whole batches spread evenly over the sample, at least one,
+// at most `max_trees` trees in all (unless the first batch alone has more).
+std::vector<std::size_t> pick_batches(const BatchSample& s, std::int64_t max_trees);
+
+}  // namespace gmt
+}  // namespace gpudm

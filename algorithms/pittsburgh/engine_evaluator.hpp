@@ -1,0 +1,58 @@
+#pragma once
+// The CPU backends' rule-set evaluation on the shared rule engine (algorithms/rules): the
+// sequential and OpenMP pittsburgh backends are this class over the engine backend of the same
+// kind, differing only in how the decision-list tasks are spread (OpenMP pragmas stay in
+// backends/openmp/). The paper's four steps:
+//   coverage        one engine evaluation of every rule of a batch of individuals, with the
+//                   covered rows as bits (Want::counts_and_coverage);
+//   rule_fitness    confusion[r] = counts.confusion(r, consequent[r]) and sensitivity x
+//                   specificity (the engine counts covered rows per class);
+//   classification  the decision list over the coverage bits, 32 rows a word: per word the
+//                   undecided rows start as every row, a rule decides the undecided rows it
+//                   covers (correct where the row's class is its consequent), the default class
+//                   the rest; each task counts its correct rows with popcounts in the same pass;
+//   ruleset_fitness the tasks' counts summed per individual, accuracy = correct / rows.
+// Batches of individuals keep the coverage bits under kCoverageBytes.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "algorithms/pittsburgh/evaluator.hpp"
+#include "algorithms/rules/evaluator.hpp"
+
+namespace gpudm::pittsburgh {
+
+class EngineRuleSetEvaluator : public RuleSetEvaluator {
+ public:
+  static constexpr std::size_t kCoverageBytes = 256u << 20;  // coverage bits of one batch
+  static constexpr std::size_t kTaskWords = 256;             // decision-list task: 8,192 rows of one individual
+
+  // Runs task(0) .. task(n - 1), in any order and on any threads.
+  using ParallelFor = std::function<void(std::size_t n, const std::function<void(std::size_t)>& task)>;
+
+  void prepare(const Dataset& data) override;
+  void evaluate(const Population& pop, EvaluationResult& res, PhaseTimer& timer) override;
+
+ protected:
+  EngineRuleSetEvaluator(std::unique_ptr<rules::RuleEvaluator> engine, ParallelFor parallel_for);
+  rules::RuleEvaluator& engine() { return *engine_; }
+
+ private:
+  // Correct rows of individual `ind` (batch-local rules from `first`) over coverage words [w0, w1).
+  std::uint32_t correct_words(const FlatPopulation& f, std::size_t ind, std::size_t first, std::size_t w0,
+                              std::size_t w1) const;
+
+  std::unique_ptr<rules::RuleEvaluator> engine_;
+  ParallelFor parallel_for_;
+  const Dataset* data_ = nullptr;
+  rules::Schema schema_;
+  std::size_t words_ = 0;                  // 32-row words per rule
+  std::vector<std::uint32_t> class_words_; // classes x words_: rows of each class as bits
+  rules::RulePopulation batch_;
+  rules::RuleCounts counts_;
+  std::vector<std::uint32_t> partial_;
+};
+
+}  // namespace gpudm::pittsburgh

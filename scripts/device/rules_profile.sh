@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Issue 15, "profile and lift the shared rule engine on KDDcup": GPops/s of the two fused rule
+# kernels (the rule engine's fast path, backends/cuda/rules/kernels.cuh, and pittsburgh's
+# decision-list kernel, backends/cuda/pittsburgh/kernels.cuh, both on the device functions of
+# backends/cuda/rules/device.cuh) on KDDcup and Poker (1,025,010 hands) at population 100, per
+# layout and rows per thread, then Nsight Compute on one launch of each.
+#   OUT=$OUT scripts/device/rules_profile.sh [STAGE...]          (default: build timing ncu)
+# Stages (estimated on one H100/H200 with 16 cores):
+#   build   run_all.sh build of run_experiment (skipped when the binary exists)     ~3 min cold
+#   timing  run_experiment on two generated configs, then a table of GPops/s:       ~2 min
+#             engine (gp_rules, Bojarczuk, population 100, 2 generations: 3 evaluations a
+#               repetition): features f32 | f16x2 x rows_per_thread 0 (policy) | 1 | 2 | 4;
+#             pittsburgh (evaluate, population 100): features f32 | f16x2.
+#           "f16x2" is the ranked fp16 codes (algorithms/rules/ranked.hpp) for both now; the
+#           exact-fp16 f16x2 layout pittsburgh had before is gone, and its committed numbers
+#           (results/<gpu>/pitt_layouts.json) are printed beside as "f16x2 exact (before)".
+#   ncu     ncu --clock-control none, sections SpeedOfLight LaunchStats Occupancy WarpStateStats
+#           InstructionStats, on the first fused_kernel launch of: {engine, pittsburgh} x
+#           {kddcup, poker} x {f32, f16x2}, each a one-evaluation run; prints duration, issue
+#           and warp metrics, the top stall reasons and warp instructions per GPop.  ~5 min
+# Split across calls if a call would pass the 10-minute limit: "build timing", then "ncu".
+# RP_DATASETS (default "kddcup poker") and RP_FAMILIES (default "engine pittsburgh") narrow the
+# ncu stage. Results and logs: $OUT/rules_profile/ (results JSON, ncu reports as text).
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+BUILD="${BUILD:-$ROOT/build-device}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+OUT="${OUT:-$ROOT/out}"
+DIR="$OUT/rules_profile"
+mkdir -p "$DIR"
+if [ -z "${GPUDM_DATA_DIR:-}" ]; then
+  for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
+    [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
+  done
+fi
+T0=$(date +%s)
+stamp() { echo "[rules_profile $(( $(date +%s) - T0 ))s] $*" >&2; }
+status=0
+STAGES=("${@:-build timing ncu}")
+[ "${#STAGES[@]}" = 1 ] && read -r -a STAGES <<<"${STAGES[0]}"
+RUN="$BUILD/experiments/run_experiment"
+# Warp stall reasons as explicit metrics (cycles per issued instruction), printed sorted.
+STALLS=""
+for r in long_scoreboard short_scoreboard mio_throttle lg_throttle wait barrier not_selected math_pipe_throttle \
+         branch_resolving dispatch_stall no_instruction membar drain sleeping tex_throttle misc selected; do
+  STALLS="${STALLS:+$STALLS,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+done
+POKER='{"name": "poker_full", "options": {"rows": 1025010}}'
+
+dataset_json() { case "$1" in poker) echo "$POKER" ;; *) echo "\"$1\"" ;; esac; }
+
+# engine_config NAME DATASETS_JSON FEATURES_JSON ROWS_PER_THREAD_JSON GENERATIONS REPS
+engine_config() {
+  cat >"$DIR/$1.json" <<JSON
+{"experiment": "$1", "family": "gp_rules", "datasets": $2,
+ "params": {"algorithm": "bojarczuk", "population": 100, "generations": $5, "stop_when_perfect": false},
+ "cases": [{"backend": "cuda", "params": {"path": "fast", "features": $3, "rows_per_thread": $4}}],
+ "seeds": [1], "warmup": 0, "repetitions": $6}
+JSON
+}
+# pitt_config NAME DATASETS_JSON FEATURES_JSON WARMUP REPS
+pitt_config() {
+  cat >"$DIR/$1.json" <<JSON
+{"experiment": "$1", "family": "pittsburgh", "datasets": $2,
+ "params": {"mode": "evaluate", "population": 100, "validate_gpops_budget": 50000000.0},
+ "cases": [{"backend": "cuda", "params": {"path": "fast", "features": $3}}],
+ "seeds": [1], "warmup": $4, "repetitions": $5}
+JSON
+}
+
+for s in "${STAGES[@]}"; do
+  case "$s" in
+    build)
+      if [ -x "$RUN" ]; then stamp "build: $RUN exists"; continue; fi
+      stamp "build run_experiment"
+      GPUDM_BUILD_TARGETS="run_experiment" BUILD="$BUILD" OUT="$OUT" bash "$ROOT/scripts/device/run_all.sh" build \
+        >"$DIR/build.log" 2>&1 || { status=1; tail -20 "$DIR/build.log" >&2; } ;;
+    timing)
+      engine_config rp_engine "[\"kddcup\", $POKER]" '["f32", "f16x2"]' '[0, 1, 2, 4]' 2 3
+      pitt_config rp_pittsburgh "[\"kddcup\", $POKER]" '["f32", "f16x2"]' 2 5
+      for c in rp_engine rp_pittsburgh; do
+        stamp "run_experiment $c"
+        timeout 400 "$RUN" "$DIR/$c.json" -o "$DIR" -q >"$DIR/$c.log" 2>&1 || { status=1; stamp "$c FAILED"; tail -5 "$DIR/$c.log" >&2; }
+      done
+      python3 - "$DIR" "$ROOT/results" <<'PY'
+import glob, json, os, sys
+d, results = sys.argv[1], sys.argv[2]
+def runs(path):
+    try: return json.load(open(path)).get("runs", [])
+    except Exception as e: print(f"{path}: {e}"); return []
+def name(r):
+    ds = r.get("dataset"); return ds.get("name") if isinstance(ds, dict) else ds
+print("\nGPops/s of the fused kernels, population 100 (kernel time on the device clock)")
+print(f"{'family':11} {'dataset':11} {'layout':7} {'rpt req':>7} {'rpt':>4} {'block':>5} {'tiles':>6} {'groups':>6} {'grid_x':>6} {'smem':>6} {'GPops/s':>10}  status")
+for r in runs(os.path.join(d, "rp_engine.json")):
+    m = r.get("metrics") or {}; e = m.get("engine") or {}; p = r.get("params", {})
+    print(f"{'engine':11} {name(r):11} {p.get('features','?'):7} {p.get('rows_per_thread','?'):>7} {e.get('rows_per_thread','-'):>4} "
+          f"{e.get('block','-'):>5} {e.get('tiles','-'):>6} {e.get('groups','-'):>6} {e.get('grid_x','-'):>6} {e.get('shared_bytes','-'):>6} "
+          f"{m.get('gpops_per_s_kernel', 0):10.3e}  {r.get('status')} {e.get('features','')}")
+for r in runs(os.path.join(d, "rp_pittsburgh.json")):
+    m = r.get("metrics") or {}; b = m.get("backend_info") or {}; f = b.get("fast_launch") or {}; p = r.get("params", {})
+    print(f"{'pittsburgh':11} {name(r):11} {p.get('features','?'):7} {'policy':>7} {f.get('rows_per_thread','-'):>4} "
+          f"{f.get('block','-'):>5} {f.get('tiles','-'):>6} {f.get('groups','-'):>6} {'-':>6} {f.get('shared_bytes','-'):>6} "
+          f"{m.get('gpops_per_s', 0):10.3e}  {r.get('status')} {b.get('features','')}")
+for path in sorted(glob.glob(os.path.join(results, "*", "pitt_layouts.json"))):
+    for r in runs(path):
+        m = r.get("metrics") or {}; p = r.get("params", {}); b = m.get("backend_info") or {}
+        if name(r) in ("kddcup", "poker_full") and p.get("devices", 1) == 1:
+            lay = b.get("features", "?")
+            req = p.get("features", "auto")
+            print(f"{'pitt before':11} {name(r):11} {req + ' -> ' + lay + (' exact' if lay == 'f16x2' else ''):20} {'':>11} "
+                  f"{m.get('gpops_per_s', 0):10.3e}  committed {os.path.relpath(path, results)}")
+PY
+      ;;
+    ncu)
+      if ! command -v ncu >/dev/null; then stamp "ncu not found"; status=1; continue; fi
+      for fam in ${RP_FAMILIES:-engine pittsburgh}; do
+        for ds in ${RP_DATASETS:-kddcup poker}; do
+          for lay in f32 f16x2; do
+            cfg="ncu_${fam}_${ds}_${lay}"
+            if [ "$fam" = engine ]; then engine_config "$cfg" "[$(dataset_json "$ds")]" "\"$lay\"" 0 0 1
+            else pitt_config "$cfg" "[$(dataset_json "$ds")]" "\"$lay\"" 0 1; fi
+            stamp "ncu $cfg"
+            timeout 300 ncu --clock-control none --section SpeedOfLight --section LaunchStats --section Occupancy \
+              --section WarpStateStats --section InstructionStats --metrics "$STALLS" -k regex:fused_kernel -c 1 \
+              "$RUN" "$DIR/$cfg.json" -o "$DIR/ncu_results" -q >"$DIR/$cfg.txt" 2>&1 ||
+              { status=1; stamp "$cfg FAILED (see $cfg.txt)"; tail -5 "$DIR/$cfg.txt" >&2; continue; }
+            python3 - "$DIR/$cfg.txt" "$DIR/ncu_results/$cfg.json" <<'PY'
+import json, re, sys
+txt = open(sys.argv[1]).read()
+def val(label):
+    m = re.search(r"^\s*" + re.escape(label) + r"\s+(\S+)\s+([\d.,]+)", txt, re.M)
+    return (float(m.group(2).replace(",", "")), m.group(1)) if m else (None, "")
+gp = None
+try:
+    r = json.load(open(sys.argv[2]))["runs"][0]; m = r.get("metrics") or {}
+    gp = m.get("gpops")  # one evaluation (generations 0 / repetitions 1, warmup 0)
+except Exception:
+    pass
+kern = re.search(r"fused_kernel<[^>]*>", txt)
+print(f"  {kern.group(0) if kern else 'fused_kernel ?'}")
+for label in ("Duration", "Compute (SM) Throughput", "Memory Throughput", "Executed Ipc Active", "Issue Slots Busy",
+              "Achieved Occupancy", "Theoretical Occupancy", "Registers Per Thread", "Dynamic Shared Memory Per Block",
+              "Grid Size", "Block Size", "Executed Instructions", "Warp Cycles Per Issued Instruction"):
+    v, unit = val(label)
+    if v is not None: print(f"    {label:36} {v:>14,.2f} {unit}")
+inst, unit = val("Executed Instructions")
+dur, dunit = val("Duration")
+if inst and gp:
+    scale = {"inst": 1, "Kinst": 1e3, "Minst": 1e6, "Ginst": 1e9}.get(unit, 1)
+    print(f"    warp instructions per GPop           {inst * scale / gp:14.4f}   (GPops of the evaluation {gp:.4g})")
+if dur and gp:
+    s = dur * {"ns": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1}.get(dunit, 1e-3)
+    print(f"    GPops/s in ncu                       {gp / s:14.3e}")
+stalls = re.findall(r"smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio\s+\S*\s+([\d.,]+)", txt)
+if stalls:
+    top = sorted(((float(v.replace(",", "")), k) for k, v in stalls), reverse=True)[:6]
+    print("    stalls (cycles per issued instruction): " + ", ".join(f"{k} {v:.2f}" for v, k in top))
+PY
+          done
+        done
+      done ;;
+    *) echo "rules_profile.sh: unknown stage '$s' (build timing ncu)" >&2; status=2 ;;
+  esac
+done
+stamp "status $status"
+exit $status
