@@ -352,9 +352,16 @@ std::vector<PeerResults> load_peers(const Checker& c, const ojson& spec, const f
     const std::string rows_path = e.contains("rows") ? c.string(e["rows"], join_path(p, "rows")) : std::string("runs");
     const fs::path file = config_dir / peer.file;
     if (!fs::is_regular_file(file)) c.fail(join_path(p, "file"), "peer results file not found: " + file.string());
+    std::string text;
+    try {
+      text = read_capped_file(file.string(), kMaxModelBytes, "peer results file");
+    } catch (const Error& ex) {
+      c.fail(join_path(p, "file"), ex.what());
+    }
+    if (const std::string deep = json_depth_error(text, file.string()); !deep.empty()) c.fail(join_path(p, "file"), deep);
     ojson doc;
     try {
-      doc = ojson::parse(read_text_file(file.string()));
+      doc = ojson::parse(text);
     } catch (const nlohmann::json::exception& ex) {
       c.fail(join_path(p, "file"), file.string() + " is not valid JSON: " + one_line(ex.what()));
     }

@@ -15,7 +15,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${GPUDM_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}"
 TARGETS_ALL=(fuzz_config fuzz_dataset_csv fuzz_dataset_tsv fuzz_dataset_arff fuzz_dataset_keel fuzz_dataset_uci
-             fuzz_gzip fuzz_population fuzz_gmt_model)
+             fuzz_gzip fuzz_population fuzz_gmt_model fuzz_gmt_batch)
 
 build_only=0
 seconds=20

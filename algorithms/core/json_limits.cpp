@@ -4,8 +4,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+
+#include <nlohmann/json.hpp>
 
 #include "algorithms/core/error.hpp"
 
@@ -60,6 +63,24 @@ std::string read_capped_file(const std::string& path, std::size_t max_bytes, con
   }
   if (std::ferror(f.get())) throw Error(what + " " + path + ": read error: " + std::strerror(errno));
   return out;
+}
+
+nlohmann::json cli_json_value(const std::string& text, const std::string& source) {
+  require_json_depth(text, source);
+  nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
+  return v.is_discarded() ? nlohmann::json(text) : v;
+}
+
+long long json_int_in(const nlohmann::json& v, long long lo, long long hi, const std::string& what) {
+  bool ok = false;
+  if (v.is_number_unsigned()) {  // every non-negative integer of a parsed text; may exceed LLONG_MAX
+    const std::uint64_t u = v.get<std::uint64_t>();
+    ok = hi >= 0 && u <= static_cast<std::uint64_t>(hi) && (lo <= 0 || u >= static_cast<std::uint64_t>(lo));
+  } else if (v.is_number_integer()) {
+    ok = v.get<long long>() >= lo && v.get<long long>() <= hi;
+  }
+  if (!ok) throw Error(what + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
+  return v.get<long long>();
 }
 
 }  // namespace gpudm

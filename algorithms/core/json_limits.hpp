@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json_fwd.hpp>
+
 namespace gpudm {
 
 // Deepest nesting of arrays/objects accepted anywhere (the deepest file we write, a GMT model
@@ -29,5 +31,14 @@ void require_json_depth(std::string_view text, const std::string& source, std::s
 // Reads a file the user gave, refusing one larger than `max_bytes`; throws gpudm::Error
 // "<what> <path>: cannot open ..." / "... is N bytes; the limit is M".
 std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+
+// An integer field of a file the user gave, in [lo, hi], checked before it is narrowed (nlohmann's
+// get<int>() wraps 4294967296 to 0); throws gpudm::Error "<what> must be an integer in [lo, hi],
+// got <value>".
+// A command-line value (--param key=VALUE): VALUE as JSON when it parses (depth-checked: argv
+// allows ~100,000 brackets), else VALUE as a string.
+nlohmann::json cli_json_value(const std::string& text, const std::string& source);
+
+long long json_int_in(const nlohmann::json& v, long long lo, long long hi, const std::string& what);
 
 }  // namespace gpudm

@@ -66,8 +66,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
       const auto eq = kv.find('=');
       GPUDM_REQUIRE(eq != std::string::npos && eq > 0, "--param expects key=value, got '" + kv + "'");
       const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-      nlohmann::json jv = nlohmann::json::parse(v, nullptr, false);
-      r.params[k] = jv.is_discarded() ? nlohmann::json(v) : jv;
+      r.params[k] = cli_json_value(v, "--param " + k);
     } else {
       throw Error("unknown option '" + f + "'\n" + cli_usage());
     }

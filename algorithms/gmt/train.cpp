@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "algorithms/core/progress.hpp"
@@ -88,6 +89,31 @@ std::vector<ParamSpec> param_specs() {
   add("estimate_iterations", "int", 1000, "iterations run on sets above estimate_above_rows");
   add("test_fraction", "number", 0.0, "hold out this fraction of the rows (seeded shuffle) for test RMSE/MAE (0 = train on all)");
   add("extrapolate_iterations", "int", 0, "when > iterations: timing is scaled to this many iterations and flagged estimated");
+  // Ranges, checked when a config is validated (before anything under results/ is touched) and by
+  // --param; an int needs both bounds (ParamSpec::check bounds an unranged int to the int range only).
+  constexpr double kInt = 2147483647.0, kNoMax = std::numeric_limits<double>::infinity();  // numbers only
+  const std::pair<const char*, std::pair<double, double>> bounds[] = {
+      {"population", {2, 1 << 24}}, {"iterations", {0, kInt}}, {"stall_iterations", {0, kInt}},
+      {"max_seconds", {0, kNoMax}}, {"crossover", {0, 1}}, {"mutation", {0, 1}}, {"elitism", {0, (1 << 24) - 1}},
+      {"ranking_pressure", {1, 2}}, {"alpha", {0, kNoMax}}, {"init_sample_fraction", {0, 1}},
+      {"init_sample_max", {0, kInt}}, {"init_sample_min", {0, kInt}}, {"init_max_depth", {1, 20}},
+      {"init_model_attrs", {0, kNoMax}}, {"max_depth", {1, 20}}, {"min_leaf_rows", {0, kInt}},
+      {"mut_new_test", {0, kNoMax}}, {"mut_shift_threshold", {0, kNoMax}}, {"mut_swap_test", {0, kNoMax}},
+      {"mut_prune", {0, kNoMax}}, {"mut_change_model", {0, kNoMax}}, {"mut_expand", {0, kNoMax}},
+      {"cx_subtrees", {0, kNoMax}}, {"cx_tests", {0, kNoMax}}, {"cx_branches", {0, kNoMax}}, {"cx_asymmetric", {0, kNoMax}},
+      {"threads", {0, 65536}}, {"chunk_rows", {1, kInt}}, {"qr_block_rows", {1, kInt}}, {"rank_tol", {0, 1}},
+      {"rows_per_param", {0, kNoMax}}, {"gpu_blocks", {0, kInt}}, {"gpu_threads", {0, 1024}}, {"fast_pivot_guard", {0, 1}},
+      // bytes; 2^53 keeps every value exact and its conversion to an integer defined
+      {"device_memory_limit", {0, 9007199254740992.0}}, {"batch_sample_every", {0, kInt}},
+      {"replay_max_evaluations", {0, kInt}}, {"replay_batch_trees", {1, kInt}}, {"replay_max_seconds", {0, kNoMax}},
+      {"estimate_above_rows", {0, kInt}}, {"estimate_iterations", {1, kInt}}, {"test_fraction", {0, 1}},
+      {"extrapolate_iterations", {0, kInt}}};
+  for (const auto& [name, range] : bounds)
+    for (ParamSpec& s : v)
+      if (s.name == name) {
+        s.minimum = range.first;
+        if (range.second != kNoMax) s.maximum = range.second;
+      }
   return v;
 }
 

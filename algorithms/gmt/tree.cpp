@@ -8,6 +8,8 @@
 #include <functional>
 #include <sstream>
 
+#include "algorithms/core/json_limits.hpp"
+
 namespace gpudm {
 namespace gmt {
 
@@ -257,10 +259,7 @@ namespace {
 
 // An attribute index of a model file, checked before it is narrowed to an int.
 int attribute_of(const nlohmann::json& v, int cols, const std::string& what) {
-  GPUDM_REQUIRE(v.is_number_integer() && v.get<long long>() >= 0 && v.get<long long>() < cols &&
-                    !(v.is_number_unsigned() && v.get<std::uint64_t>() >= static_cast<std::uint64_t>(cols)),
-                what + " " + v.dump() + " out of range [0, " + std::to_string(cols) + ")");
-  return static_cast<int>(v.get<long long>());
+  return static_cast<int>(json_int_in(v, 0, cols - 1, what));
 }
 
 std::unique_ptr<Node> node_from_json(const nlohmann::json& j, int cols, const std::string& where, int depth) {

@@ -68,14 +68,6 @@ FlatPopulation flatten(const Population& p, const rules::Schema& schema, std::si
 void validate(const Population& p, const rules::Schema& schema) { (void)flatten(p, schema); }
 
 namespace {
-// An integer field in [lo, hi], checked before it is narrowed.
-long long int_field(const nlohmann::json& v, long long lo, long long hi, const std::string& what) {
-  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) ||
-      v.get<long long>() < lo || v.get<long long>() > hi)
-    throw Error(what + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
-  return v.get<long long>();
-}
-
 void only_keys(const nlohmann::json& j, std::initializer_list<const char*> known, const std::string& where) {
   for (auto it = j.begin(); it != j.end(); ++it)
     if (std::find_if(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }) == known.end()) {
@@ -110,8 +102,8 @@ Population population_from_json(const nlohmann::json& j, const std::string& sour
     throw Error(source + ": \"individuals\" must be an array");
   Population p;
   if (j.contains("attributes"))
-    p.declared_attributes = int_field(j["attributes"], 1, rules::kMaxAttribute + 1ll, source + ": \"attributes\"");
-  if (j.contains("classes")) p.declared_classes = int_field(j["classes"], 1, INT32_MAX, source + ": \"classes\"");
+    p.declared_attributes = json_int_in(j["attributes"], 1, rules::kMaxAttribute + 1ll, source + ": \"attributes\"");
+  if (j.contains("classes")) p.declared_classes = json_int_in(j["classes"], 1, INT32_MAX, source + ": \"classes\"");
   const auto& inds = j["individuals"];
   p.individuals.reserve(inds.size());
   for (std::size_t i = 0; i < inds.size(); ++i) {
@@ -122,7 +114,7 @@ Population population_from_json(const nlohmann::json& j, const std::string& sour
     Individual ind;
     if (!ji.contains("default_class") || !ji["default_class"].is_number_integer())
       throw Error(wi + ": \"default_class\" (integer) is required");
-    ind.default_class = static_cast<std::int32_t>(int_field(ji["default_class"], 0, INT32_MAX, wi + ": \"default_class\""));
+    ind.default_class = static_cast<std::int32_t>(json_int_in(ji["default_class"], 0, INT32_MAX, wi + ": \"default_class\""));
     if (ji.contains("rules")) {
       if (!ji["rules"].is_array()) throw Error(wi + ": \"rules\" must be an array");
       for (std::size_t r = 0; r < ji["rules"].size(); ++r) {
@@ -134,7 +126,7 @@ Population population_from_json(const nlohmann::json& j, const std::string& sour
         only_keys(jr, {"antecedent", "consequent"}, wr);
         Rule rule;
         rule.tokens = rules::parse_expression(jr["antecedent"], wr);
-        rule.consequent = static_cast<std::int32_t>(int_field(jr["consequent"], 0, INT32_MAX, wr + ": \"consequent\""));
+        rule.consequent = static_cast<std::int32_t>(json_int_in(jr["consequent"], 0, INT32_MAX, wr + ": \"consequent\""));
         ind.rules.push_back(std::move(rule));
       }
     }

@@ -225,6 +225,21 @@ TEST_F(CliTest, ProductBinaryMalformedDataset) {
 
 // ---- reliability (docs/reliability.md) ----
 
+// Every committed config passes validation (integer bounds, param ranges, sweep cap), full and
+// --smoke, so a config added by a later change cannot bypass the guards of docs/reliability.md.
+TEST_F(CliTest, EveryCommittedConfigValidates) {
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(GPUDM_SOURCE_DIR) + "/configs")) {
+    if (e.path().extension() != ".json") continue;
+    for (const char* mode : {"", " --smoke"}) {
+      const auto r = run(kProduct, "'" + e.path().string() + "' --dry-run" + mode, tmp_);
+      EXPECT_EQ(r.code, 0) << e.path().filename() << mode << ": " << r.err;
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+}
+
 TEST_F(CliTest, TwoWritersOfOneResultsFile) {
   // The first writer holds the results file for ~3 s (two runs of 1.5 s).
   write_file(tmp_ / "w.json", R"({"experiment": "w", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],

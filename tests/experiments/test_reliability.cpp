@@ -82,6 +82,37 @@ TEST_F(Reliability, DeeplyNestedConfigIsAOneLineError) {
   EXPECT_EQ(json_depth_error(std::string(257, '{'), "f"), "f:1:257: JSON nested deeper than 256 levels");
 }
 
+// Every other JSON the runner reads: the results file and journal on --resume, a peer results
+// file of a table, and a config (or include) beyond its size cap.
+TEST_F(Reliability, DeepOrOversizedFilesBeyondTheConfigAreOneLineErrors) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const ExperimentPlan p = plan(R"({"experiment": "dr", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"]})");
+  write_file(dir_ / "out/dr.json", R"({"schema_version": 1, "runs": )" + deep + "}");
+  try {
+    run(p, true);
+    ADD_FAILURE() << "resumed from a 100,000-deep results file";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("JSON nested deeper than 256 levels; cannot resume"), std::string::npos) << e.what();
+  }
+  fs::remove(dir_ / "out/dr.json");
+  write_file(dir_ / "out/dr.json.journal", deep + "\n{\"x\": 1}\n");
+  try {
+    run(p, true);
+    ADD_FAILURE() << "resumed from a 100,000-deep journal line";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("JSON nested deeper than 256 levels"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(ToyFamily::calls, 0);
+  write_file(dir_ / "peers/deep.json", R"({"runs": )" + deep + "}");
+  std::string e = error_of(R"({"family": "toy", "datasets": ["tiny"], "peers": [{"name": "d", "file": "peers/deep.json",
+      "match": {"dataset": "dataset.name"}}]})");
+  EXPECT_NE(e.find("peers[0].file: "), std::string::npos) << e;
+  EXPECT_NE(e.find("JSON nested deeper than 256 levels"), std::string::npos) << e;
+  write_file(dir_ / "big.json", R"({"family": "toy", "datasets": ["tiny"], "comment": ")" + std::string(17 << 20, 'x') + "\"}");
+  e = error_of(R"({"include": ["big.json"]})");
+  EXPECT_NE(e.find("larger than the limit of 16 MiB"), std::string::npos) << e.substr(0, 300);
+}
+
 // Inputs the fuzz campaign found (docs/reliability.md).
 TEST_F(Reliability, FuzzFindingANumberBeyondTheDoubleRangeIsAConfigError) {
   const std::string e = error_of("77777e7777755554{ \"exp{");

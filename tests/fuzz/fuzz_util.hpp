@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the fuzz targets: a private scratch folder, writing the input to a file there (the
-// entry points under test read files, as run_experiment does), a one-dataset provider.
+// entry points under test read files, as run_experiment does), a one-dataset provider, the
+// GMT targets' dataset.
 #include <unistd.h>
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "algorithms/core/family.hpp"
 
@@ -46,5 +48,18 @@ class OneDataset : public DatasetProvider {
  private:
   std::shared_ptr<const Dataset> data_;
 };
+
+// The GMT targets' data: 3 numeric attributes named a, b, c (a model file must name them), 40
+// rows of a regression target, one missing value.
+inline std::shared_ptr<const Dataset> gmt_dataset() {
+  std::vector<Attribute> attrs{{"a", AttributeKind::numeric, {}}, {"b", AttributeKind::numeric, {}}, {"c", AttributeKind::numeric, {}}};
+  auto d = std::make_shared<Dataset>("fuzz", Task::regression, 40, attrs);
+  for (std::size_t i = 0; i < 40; ++i) {
+    for (std::size_t c = 0; c < 3; ++c) d->at(i, c) = static_cast<float>((i * (c + 3)) % 11) - 5.0f;
+    d->set_target(i, static_cast<float>(i % 9));
+  }
+  d->set_missing(3, 2);
+  return d;
+}
 
 }  // namespace gpudm::fuzz
