@@ -121,14 +121,21 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
       set_device(slices_[0]->dev->device);
       return run_slice(*slices_[0], pop, 0, out, coverage, timer);
     }
-    runner_.run(
-        n,
-        [&](std::size_t d, PhaseTimer& t) {
-          Slice& sl = *slices_[d];
-          set_device(sl.dev->device);
-          run_slice(sl, sl.part, cut[d], out, coverage, t);
-        },
-        timer);
+    // Slices on distinct devices run concurrently, one host thread each. Slices that share a
+    // device (device_ids [0, 0]: the split's code path tested on one GPU) run one after the
+    // other on this thread: the individuals' constant-memory symbol and the fused kernel's
+    // dynamic shared-memory attribute are per device, so two host threads driving one device
+    // would overwrite each other's (found on the H100: wrong counts and invalid launches).
+    const auto slice_job = [&](std::size_t d, PhaseTimer& t) {
+      Slice& sl = *slices_[d];
+      set_device(sl.dev->device);
+      run_slice(sl, sl.part, cut[d], out, coverage, t);
+    };
+    if (shared_device()) {
+      for (std::size_t d = 0; d < n; ++d) slice_job(d, timer);  // serial: phase times add up
+      return;
+    }
+    runner_.run(n, slice_job, timer);
   }
 
   nlohmann::ordered_json describe() const override {
@@ -282,6 +289,12 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
 
   rl::EngineOptions options_;
   std::vector<int> devices_;  // one entry per slice (may repeat a device)
+  bool shared_device() const {
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      for (std::size_t j = i + 1; j < devices_.size(); ++j)
+        if (devices_[i] == devices_[j]) return true;
+    return false;
+  }
   std::vector<std::unique_ptr<Slice>> slices_;
   SplitRunner runner_;
   const Dataset* host_ = nullptr;
