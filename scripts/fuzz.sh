@@ -6,9 +6,12 @@
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     default 20 s each, every target
 #   scripts/fuzz.sh --build-only
+#   scripts/fuzz.sh --run-only [SECONDS] [TARGET...]   no configure or build (a long campaign
+#                                              beside other builds: build first, under their lock)
 #
 # Prints per target: wall seconds, CPU seconds, executions, coverage (cov: edges, ft: features) and
 # the size of the work corpus. Environment: GPUDM_FUZZ_BUILD_DIR (default build-fuzz), GPUDM_JOBS (build jobs),
+# GPUDM_FUZZ_OPT (optimisation flags of a new build folder, default -O1 -gline-tables-only),
 # GPUDM_FUZZ_SUMMARY (file the per-target figures are appended to, TSV), GPUDM_FUZZ_ARGS (extra
 # libFuzzer flags). Exit status 1 when a target found a crash, a leak or a timeout.
 set -euo pipefail
@@ -18,8 +21,10 @@ TARGETS_ALL=(fuzz_config fuzz_dataset_csv fuzz_dataset_tsv fuzz_dataset_arff fuz
              fuzz_gzip fuzz_population fuzz_gmt_model fuzz_gmt_batch)
 
 build_only=0
+run_only=0
 seconds=20
 if [ "${1:-}" = "--build-only" ]; then build_only=1; shift; fi
+if [ "${1:-}" = "--run-only" ]; then run_only=1; shift; fi
 if [ $# -gt 0 ] && [[ "$1" =~ ^[0-9]+$ ]]; then seconds="$1"; shift; fi
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${TARGETS_ALL[@]}")
@@ -28,11 +33,14 @@ if ! command -v clang++ >/dev/null; then
   echo "fuzz.sh: clang++ not found (scripts/install-deps.sh installs clang)" >&2
   exit 1
 fi
-# -O1 -gline-tables-only: what libFuzzer's documentation suggests; line numbers in the reports.
-CC=clang CXX=clang++ "$ROOT/scripts/configure-once.sh" "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DGPUDM_FUZZ=ON \
-  -DGPUDM_ENABLE_CUDA=OFF -DGPUDM_ENABLE_OPENMP=OFF -DGPUDM_BUILD_TESTS=OFF -DGPUDM_BUILD_BENCH=OFF
-cmake --build "$BUILD" -j "${GPUDM_JOBS:-$(nproc)}" --target "${targets[@]}"
+if [ $run_only -eq 0 ]; then
+  # -O1 -gline-tables-only: what libFuzzer's documentation suggests; line numbers in the reports.
+  # GPUDM_FUZZ_OPT overrides it (CI: -O0, half the build time; a few seconds a target need no speed).
+  CC=clang CXX=clang++ "$ROOT/scripts/configure-once.sh" "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="${GPUDM_FUZZ_OPT:--O1 -gline-tables-only}" -DGPUDM_FUZZ=ON \
+    -DGPUDM_ENABLE_CUDA=OFF -DGPUDM_ENABLE_OPENMP=OFF -DGPUDM_BUILD_TESTS=OFF -DGPUDM_BUILD_BENCH=OFF
+  cmake --build "$BUILD" -j "${GPUDM_JOBS:-$(nproc)}" --target "${targets[@]}"
+fi
 [ $build_only -eq 1 ] && exit 0
 
 status=0
