@@ -8,8 +8,10 @@
 #include <sstream>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/json_limits.hpp"
 #include "datasets/generators.hpp"
 #include "datasets/loaders.hpp"
+#include "datasets/user_file.hpp"
 
 #ifndef GPUDM_CATALOG_PATH
 #define GPUDM_CATALOG_PATH "datasets/catalog.json"
@@ -138,8 +140,10 @@ Catalog Catalog::from_file(const std::string& path) {
   if (!in) throw Error("dataset catalog " + path + ": cannot open (set GPUDM_CATALOG to datasets/catalog.json)");
   ojson j;
   try {
-    j = ojson::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+    const std::string text = read_capped_file(path, kMaxConfigBytes, "dataset catalog");
+    require_json_depth(text, "dataset catalog " + path);
+    j = ojson::parse(text);
+  } catch (const nlohmann::json::exception& e) {
     throw Error("dataset catalog " + path + ": " + e.what());
   }
   return from_json(std::move(j), path);
@@ -193,6 +197,8 @@ std::vector<std::string> Catalog::names() const {
 
 Dataset load_dataset(const Catalog& catalog, const std::string& name, const nlohmann::json& options_in,
                      const std::vector<std::string>& dirs) {
+  // A name that is a path (or an existing file that is no catalog name) is the user's own file.
+  if (is_user_file(name, catalog.contains(name))) return load_user_file(name, options_in);
   const ojson& e = catalog.entry(name);
   const nlohmann::json options = options_in.is_null() ? nlohmann::json::object() : options_in;
   if (!options.is_object()) throw Error("dataset '" + name + "': options must be a JSON object");

@@ -51,7 +51,8 @@ class Catalog {
 // First existing <dir>/<relative_path>, or nullopt.
 std::optional<std::string> find_data_file(const std::string& relative_path, const std::vector<std::string>& dirs);
 
-// Resolves one dataset: loads the (variant's) file or runs the generator, applying options.
+// Resolves one dataset: loads the (variant's) file or runs the generator, applying options. A
+// name that is a file path (datasets/user_file.hpp) loads the user's own file.
 Dataset load_dataset(const Catalog& catalog, const std::string& name, const nlohmann::json& options,
                      const std::vector<std::string>& dirs);
 

@@ -162,9 +162,24 @@ bool is_missing_token(std::string_view f, const std::vector<std::string>& missin
 }
 
 // Assigns roles from the options, after the schema's columns exist.
+// The label column: by name when label_name is set, else `label_override` (KEEL @outputs) or
+// label_column.
+int label_index(const std::vector<Column>& cols, const LoadOptions& o, int label_override, const Context& ctx) {
+  if (o.label_name.empty())
+    return label_override >= 0 ? label_override : resolve_column(o.label_column, cols.size(), "label_column", ctx);
+  std::string names;
+  for (std::size_t c = 0; c < cols.size(); ++c) {
+    if (cols[c].name == o.label_name) return static_cast<int>(c);
+    if (c < 20) names += (c ? ", " : "") + cols[c].name;
+  }
+  if (cols.size() > 20) names += ", ...";
+  ctx.fail("no column named '" + shorten(o.label_name) + "'" +
+           (names.empty() || cols.front().name.empty() ? std::string(" (the file has no header row)") : " (columns: " + names + ")"));
+}
+
 void assign_roles(std::vector<Column>& cols, const LoadOptions& o, int label_override, const Context& ctx) {
   const std::size_t n = cols.size();
-  const int label = label_override >= 0 ? label_override : resolve_column(o.label_column, n, "label_column", ctx);
+  const int label = label_index(cols, o, label_override, ctx);
   for (auto& c : cols) c.role = Role::feature;
   cols[static_cast<std::size_t>(label)].role = Role::label;
   for (int d : o.drop_columns) {
@@ -316,7 +331,10 @@ std::vector<std::string> finalize_open(Column& col) {
     remap[static_cast<std::size_t>(order[rank])] = static_cast<float>(rank);
     names[rank] = std::string(col.open_values[static_cast<std::size_t>(order[rank])]);
   }
-  for (float& v : col.values) v = remap[static_cast<std::size_t>(v)];
+  // A missing cell holds the placeholder 0 (NaN once assembled); in a column with no value at
+  // all there is nothing to remap it to (found by fuzz_dataset_csv).
+  for (float& v : col.values)
+    if (static_cast<std::size_t>(v) < remap.size()) v = remap[static_cast<std::size_t>(v)];
   return names;
 }
 
@@ -511,16 +529,21 @@ Dataset load_arff_like(std::string_view text, const LoadOptions& o, const Contex
   }
   if (o.expected_columns > 0 && static_cast<int>(cols.size()) != o.expected_columns)
     ctx.fail(std::to_string(cols.size()) + " attributes declared, expected " + std::to_string(o.expected_columns));
-  assign_roles(cols, o, label_override, ctx);
+  LoadOptions oo = o;
+  if (o.task_from_header) {
+    const int label = label_index(cols, o, label_override, ctx);
+    oo.task = cols[static_cast<std::size_t>(label)].kind == Kind::numeric ? Task::regression : Task::classification;
+  }
+  assign_roles(cols, oo, label_override, ctx);
   info.file_columns = cols.size();
   BodyFormat bf;
   bf.delim = o.delimiter != 0 ? o.delimiter : ',';
   bf.percent_comments = true;
   bf.reject_sparse = true;
-  LoadOptions oo = o;
-  if (keel) oo.missing.push_back("<null>");
-  const std::size_t rows = parse_body(lr, cols, oo, bf, ctx, info, nullptr, 0);
-  return assemble(cols, rows, o, ctx);
+  LoadOptions body = oo;
+  if (keel) body.missing.push_back("<null>");
+  const std::size_t rows = parse_body(lr, cols, body, bf, ctx, info, nullptr, 0);
+  return assemble(cols, rows, oo, ctx);
 }
 
 std::string who_of(const LoadOptions& o, const std::string& file_label) {
@@ -539,6 +562,11 @@ bool label_less(std::string_view a, std::string_view b) {
   }
   if (na != nb) return na;  // numbers first
   return a < b;
+}
+
+bool is_number_text(std::string_view s) {
+  double x;
+  return parse_double_full(s, x);
 }
 
 Dataset load_text(std::string_view text, const std::string& file_label, const LoadOptions& options, LoadInfo* info) {

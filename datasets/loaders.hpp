@@ -41,6 +41,8 @@ struct LoadOptions {
   bool header = false;                 // csv/tsv/whitespace: first data line holds column names
   int skip_lines = 0;                  // physical lines skipped before anything else
   int label_column = -1;               // file column of the label/target; negative counts from the end
+  std::string label_name;              // the label/target column by name (header row or @attribute); overrides label_column
+  bool task_from_header = false;       // ARFF/KEEL: the label's declaration sets the task (nominal: classification)
   std::vector<int> drop_columns;       // file columns not used as features (ids, dates)
   std::vector<std::string> missing = {"?"};  // tokens meaning "missing" in feature columns
   bool drop_missing_target = false;    // skip rows whose label/target is missing (else an error)
@@ -81,5 +83,8 @@ LoadOptions load_options_from_json(const nlohmann::json& loader, const std::stri
 
 // Numeric-aware ordering of label strings (see above).
 bool label_less(std::string_view a, std::string_view b);
+
+// True when `s` (trimmed) parses completely as a finite number.
+bool is_number_text(std::string_view s);
 
 }  // namespace gpudm::datasets

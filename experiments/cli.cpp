@@ -10,8 +10,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
 #include "experiments/compare.hpp"
+#include "datasets/user_file.hpp"
 #include "experiments/config.hpp"
 #include "experiments/runner.hpp"
 #include "experiments/text.hpp"
@@ -32,11 +34,7 @@ std::string pad(const std::string& s, std::size_t n) { return s.size() >= n ? s 
 
 // The "format" of a model file, for routing --predict (the family's command reads the file again).
 std::string model_format_of(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("cannot open model file '" + path + "'");
-  std::ostringstream text;
-  text << in.rdbuf();
-  const ojson j = parse_json_text(text.str(), path);
+  const ojson j = parse_json_text(read_capped_file(path, kMaxModelBytes, "model file"), path);
   if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
     throw Error(path + ": not a model file (no \"format\" key at the top level)");
   return j["format"].get<std::string>();
@@ -54,6 +52,12 @@ const char* kFooter =
     "                                                 per run: both medians, new/base, U-test p, verdict,\n"
     "                                                 headline metrics; exit 1 if a run is significantly\n"
     "                                                 slower beyond the threshold (docs/perf-regression.md)\n"
+    "  run_experiment --evaluate pittsburgh --population P.json --dataset my/data.csv --target class\n"
+    "\nYour own data: wherever a mode takes --dataset NAME, NAME may be a file path\n"
+    "(.csv .tsv .arff .dat(KEEL) .data(UCI) .txt, each optionally .gz) instead of a catalog name, with\n"
+    "  --target COLUMN   the target column: a header/attribute name or a 1-based number (default: the last)\n"
+    "  --task classification|regression   when the file cannot say (a numeric target in CSV/TSV)\n"
+    "In a config: \"datasets\": [{\"path\": \"my/data.csv\", \"target\": \"price\", \"task\": \"regression\"}].\n"
     "\nEnvironment:\n"
     "  GPUDM_DATA_DIR     ':'-separated folders holding the datasets (then datasets/cache/)\n"
     "  GPUDM_RESULTS_DIR  results root instead of <source>/results (--out overrides both)\n"
@@ -104,6 +108,7 @@ int run_config(const CliArgs& a, CliServices& s) {
   po.smoke = a.smoke;
   po.backends = a.backends;
   po.repetitions = a.repetitions;
+  po.allow_large_sweep = a.allow_large_sweep;
   const ExperimentPlan plan = load_plan(a.config, vc, po);
   if (a.dry_run) {
     std::cout << describe_plan(plan, registry);
@@ -247,6 +252,61 @@ std::vector<CliMode> builtin_modes() {
   return modes;
 }
 
+namespace {
+
+// --target and --task of the family modes: they apply to a dataset given by path, whichever
+// option of the family's command names it (--dataset, --test, ...), so they are taken out here
+// and the family's command gets a provider that adds them to such a dataset's options.
+struct UserFileArgs {
+  std::string target, task;
+};
+
+std::vector<std::string> take_user_file_args(const std::vector<std::string>& in, UserFileArgs& out) {
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const bool target = in[i] == "--target", task = in[i] == "--task";
+    if (!target && !task) {
+      rest.push_back(in[i]);
+      continue;
+    }
+    if (i + 1 >= in.size()) throw ConfigError(in[i] + " needs a value");
+    const std::string& v = in[++i];
+    if (task && v != "classification" && v != "regression")
+      throw ConfigError("--task expects classification or regression, got '" + v + "'");
+    (target ? out.target : out.task) = v;
+  }
+  return rest;
+}
+
+class UserFileProvider : public DatasetProvider {
+ public:
+  UserFileProvider(CliServices& s, UserFileArgs args, std::string default_task)
+      : s_(s), args_(std::move(args)), default_task_(std::move(default_task)) {}
+  std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json& options) override {
+    const bool catalog = s_.check_dataset && s_.check_dataset(name).empty();
+    if (!datasets::is_user_file(name, catalog)) {
+      if (!args_.target.empty() || !args_.task.empty())
+        throw ConfigError("--target and --task apply to a data file given by path; '" + name + "' is a catalog dataset");
+      return s_.datasets().get(name, options);
+    }
+    nlohmann::json o = options.is_object() ? options : nlohmann::json::object();
+    if (!args_.target.empty()) {
+      const bool number = args_.target.find_first_not_of("0123456789") == std::string::npos && args_.target.size() < 9;
+      o["target"] = number ? nlohmann::json(std::stoll(args_.target)) : nlohmann::json(args_.target);
+    }
+    const std::string task = args_.task.empty() ? default_task_ : args_.task;
+    if (!task.empty()) o["task"] = task;
+    return s_.datasets().get(name, o);
+  }
+
+ private:
+  CliServices& s_;
+  UserFileArgs args_;
+  std::string default_task_;
+};
+
+}  // namespace
+
 std::vector<CliMode> family_command_modes(FamilySet& families) {
   struct Entry {
     std::string family;
@@ -266,8 +326,14 @@ std::vector<CliMode> family_command_modes(FamilySet& families) {
     m.name = trigger.substr(trigger.find_first_not_of('-'));
     m.raw_trigger = trigger;
     for (const auto& e : *entries) m.raw_help += (m.raw_help.empty() ? "" : "\n  ") + e.command.usage;
-    m.run_raw = [trigger, entries](const std::vector<std::string>& rest, CliServices& s) -> int {
-      CommandEnv env{&s.registry(), &s.datasets()};
+    m.run_raw = [trigger, entries](const std::vector<std::string>& raw_rest, CliServices& s) -> int {
+      UserFileArgs uf;
+      const std::vector<std::string> rest = take_user_file_args(raw_rest, uf);
+      auto run = [&](const FamilyCommand& c, const std::vector<std::string>& args) {
+        UserFileProvider files(s, uf, c.data_task);
+        CommandEnv env{&s.registry(), &files};
+        return c.run(args, env);
+      };
       std::string known;
       const bool by_format = !entries->empty() && !entries->front().command.model_format.empty();
       for (const auto& e : *entries) known += (known.empty() ? "" : ", ") + (by_format ? e.command.model_format : e.family);
@@ -275,12 +341,12 @@ std::vector<CliMode> family_command_modes(FamilySet& families) {
         if (rest.empty() || rest[0].rfind("-", 0) == 0) throw ConfigError(trigger + " needs a model file first: " + trigger + " MODEL.json ...");
         const std::string format = model_format_of(rest[0]);
         for (const auto& e : *entries)
-          if (e.command.model_format == format) return e.command.run(rest, env);
+          if (e.command.model_format == format) return run(e.command, rest);
         throw ConfigError(rest[0] + ": model format '" + format + "' is read by no family (known formats: " + known + ")");
       }
       if (rest.empty()) throw ConfigError(trigger + " needs a family: " + trigger + " FAMILY ... (" + known + ")");
       for (const auto& e : *entries)
-        if (e.family == rest[0]) return e.command.run(std::vector<std::string>(rest.begin() + 1, rest.end()), env);
+        if (e.family == rest[0]) return run(e.command, std::vector<std::string>(rest.begin() + 1, rest.end()));
       throw ConfigError(trigger + " " + rest[0] + ": no family has this mode (" + known + ")");
     };
     modes.push_back(std::move(m));
@@ -323,6 +389,8 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
       ->check(CLI::PositiveNumber);
   app.add_flag("-q,--quiet", a.quiet, "No progress bar or summary on stderr (tables still go to stdout)");
   app.add_flag("-n,--dry-run", a.dry_run, "Validate CONFIG and print what would run; run and write nothing");
+  app.add_flag("--allow-large-sweep", a.allow_large_sweep,
+               "Run a config that expands to more than " + std::to_string(kMaxRuns) + " runs");
 
   std::vector<CLI::Option*> triggers;
   for (const auto& m : modes) triggers.push_back(m.add ? m.add(app, a) : nullptr);
@@ -359,6 +427,8 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
     return fail(kExitConfig, e.what());
   } catch (const Error& e) {
     return fail(kExitRuntime, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(kExitRuntime, "out of host memory");
   } catch (const std::exception& e) {
     return fail(kExitRuntime, std::string("internal error: ") + e.what());
   }

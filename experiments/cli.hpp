@@ -47,6 +47,7 @@ struct CliArgs {
   bool render = false;  // --render
   bool quiet = false;
   bool dry_run = false;
+  bool allow_large_sweep = false;
   int repetitions = -1;
   std::vector<std::string> argv;
 };

@@ -6,7 +6,9 @@
 #include <regex>
 #include <set>
 
+#include "algorithms/core/json_limits.hpp"
 #include "datasets/sha256.hpp"
+#include "datasets/user_file.hpp"
 #include "experiments/text.hpp"
 
 namespace gpudm::experiments {
@@ -61,6 +63,8 @@ std::size_t ExperimentPlan::total_runs() const {
 // parsing
 
 ojson parse_json_text(const std::string& text, const std::string& source) {
+  // Values nested deeper than this would overflow the stack when copied or dumped.
+  if (std::string deep = json_depth_error(text, source); !deep.empty()) throw ConfigError(deep);
   // Duplicate keys are silently merged by JSON parsers; in a config they are almost always a
   // copy-paste mistake, so they are an error here.
   std::vector<std::set<std::string>> keys;
@@ -101,6 +105,12 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
       }
     }
     throw ConfigError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + one_line(what));
+  } catch (const ojson::exception& e) {
+    // A number beyond the double range ("1e999": out_of_range.406) carries no position.
+    std::string what = e.what();
+    if (const std::size_t b = what.find("] "); what.rfind("[json.exception.", 0) == 0 && b != std::string::npos)
+      what = what.substr(b + 2);
+    throw ConfigError(source + ": " + one_line(what));
   }
 }
 
@@ -116,6 +126,7 @@ const std::vector<std::string> kMetaKeys = {"experiment", "title", "paper", "com
 const std::vector<std::string> kSmokeKeys = {"backends", "datasets", "params",      "sweep",
                                              "cases",    "seeds",    "warmup",      "repetitions"};
 const std::vector<std::string> kDatasetKeys = {"name", "options"};
+const std::vector<std::string> kPathDatasetKeys = {"path", "target", "task", "options"};
 const std::vector<std::string> kCaseKeys = {"backend", "params", "comment"};
 const std::vector<std::string> kTableKeys = {"title", "paper_csv", "rows", "columns", "notes", "comment", "all_paper_rows"};
 const std::vector<std::string> kRowKeys = {"run", "paper", "label", "map"};
@@ -178,13 +189,16 @@ class Checker {
     if (!v.is_array()) fail(path, "expected array, got " + type_name(v) + " " + shown(v));
     if (non_empty && v.empty()) fail(path, "expected a non-empty array");
   }
-  long long integer(const ojson& v, const std::string& path, long long min) const {
+  // An int in [min, max]; anything else (a float, a value beyond 64 bits) names the key.
+  long long integer(const ojson& v, const std::string& path, long long min, long long max = LLONG_MAX) const {
     if (!v.is_number_integer()) fail(path, "expected int, got " + type_name(v) + " " + shown(v));
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(LLONG_MAX))
-      fail(path, "value too large");
-    const long long x = v.get<long long>();
-    if (x < min) fail(path, "expected an int >= " + std::to_string(min) + ", got " + std::to_string(x));
-    return x;
+    const bool too_big = v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(max);
+    if (too_big || v.get<long long>() < min || v.get<long long>() > max) {
+      const std::string range = max == LLONG_MAX ? ">= " + std::to_string(min)
+                                                 : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+      fail(path, "expected an int " + range + ", got " + v.dump());
+    }
+    return v.get<long long>();
   }
   const std::string& file() const { return file_; }
 
@@ -338,9 +352,16 @@ std::vector<PeerResults> load_peers(const Checker& c, const ojson& spec, const f
     const std::string rows_path = e.contains("rows") ? c.string(e["rows"], join_path(p, "rows")) : std::string("runs");
     const fs::path file = config_dir / peer.file;
     if (!fs::is_regular_file(file)) c.fail(join_path(p, "file"), "peer results file not found: " + file.string());
+    std::string text;
+    try {
+      text = read_capped_file(file.string(), kMaxModelBytes, "peer results file");
+    } catch (const Error& ex) {
+      c.fail(join_path(p, "file"), ex.what());
+    }
+    if (const std::string deep = json_depth_error(text, file.string()); !deep.empty()) c.fail(join_path(p, "file"), deep);
     ojson doc;
     try {
-      doc = ojson::parse(read_text_file(file.string()));
+      doc = ojson::parse(text);
     } catch (const nlohmann::json::exception& ex) {
       c.fail(join_path(p, "file"), file.string() + " is not valid JSON: " + one_line(ex.what()));
     }
@@ -482,6 +503,38 @@ void check_table(const Checker& c, const ojson& t, const std::string& path, Pape
   }
 }
 
+// A data file of the user's: {"path": ..., "target": ..., "task": ..., "options": {...}}. The
+// path is relative to the config's folder; the run's dataset name is that path as seen from the
+// working directory, its options the rest (both part of the run's identity).
+DatasetRef user_file(const Checker& c, const ojson& d, const std::string& p, const fs::path& config_dir) {
+  c.keys(d, kPathDatasetKeys, p);
+  const std::string rel = c.string(d["path"], join_path(p, "path"));
+  if (rel.empty()) c.fail(join_path(p, "path"), "expected a file path");
+  fs::path file(rel);
+  if (file.is_relative()) file = config_dir / file;
+  std::string name = file.lexically_normal().string();
+  // A name with a '/' is never a catalog name (datasets/user_file.hpp).
+  if (name.find('/') == std::string::npos) name = "./" + name;
+  if (!fs::is_regular_file(name)) c.fail(join_path(p, "path"), "data file not found: " + name);
+  DatasetRef ref;
+  ref.name = name;
+  if (d.contains("options")) {
+    c.object(d["options"], join_path(p, "options"));
+    ref.options = d["options"];
+  }
+  for (const char* k : {"target", "task"})
+    if (d.contains(k)) {
+      if (ref.options.contains(k)) c.fail(join_path(p, k), std::string("given twice (here and in options)"));
+      ref.options[k] = d[k];
+    }
+  try {
+    datasets::check_user_file_options(nlohmann::json::parse(ref.options.dump()), name);
+  } catch (const Error& e) {
+    c.fail(p, e.what());
+  }
+  return ref;
+}
+
 // ---- the loader ----
 
 struct Loader {
@@ -506,7 +559,12 @@ ExperimentPlan Loader::load(const fs::path& path, const std::string& shown_path)
     }
   }
   if (!fs::is_regular_file(path)) throw ConfigError(shown_path + ": config file not found");
-  const std::string text = read_text_file(path.string());
+  std::string text;
+  try {
+    text = read_capped_file(path.string(), kMaxConfigBytes, "config");
+  } catch (const Error& e) {
+    throw ConfigError(e.what());
+  }
   ojson cfg = parse_json_text(text, shown_path);
   Checker c(shown_path);
   if (!cfg.is_object()) c.fail("", "a config is a JSON object, got " + type_name(cfg));
@@ -637,18 +695,26 @@ void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& p
     DatasetRef ref;
     if (d.is_string()) {
       ref.name = d.get<std::string>();
+    } else if (d.is_object() && d.contains("path")) {
+      ref = user_file(c, d, p, fs::path(plan.config_path).parent_path());
+      datasets.push_back(std::move(ref));
+      continue;
     } else if (d.is_object()) {
       c.keys(d, kDatasetKeys, p);
-      if (!d.contains("name")) c.fail(p, "missing key 'name'");
+      if (!d.contains("name")) c.fail(p, "missing key 'name' (a catalog dataset) or 'path' (a data file)");
       ref.name = c.string(d["name"], join_path(p, "name"));
       if (d.contains("options")) {
         c.object(d["options"], join_path(p, "options"));
         ref.options = d["options"];
         if (ref.options.contains("rows")) c.integer(ref.options["rows"], join_path(p, "options.rows"), 1);
         if (ref.options.contains("seed")) c.integer(ref.options["seed"], join_path(p, "options.seed"), 0);
+        for (auto it = ref.options.begin(); it != ref.options.end(); ++it)
+          if (it.value().is_number_integer())
+            c.integer(it.value(), join_path(p, "options." + it.key()), LLONG_MIN);  // no value beyond 64 bits
       }
     } else {
-      c.fail(p, "expected a dataset name or {\"name\": ..., \"options\": {...}}, got " + type_name(d));
+      c.fail(p, "expected a dataset name, {\"name\": ..., \"options\": {...}} or {\"path\": ..., \"target\": ...}, got " +
+                    type_name(d));
     }
     if (ctx.check_dataset && ref.name != kNoDataset) {
       const std::string why = ctx.check_dataset(ref.name);
@@ -720,13 +786,33 @@ void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& p
       seeds.push_back(static_cast<std::uint64_t>(c.integer(cfg["seeds"][i], index_path("seeds", i), 0)));
   }
   int warmup = 1, repetitions = 5;
-  if (cfg.contains("warmup")) warmup = static_cast<int>(c.integer(cfg["warmup"], "warmup", 0));
-  if (cfg.contains("repetitions")) repetitions = static_cast<int>(c.integer(cfg["repetitions"], "repetitions", 1));
+  if (cfg.contains("warmup")) warmup = static_cast<int>(c.integer(cfg["warmup"], "warmup", 0, kMaxWarmup));
+  if (cfg.contains("repetitions"))
+    repetitions = static_cast<int>(c.integer(cfg["repetitions"], "repetitions", 1, kMaxRepetitions));
   if (opt.repetitions > 0) repetitions = opt.repetitions;
 
   // Defaults in the family's order.
   ojson defaults = ojson::object();
   for (const auto& s : fp.specs()) defaults[s.name] = s.default_value;
+
+  // The size of the expansion, computed from the axes before anything is expanded: a sweep of
+  // millions of runs would take gigabytes just to list.
+  {
+    auto points = [](const std::vector<Axis>& axes) {
+      double n = 1;
+      for (const auto& a : axes) n *= static_cast<double>(a.values.size());
+      return n;
+    };
+    double per_point = 0;
+    for (const auto& cs : cases)
+      if (opt.backends.empty() || std::find(opt.backends.begin(), opt.backends.end(), cs.backend) != opt.backends.end())
+        per_point += points(cs.params.axes);
+    const double n = static_cast<double>(datasets.size()) * points(sweep) * per_point * static_cast<double>(seeds.size());
+    if (!opt.allow_large_sweep && n > static_cast<double>(kMaxRuns))
+      c.fail("", "the sweep expands to " + format_number(n, ",.0f") + " runs, more than the limit of " +
+                     format_number(static_cast<double>(kMaxRuns), ",.0f") +
+                     " per invocation; split the config or pass --allow-large-sweep");
+  }
 
   std::set<std::string> seen;
   const auto sweep_points = product(sweep);
@@ -771,6 +857,8 @@ void collect_backends(const ExperimentPlan& p, const Registry* reg, std::set<std
 }  // namespace
 
 ExperimentPlan load_plan(const std::string& config_path, const ValidationContext& ctx, const PlanOptions& opt) {
+  if (opt.repetitions == 0 || opt.repetitions < -1 || opt.repetitions > kMaxRepetitions)
+    throw ConfigError("--repetitions must be in [1, " + std::to_string(kMaxRepetitions) + "]");
   Loader loader{ctx, opt, PaperCsvCache(ctx.paper_tables_dir), {}, {}};
   ExperimentPlan plan = loader.load(fs::path(config_path), config_path);
   if (!opt.backends.empty()) {
@@ -780,7 +868,10 @@ ExperimentPlan load_plan(const std::string& config_path, const ValidationContext
     for (const auto& b : opt.backends)
       if (!known.count(b)) throw ConfigError("--backend " + b + ": no family in " + config_path + " has this backend" + suggest(b, names));
   }
-  if (opt.repetitions == 0 || opt.repetitions < -1) throw ConfigError("--repetitions must be >= 1");
+  if (!opt.allow_large_sweep && plan.total_runs() > kMaxRuns)
+    throw ConfigError(config_path + ": the config and its includes expand to " + std::to_string(plan.total_runs()) +
+                      " runs, more than the limit of " + std::to_string(kMaxRuns) +
+                      " per invocation; split the config or pass --allow-large-sweep");
   return plan;
 }
 

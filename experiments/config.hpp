@@ -28,6 +28,14 @@ class ConfigError : public Error {
 // The dataset name of runs of a config without "datasets" (families that need no data).
 inline constexpr const char* kNoDataset = "none";
 
+// Bounds of the config's own integers (docs/config-format.md); anything outside is a config error
+// naming the key, so no value can wrap when it is narrowed to an int.
+inline constexpr long long kMaxRepetitions = 1000000;
+inline constexpr long long kMaxWarmup = 1000000;
+// Runs one invocation may expand to without --allow-large-sweep (the largest paper config has
+// 810); the count is computed before the sweep is expanded.
+inline constexpr std::size_t kMaxRuns = 10000;
+
 struct DatasetRef {
   std::string name;
   ojson options = ojson::object();
@@ -83,6 +91,7 @@ struct PlanOptions {
   bool smoke = false;                 // apply the config's "smoke" block
   std::vector<std::string> backends;  // --backend filter; empty means all
   int repetitions = -1;               // --repetitions override; -1 keeps the config's
+  bool allow_large_sweep = false;     // --allow-large-sweep: no kMaxRuns cap
 };
 
 // Loads, validates and expands `config_path` and everything it includes. Throws ConfigError

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
   s.check_dataset = [](const std::string& name) -> std::string {
     const auto& catalog = datasets::Catalog::builtin();
     if (catalog.contains(name)) return "";
+    if (name.find('/') != std::string::npos)
+      return "'" + name + "' is not a catalog name; a data file is given as {\"path\": \"" + name +
+             "\", \"target\": COLUMN, \"task\": \"classification\"|\"regression\"}";
     return "unknown dataset '" + name + "'" + suggest(name, catalog.names()) + " (run_experiment --datasets lists the catalog)";
   };
   s.datasets_report = [] { return datasets::render_catalog_report(datasets::catalog_report()); };

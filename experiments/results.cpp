@@ -1,6 +1,9 @@
 #include "experiments/results.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -11,8 +14,10 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <memory>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/machine.hpp"
 #include "gpudm/build_info.hpp"
 
@@ -202,6 +207,26 @@ std::string machine_tag(const ojson& environment) {
   return cpu_tag_from_model(cpu != environment.end() && cpu->is_string() ? cpu->get<std::string>() : "");
 }
 
+namespace {
+
+// Writes all of `data` to `fd`; "" or the reason.
+std::string write_all(int fd, const char* data, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return std::strerror(errno);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return "";
+}
+
+std::string one_record_line(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n"; }
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& content) {
   const fs::path target(path);
   std::error_code ec;
@@ -213,17 +238,10 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) throw Error(tmp + ": cannot create: " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error(tmp + ": write failed: " + why);
-    }
-    done += static_cast<std::size_t>(n);
+  if (const std::string why = write_all(fd, content.data(), content.size()); !why.empty()) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw Error(tmp + ": write failed: " + why);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     const std::string why = std::strerror(errno);
@@ -240,6 +258,145 @@ void write_file_atomic(const std::string& path, const std::string& content) {
 std::string dump_results(const ojson& doc) {
   // Reasons may quote bytes from a bad data file: replace invalid UTF-8 rather than throw.
   return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+}
+
+// ---- lock ------------------------------------------------------------------------------------
+
+ResultsLock::ResultsLock(const std::string& json_path, const std::string& command) : path_(json_path + ".lock") {
+  const fs::path parent = fs::path(json_path).parent_path();
+  std::error_code ec;
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  // The holder removes the file when it is done: a lock taken on a file that is no longer the
+  // one at the path is worthless, so the inode is checked after locking and the lock retaken.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw Error(path_ + ": cannot create the lock file: " + std::strerror(errno));
+    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      std::string holder;
+      char buf[512];
+      const ssize_t n = ::pread(fd_, buf, sizeof buf - 1, 0);
+      if (n > 0) holder.assign(buf, static_cast<std::size_t>(n));
+      while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+      ::close(fd_);
+      fd_ = -1;
+      if (err != EWOULDBLOCK) throw Error(path_ + ": cannot lock: " + std::strerror(err));
+      throw Error(json_path + " is being written by another run_experiment (" +
+                  (holder.empty() ? std::string("holder unknown") : holder) +
+                  "); wait for it to finish, or write elsewhere with --out DIR");
+    }
+    struct stat mine {}, now {};
+    if (::fstat(fd_, &mine) == 0 && ::stat(path_.c_str(), &now) == 0 && mine.st_ino == now.st_ino && mine.st_dev == now.st_dev) {
+      std::string who = "pid " + std::to_string(::getpid()) + " on host " + machine::hostname() + " since " + utc_now_iso8601();
+      if (!command.empty()) who += ", " + command;
+      who += "\n";
+      if (::ftruncate(fd_, 0) != 0 || !write_all(fd_, who.data(), who.size()).empty()) {
+        // The lock holds without the note; a second writer then says "holder unknown".
+      }
+      return;
+    }
+    ::close(fd_);
+    fd_ = -1;
+  }
+  throw Error(path_ + ": cannot take the lock (the file keeps changing)");
+}
+
+ResultsLock::~ResultsLock() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());  // before the close: a waiter that locks the old file sees it is gone
+  ::close(fd_);
+}
+
+int remove_stale_temp_files(const std::string& dir, const std::string& stem) {
+  std::error_code ec;
+  int removed = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind(stem + ".", 0) != 0) continue;
+    const std::size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos || at + 5 >= name.size()) continue;
+    const std::string pid_text = name.substr(at + 5);
+    if (pid_text.find_first_not_of("0123456789") != std::string::npos || pid_text.size() > 9) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(pid_text));
+    if (pid == ::getpid() || ::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    std::error_code rm;
+    if (fs::remove(e.path(), rm)) ++removed;
+  }
+  return removed;
+}
+
+// ---- journal -----------------------------------------------------------------------------------
+
+Journal::Journal(const std::string& path, const ojson& header, const std::vector<ojson>& records) : path_(path) {
+  std::string text = one_record_line(header);
+  for (const auto& r : records) text += one_record_line(r);
+  write_file_atomic(path_, text);
+  fd_ = ::open(path_.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  if (fd_ < 0) throw Error(path_ + ": cannot open the journal: " + std::strerror(errno));
+}
+
+Journal::~Journal() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Journal::append(const ojson& record) {
+  const std::string line = one_record_line(record);
+  // One write() of a whole line: a crash leaves at most a torn last line, which readers skip.
+  if (const std::string why = write_all(fd_, line.data(), line.size()); !why.empty())
+    throw Error(path_ + ": cannot append to the journal: " + why);
+  if (::fdatasync(fd_) != 0) throw Error(path_ + ": cannot flush the journal: " + std::strerror(errno));
+}
+
+void Journal::remove() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(path_.c_str());
+}
+
+JournalContents read_journal(const std::string& path) {
+  std::string text;
+  {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+    if (!f) throw Error(path + ": cannot open the journal: " + std::strerror(errno));
+    char buf[1 << 16];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) text.append(buf, n);
+  }
+  JournalContents out;
+  std::size_t pos = 0, line_no = 0;
+  while (pos < text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    const bool last = nl == std::string::npos;
+    if (last) nl = text.size();
+    const std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (line.empty()) continue;
+    ojson j;
+    std::string why = json_depth_error(line, path + ":" + std::to_string(line_no));
+    if (why.empty()) {
+      j = ojson::parse(line, nullptr, false);
+      if (j.is_discarded() || !j.is_object()) why = path + ":" + std::to_string(line_no) + ": not a JSON object";
+    }
+    if (!why.empty()) {
+      // Only the line being written when the process died may be cut short.
+      if (last && line_no > 1) {
+        out.torn_tail = true;
+        break;
+      }
+      throw Error(why + " (the journal is damaged; move it away to start over)");
+    }
+    if (line_no == 1) {
+      if (j.value("journal", std::string()) != "gpudm-results-journal" || j.value("version", 0) != 1 ||
+          !j.contains("document") || !j["document"].is_object())
+        throw Error(path + ": not a gpudm results journal (version 1); move it away to start over");
+      out.header = std::move(j);
+    } else {
+      out.records.push_back(std::move(j));
+    }
+  }
+  if (out.header.is_null()) throw Error(path + ": empty journal; move it away to start over");
+  return out;
 }
 
 }  // namespace gpudm::experiments

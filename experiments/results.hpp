@@ -40,6 +40,58 @@ void write_file_atomic(const std::string& path, const std::string& content);
 // ordered_json with 2-space indent and a trailing newline (readable diffs).
 std::string dump_results(const ojson& doc);
 
+// An exclusive lock on one results file for the whole invocation that writes it (flock on
+// `<json>.lock`, released by the kernel when the process dies, however it dies). The lock file
+// names the holder; a second writer gets gpudm::Error "<json> is being written by pid P on host
+// H since T (...)". Removed when released.
+class ResultsLock {
+ public:
+  explicit ResultsLock(const std::string& json_path, const std::string& command = "");
+  ~ResultsLock();
+  ResultsLock(const ResultsLock&) = delete;
+  ResultsLock& operator=(const ResultsLock&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+// Removes `<dir>/<stem>.*.tmp.<pid>` files left by a process that no longer exists (a kill -9
+// during an atomic write). Returns how many were removed.
+int remove_stale_temp_files(const std::string& dir, const std::string& stem);
+
+// The append-only journal of an invocation in progress, `<json>.journal` (JSON Lines): a header
+// line {"journal": "gpudm-results-journal", "version": 1, "base": "file" | "none",
+// "document": {the results document without "runs"}}, then one line per finished run. "base"
+// says whether the runs of the results file beside it count (--resume) or not (a fresh run,
+// which replaces the file only when it completes). Each run costs one append and one fdatasync,
+// whatever the size of the results file.
+class Journal {
+ public:
+  // Writes the header and `records` to a temp file, fsyncs and renames it over `path`.
+  Journal(const std::string& path, const ojson& header, const std::vector<ojson>& records);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+  void append(const ojson& record);
+  // Closes and deletes the journal (after the results file was compacted from it).
+  void remove();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+};
+
+struct JournalContents {
+  ojson header;
+  std::vector<ojson> records;
+  bool torn_tail = false;  // the last line was cut by a crash (ignored)
+};
+// Reads a journal; a torn last line is ignored, any other bad line throws gpudm::Error.
+JournalContents read_journal(const std::string& path);
+
 // UTC time as ISO 8601 ("2026-11-22T03:07:22Z").
 std::string utc_now_iso8601();
 

@@ -4,8 +4,10 @@
 #include <filesystem>
 #include <map>
 #include <new>
+#include <optional>
 #include <set>
 
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "experiments/results.hpp"
@@ -206,6 +208,7 @@ void Runner::run_plan(const ExperimentPlan& plan, std::vector<ExperimentOutcome>
   }
   comp.markdown = md;
   comp.md_path = (fs::path(out_dir_) / (plan.id + (plan.smoke ? "-smoke" : "") + ".md")).string();
+  remove_stale_temp_files(out_dir_, plan.id + (plan.smoke ? "-smoke" : ""));
   write_file_atomic(comp.md_path, md);
   out.push_back(std::move(comp));
 }
@@ -245,16 +248,33 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   doc["environment"] = environment_;
   doc["runs"] = ojson::array();
 
+  // One writer per results file: the lock is held until the .json, .md and .csv are written.
+  std::string command;
+  for (const auto& a : opt_.argv) command += (command.empty() ? "" : " ") + a;
+  const bool dir_existed = fs::exists(dir);
+  std::optional<ResultsLock> lock;
+  lock.emplace(oc.json_path, command);
+  // Nothing may be left behind when the sweep stops before its first run (bad data).
+  struct Tidy {
+    std::optional<ResultsLock>& lock;
+    fs::path dir;
+    bool remove_dir;
+    ~Tidy() {
+      lock.reset();
+      std::error_code ec;
+      if (remove_dir && fs::is_empty(dir, ec)) fs::remove(dir, ec);
+    }
+  } tidy{lock, dir, !dir_existed};
+  remove_stale_temp_files(dir.string(), stem);
+
   // --render: the tables of the results file as it stands (e.g. after an interrupted run on
   // another machine), nothing run and the JSON untouched.
   if (opt_.render_only) {
     if (!fs::exists(oc.json_path)) throw Error(oc.json_path + ": no results file to render (--render; --out names the folder)");
-    ojson old;
-    try {
-      old = ojson::parse(read_text_file(oc.json_path));
-    } catch (const ojson::exception& e) {
-      throw Error(oc.json_path + ": cannot render, the results file is not valid JSON (" + one_line(e.what()) + ")");
-    }
+    const std::string text = read_text_file(oc.json_path);
+    if (const std::string deep = json_depth_error(text, oc.json_path); !deep.empty()) throw Error(deep + "; cannot render");
+    const ojson old = ojson::parse(text, nullptr, false);
+    if (old.is_discarded()) throw Error(oc.json_path + ": cannot render, the results file is not valid JSON");
     if (!old.is_object() || old.value("schema_version", 0) != kSchemaVersion || !old.contains("runs") || !old["runs"].is_array())
       throw Error(oc.json_path + ": cannot render, not a schema_version " + std::to_string(kSchemaVersion) + " results file");
     oc.reused = static_cast<int>(old["runs"].size());
@@ -267,32 +287,60 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     return oc;
   }
 
+  // What came before: the results file (the last complete invocation) and the journal of an
+  // invocation that did not finish. --resume continues from both; a fresh run leaves both
+  // alone until it has finished, then replaces them (docs/reliability.md).
+  const std::string journal_path = oc.json_path + ".journal";
   std::map<std::string, std::size_t> index;  // identity -> position in doc["runs"]
-  if (opt_.resume && fs::exists(oc.json_path)) {
-    ojson old;
-    try {
-      old = ojson::parse(read_text_file(oc.json_path));
-    } catch (const ojson::exception& e) {
-      throw Error(oc.json_path + ": cannot resume, the results file is not valid JSON (" + one_line(e.what()) +
-                  "); move it away or run without --resume");
+  std::string journal_base = opt_.resume ? "file" : "none";
+  std::vector<ojson> carried;  // records of an unfinished invocation that this one continues
+  auto add_run = [&](const ojson& r) {
+    const std::string id = run_identity_of_record(r);
+    auto it = id.empty() ? index.end() : index.find(id);
+    if (it != index.end()) {
+      doc["runs"][it->second] = r;
+    } else {
+      if (!id.empty()) index[id] = doc["runs"].size();
+      doc["runs"].push_back(r);
     }
-    if (!old.is_object() || old.value("schema_version", 0) != kSchemaVersion || !old.contains("runs") || !old["runs"].is_array())
-      throw Error(oc.json_path + ": cannot resume, not a schema_version " + std::to_string(kSchemaVersion) + " results file");
-    ojson previous = ojson::array();
-    if (old.contains("provenance")) {
-      const ojson& op = old["provenance"];
+  };
+  if (opt_.resume) {
+    std::optional<JournalContents> journal;
+    if (fs::exists(journal_path)) journal = read_journal(journal_path);
+    const bool file_counts = !journal || journal->header.value("base", std::string()) == "file";
+    ojson old;
+    if (file_counts && fs::exists(oc.json_path)) {
+      const std::string text = read_text_file(oc.json_path);
+      if (const std::string deep = json_depth_error(text, oc.json_path); !deep.empty())
+        throw Error(deep + "; cannot resume: move the file away or run without --resume");
+      old = ojson::parse(text, nullptr, false);
+      if (old.is_discarded())
+        throw Error(oc.json_path + ": cannot resume, the results file is not valid JSON; move it away or run without --resume");
+      if (!old.is_object() || old.value("schema_version", 0) != kSchemaVersion || !old.contains("runs") || !old["runs"].is_array())
+        throw Error(oc.json_path + ": cannot resume, not a schema_version " + std::to_string(kSchemaVersion) + " results file");
+    }
+    // The provenance chain: the unfinished invocation's (which holds the file's), else the file's.
+    const ojson* last = journal ? &journal->header["document"] : old.is_object() ? &old : nullptr;
+    if (last && last->contains("provenance") && (*last)["provenance"].is_object()) {
+      const ojson& op = (*last)["provenance"];
+      ojson previous = ojson::array();
       if (op.contains("previous") && op["previous"].is_array())
         for (const auto& p : op["previous"]) previous.push_back(p);
       ojson brief = op;
       brief.erase("previous");
       previous.push_back(brief);
+      doc["provenance"]["previous"] = previous;
     }
-    doc["provenance"]["previous"] = previous;
-    for (const auto& r : old["runs"]) {
-      const std::string id = run_identity_of_record(r);
-      if (!id.empty() && !index.count(id)) index[id] = doc["runs"].size();
-      doc["runs"].push_back(r);
+    if (old.is_object())
+      for (const auto& r : old["runs"]) add_run(r);
+    if (journal) {
+      for (const auto& r : journal->records) add_run(r);
+      carried = journal->records;
+      journal_base = file_counts ? "file" : "none";
     }
+  } else if (fs::exists(journal_path) && !opt_.quiet) {
+    std::fprintf(stderr, "run_experiment: %s: an earlier invocation did not finish; this run starts over "
+                         "(--resume would continue it)\n", journal_path.c_str());
   }
 
   // Which runs execute now (the others are reused from the previous file).
@@ -316,6 +364,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   }
 
   // ---- the sweep ----
+  std::optional<Journal> journal;  // created by the first run that finishes
   std::map<std::string, ojson> described;  // dataset key -> description from a run that loaded it
   const std::size_t n = plan.runs.size();
   for (std::size_t i = 0; i < n; ++i) {
@@ -384,6 +433,11 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
       res.reason = "family returned unknown status '" + res.status + "'" + (res.reason.empty() ? "" : ": " + res.reason);
       res.status = "failed";
     }
+    // A run is ok only with its timed repetitions: a median of nothing is not a result.
+    if (res.status == "ok" && res.timing.samples.empty()) {
+      res.reason = "the family returned no timing samples (" + std::to_string(spec.repetitions) + " repetitions asked)";
+      res.status = "failed";
+    }
 
     // Dataset description: the family's, else the runner's from the loaded data.
     const std::string dkey = dataset_key(spec.dataset.name, spec.dataset.options);
@@ -421,16 +475,16 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     else if (res.status == "skipped") ++oc.skipped;
     else ++oc.failed;
 
-    const std::string id = run_identity(spec);
-    auto it = index.find(id);
-    if (it != index.end()) {
-      doc["runs"][it->second] = rec;
-    } else {
-      index[id] = doc["runs"].size();
-      doc["runs"].push_back(rec);
+    add_run(rec);
+    // O(run): one line appended to the journal; the results file is written once, at the end.
+    if (!journal) {
+      ojson header = {{"journal", "gpudm-results-journal"}, {"version", 1}, {"base", journal_base}};
+      ojson head = doc;
+      head.erase("runs");
+      header["document"] = std::move(head);
+      journal.emplace(journal_path, header, carried);
     }
-    apply_validation(doc["runs"], bo_of, ref_of);
-    write_file_atomic(oc.json_path, dump_results(doc));
+    journal->append(rec);
 
     auto lu = last_use.find(dkey);
     if (lu != last_use.end() && lu->second == i) data.release(spec.dataset.name, spec.dataset.options);
@@ -443,8 +497,11 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     oc.markdown = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n_No runs (all filtered out by --backend)._\n\n";
     return oc;
   }
-  // All runs reused: the file is rewritten so its provenance records this invocation too.
-  if (oc.ok + oc.skipped + oc.failed == 0) write_file_atomic(oc.json_path, dump_results(doc));
+  // Compaction: the complete document replaces the file in one atomic rename (also when every
+  // run was reused, so the provenance records this invocation), then the journal goes.
+  write_file_atomic(oc.json_path, dump_results(doc));
+  if (journal) journal->remove();
+  else if (opt_.resume) fs::remove(journal_path);  // folded into the file just written
 
   const RenderedTables tables = render_tables(doc, plan.tables, opt_.paper_tables_dir, plan.peers);
   oc.markdown = render_experiment_markdown(doc, tables);

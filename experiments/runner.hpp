@@ -1,9 +1,11 @@
 #pragma once
 // The runner: executes an expanded ExperimentPlan run by run, asks each family to run one case,
-// records timings/breakdown/metrics/checksum in the results JSON (rewritten atomically after
-// every run), validates checksums against the sequential run of the same identity, and renders
-// the tables. Problems found before the first run (datasets that do not load, an unreadable
-// results file on --resume) throw gpudm::Error before any results file is touched.
+// records timings/breakdown/metrics/checksum (appended to the results file's journal after every
+// run; the JSON is replaced atomically when the sweep completes), validates checksums against the
+// sequential run of the same identity, and renders the tables. One writer per results file (a
+// lock naming the holder). Problems found before the first run (a locked file, datasets that do
+// not load, an unreadable results file on --resume) throw gpudm::Error before any results file
+// is touched. docs/reliability.md states the guarantees.
 #include <functional>
 #include <memory>
 #include <string>

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(build-essential cmake git pkg-config nlohmann-json3-dev libgtest-dev libbenchmark-dev
           libbenchmark-tools libeigen3-dev libcli11-dev zlib1g-dev python3 python3-matplotlib
-          python3-scipy python3-numpy)
+          python3-scipy python3-numpy clang libclang-rt-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -13,7 +13,7 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
-# OpenMP: libgomp comes with g++; nothing to add.
+# OpenMP: libgomp comes with g++; nothing to add. clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh).
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

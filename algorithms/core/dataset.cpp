@@ -1,8 +1,73 @@
 #include "algorithms/core/dataset.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <string>
 
 namespace gpudm {
+
+namespace {
+
+std::string bytes_text(double b) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+  int u = 0;
+  while (b >= 1000.0 && u < 6) {
+    b /= 1000.0;
+    ++u;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", b, units[u]);
+  return buf;
+}
+
+// A number from a one-line sysfs/procfs file; 0 when absent or "max".
+std::size_t read_number_file(const char* path) {
+  std::ifstream in(path);
+  std::string s;
+  if (!(in >> s) || s == "max") return 0;
+  try {
+    return static_cast<std::size_t>(std::stoull(s));
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+std::size_t Dataset::available_host_memory() {
+  std::size_t avail = 0;
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::size_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") {
+      avail = kb * 1024;
+      break;
+    }
+  // A container's cgroup (v2) limit may be far below the host's free memory.
+  const std::size_t limit = read_number_file("/sys/fs/cgroup/memory.max");
+  const std::size_t used = read_number_file("/sys/fs/cgroup/memory.current");
+  if (limit > 0 && limit > used && (avail == 0 || limit - used < avail)) avail = limit - used;
+  return avail;
+}
+
+std::size_t Dataset::padded_checked(const std::string& name, std::size_t rows, std::size_t cols) {
+  // Features (padded, float) + labels or targets (4 bytes a row); below 256 MB nothing is read.
+  const double r = static_cast<double>(rows);
+  const double need = ((r + static_cast<double>(kRowPad)) * static_cast<double>(cols) + r) * 4.0;
+  if (need < 256e6) return padded(rows);
+  const std::size_t avail = available_host_memory();
+  const bool too_big = need > static_cast<double>(std::numeric_limits<std::size_t>::max()) / 2;
+  if (too_big || (avail > 0 && need > static_cast<double>(avail)))
+    throw Error("dataset '" + name + "': " + std::to_string(rows) + " rows x " + std::to_string(cols) + " attributes need " +
+                bytes_text(need) + " of host memory; this machine has " +
+                (avail > 0 ? bytes_text(static_cast<double>(avail)) : std::string("an unknown amount")) +
+                " available; ask for fewer rows");
+  return padded(rows);
+}
 
 void Dataset::validate() const {
   const std::string who = "dataset '" + name_ + "'";

@@ -33,7 +33,7 @@ class Dataset {
   // Allocates rows x attributes.size() features (zeroed) and the label/target vector.
   Dataset(std::string name, Task task, std::size_t rows, std::vector<Attribute> attributes,
           std::vector<std::string> class_names = {})
-      : name_(std::move(name)), task_(task), rows_(rows), padded_rows_(padded(rows)),
+      : name_(std::move(name)), task_(task), rows_(rows), padded_rows_(padded_checked(name_, rows, attributes.size())),
         attributes_(std::move(attributes)), class_names_(std::move(class_names)),
         features_(padded_rows_ * attributes_.size(), 0.0f) {
     if (task_ == Task::classification) labels_.assign(rows_, 0);
@@ -95,6 +95,13 @@ class Dataset {
   Dataset slice(std::size_t begin, std::size_t end) const;
   // Rows in the given order (shuffles, CV folds).
   Dataset select(const std::vector<std::size_t>& rows) const;
+
+  // padded(rows), after checking that rows x cols fit in the host memory available now: a
+  // request beyond it throws gpudm::Error saying what was asked and what the machine has,
+  // instead of std::bad_alloc.
+  static std::size_t padded_checked(const std::string& name, std::size_t rows, std::size_t cols);
+  // Host memory available to this process now (MemAvailable, within a cgroup limit); 0 if unknown.
+  static std::size_t available_host_memory();
 
   // Bytes of feature data that one pass over all rows reads (unpadded, float32).
   std::size_t feature_bytes() const { return rows_ * cols() * sizeof(float); }

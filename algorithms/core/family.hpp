@@ -77,6 +77,9 @@ struct FamilyCommand {
   std::string trigger;       // "--train" | "--evaluate" | "--predict"
   std::string usage;         // the line --help shows, e.g. "--train gmt --dataset NAME [--test NAME | --cv K] [...]"
   std::string model_format;  // --predict: the "format" value of the model files it reads
+  // The task a data file given by path (--dataset f.csv) is read as unless --task says otherwise
+  // ("classification" | "regression"; "" = decided by the file).
+  std::string data_task;
   // Gets the arguments after "TRIGGER FAMILY" (--predict: after "--predict", the model path
   // first); returns the exit status; throws Error (exit 1) or a usage error it reports itself.
   std::function<int(const std::vector<std::string>& args, CommandEnv& env)> run;

@@ -94,6 +94,15 @@ std::string ParamSpec::check(const nlohmann::json& v) const {
     return "";
   }
   if (v.is_number() && (minimum || maximum)) return check_number(*this, v, type == "int");
+  // An "int" declared without a range is read into an int by its family: one beyond 32 bits
+  // would wrap (population 4294967298 ran 2 individuals), so the int range is the default.
+  const std::string t = "|" + type + "|";
+  if (v.is_number_integer() && t.find("|int|") != std::string::npos && t.find("|number|") == std::string::npos) {
+    ParamSpec bounded = *this;
+    bounded.minimum = -2147483648.0;
+    bounded.maximum = 2147483647.0;
+    return check_number(bounded, v, true);
+  }
   return "";
 }
 

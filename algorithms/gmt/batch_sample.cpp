@@ -1,9 +1,13 @@
 #include "algorithms/gmt/batch_sample.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 
+#include "algorithms/core/dataset.hpp"
 #include "algorithms/core/error.hpp"
 
 namespace gpudm {
@@ -25,7 +29,7 @@ void put_string(std::ofstream& o, const std::string& s) {
 
 class Reader {
  public:
-  explicit Reader(const std::string& path) : path_(path), in_(path, std::ios::binary) {
+  Reader(const std::string& path, std::size_t max_bytes) : path_(path), in_(path, std::ios::binary), limit_(max_bytes) {
     if (!in_) throw Error("gmt: cannot open batch sample '" + path + "'");
   }
   template <class T>
@@ -43,10 +47,25 @@ class Reader {
   }
   bool at_end() { return in_.peek() == std::char_traits<char>::eof(); }
   const std::string& path() const { return path_; }
+  // Counts the host memory the trees read so far take: a few bytes of file can declare a tree of
+  // 2^24 nodes, so a sample that would not fit is an error before it is allocated (not the OOM
+  // killer). The limit: max_bytes, else (from 256 MiB on) the host memory available.
+  void hold(std::size_t bytes) {
+    held_ += bytes;
+    if (limit_ == 0) {
+      if (held_ < (std::size_t{256} << 20)) return;
+      limit_ = Dataset::available_host_memory();
+      if (limit_ == 0) limit_ = SIZE_MAX;  // unknown
+    }
+    if (held_ > limit_)
+      throw Error("gmt: batch sample '" + path_ + "' needs more than " + std::to_string(held_ >> 20) +
+                  " MiB of host memory for its trees, more than the " + std::to_string(limit_ >> 20) + " MiB available");
+  }
 
  private:
   std::string path_;
   std::ifstream in_;
+  std::size_t held_ = 0, limit_ = 0;
 };
 
 void write_tree(std::ofstream& o, const FlatTree& t) {
@@ -81,6 +100,32 @@ void write_tree(std::ofstream& o, const FlatTree& t) {
   }
 }
 
+// The evaluators walk a flat tree without bounds checks (children of node i at 2i+1 and 2i+2,
+// x[attr], leaf_slot of the node reached), so a tree read from a file must have the shape
+// flatten() gives: a root; an internal node's test attribute in [0, cols) and both children
+// present within the array; every leaf with its leaf record; nothing present below a leaf.
+void check_shape(const FlatTree& t, const std::string& path) {
+  const auto corrupt = [&](const std::string& what) {
+    return Error("gmt: batch sample '" + path + "' is corrupt (" + what + ")");
+  };
+  const std::size_t nn = t.attr.size();
+  if (t.attr[0] == kAbsentNode) throw corrupt("a tree without a root");
+  for (std::size_t i = 0; i < nn; ++i) {
+    const std::int32_t a = t.attr[i];
+    const bool reachable = i == 0 || t.attr[(i - 1) / 2] >= 0;
+    if (a == kAbsentNode) {
+      if (reachable) throw corrupt("node " + std::to_string(i) + " is a missing child");
+    } else if (!reachable) {
+      throw corrupt("node " + std::to_string(i) + " lies below a leaf");
+    } else if (a == kLeafNode) {
+      if (t.leaf_slot[i] < 0) throw corrupt("leaf node " + std::to_string(i) + " has no leaf record");
+    } else if (a < 0 || a >= t.cols || 2 * i + 2 >= nn) {
+      throw corrupt("node " + std::to_string(i) + " tests attribute " + std::to_string(a) + " of " + std::to_string(t.cols) +
+                    (2 * i + 2 >= nn ? " on the last level" : ""));
+    }
+  }
+}
+
 FlatTree read_tree(Reader& r, std::uint64_t cols_expected) {
   FlatTree t;
   t.levels = r.get<std::int32_t>();
@@ -91,6 +136,7 @@ FlatTree read_tree(Reader& r, std::uint64_t cols_expected) {
                 std::to_string(t.cols) + " attributes)");
   const std::size_t nn = (std::size_t{1} << t.levels) - 1;
   const auto cols = static_cast<std::size_t>(t.cols);
+  r.hold(sizeof(FlatTree) + nn * (sizeof(std::int32_t) * 2 + sizeof(float)));
   t.attr.assign(nn, kAbsentNode);
   t.threshold.assign(nn, 0.0f);
   t.leaf_slot.assign(nn, -1);
@@ -108,8 +154,9 @@ FlatTree read_tree(Reader& r, std::uint64_t cols_expected) {
     const auto node = r.get<std::uint32_t>();
     const auto refit = r.get<std::uint8_t>();
     const auto na = r.get<std::uint32_t>();
-    if (node >= nn || t.attr[node] != kLeafNode || na > cols)
+    if (node >= nn || t.attr[node] != kLeafNode || t.leaf_slot[node] >= 0 || na > cols)
       throw Error("gmt: batch sample '" + r.path() + "' is corrupt (leaf " + std::to_string(l) + ")");
+    r.hold(cols * (1 + sizeof(double)) + sizeof(double) + 16);
     t.leaf_slot[node] = static_cast<std::int32_t>(l);
     t.leaf_node.push_back(static_cast<std::int32_t>(node));
     t.refit.push_back(refit);
@@ -127,6 +174,7 @@ FlatTree read_tree(Reader& r, std::uint64_t cols_expected) {
       for (std::uint32_t a : attrs) t.coef[c0 + 1 + a] = r.get<double>();
     }
   }
+  check_shape(t, r.path());
   return t;
 }
 }  // namespace
@@ -174,8 +222,8 @@ void BatchSampleWriter::finish(const RecordedRun& run) {
   std::filesystem::rename(path_ + ".tmp", path_);
 }
 
-BatchSample read_batch_sample(const std::string& path) {
-  Reader r(path);
+BatchSample read_batch_sample(const std::string& path, std::size_t max_bytes) {
+  Reader r(path, max_bytes);
   BatchSample s;
   char magic[sizeof(kMagic)];
   for (char& c : magic) c = r.get<char>();
@@ -192,7 +240,7 @@ BatchSample read_batch_sample(const std::string& path) {
       s.generation.push_back(r.get<std::int32_t>());
       const auto n = r.get<std::uint32_t>();
       std::vector<FlatTree> b;
-      b.reserve(n);
+      b.reserve(std::min<std::uint32_t>(n, 1024));  // n is read from the file: trees are counted as they come
       for (std::uint32_t k = 0; k < n; ++k) b.push_back(read_tree(r, s.cols));
       s.batches.push_back(std::move(b));
     } else if (type == kSummaryRecord) {
@@ -203,6 +251,11 @@ BatchSample read_batch_sample(const std::string& path) {
       s.run.host_seconds = r.get<double>();
       s.run.run_seconds = r.get<double>();
       s.run.evaluator_seconds = r.get<double>();
+      const auto finite_at_least = [](double x, double lo) { return std::isfinite(x) && x >= lo; };
+      if (s.run.evaluations < 1 || s.run.iterations < 0 || !finite_at_least(s.run.scale, 1e-300) ||
+          !finite_at_least(s.run.host_seconds, 0) || !finite_at_least(s.run.run_seconds, 0) ||
+          !finite_at_least(s.run.evaluator_seconds, 0))
+        throw Error("gmt: batch sample '" + path + "' is corrupt (its summary record)");
       s.complete = true;
     } else {
       throw Error("gmt: batch sample '" + path + "' is corrupt (record type " + std::to_string(type) + ")");

@@ -54,8 +54,10 @@ class BatchSampleWriter {
   int batches_ = 0;
 };
 
-// Throws gpudm::Error naming the file for a missing, truncated or foreign file.
-BatchSample read_batch_sample(const std::string& path);
+// Throws gpudm::Error naming the file for a missing, truncated, foreign or corrupt file (a tree
+// not of the shape flatten() writes), or one whose trees need more than `max_bytes` of host
+// memory (0: the memory available).
+BatchSample read_batch_sample(const std::string& path, std::size_t max_bytes = 0);
 
 // "{experiment}", "{dataset}" and "{seed}" in `pattern` replaced.
 std::string expand_sample_path(std::string pattern, const std::string& experiment, const std::string& dataset,

@@ -1,5 +1,6 @@
 #include "algorithms/gmt/cli.hpp"
 
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -7,6 +8,8 @@
 #include <memory>
 #include <numeric>
 
+#include "algorithms/core/cli_numbers.hpp"
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/gmt/csv.hpp"
 #include "algorithms/gmt/params.hpp"
@@ -20,7 +23,8 @@ std::string cli_usage() {
          "  --train gmt --dataset NAME [--test NAME | --cv K] [--backend sequential|openmp|cuda] [--seed S]\n"
          "              [--rows N] [--param key=value]... [--model-out MODEL.json] [--metrics-out M.json] [--quiet]\n"
          "  --predict MODEL.json --dataset NAME [--rows N] [--predictions-out P.csv] [--metrics-out M.json]\n"
-         "NAME is a catalog dataset or a .csv file (header row, target in the last column).\n";
+         "NAME is a catalog dataset or a data file (.csv .tsv .arff .dat .data .txt[.gz]; --target COLUMN,\n"
+         "default the last column; see run_experiment --help).\n";
 }
 
 namespace {
@@ -51,10 +55,10 @@ Args parse(const std::vector<std::string>& a, bool predict) {
     const std::string& f = a[i];
     if (f == "--dataset") r.dataset = value(f);
     else if (f == "--test") r.test = value(f);
-    else if (f == "--cv") r.cv = std::stoi(value(f));
+    else if (f == "--cv") r.cv = static_cast<int>(parse_cli_int(f, value(f), 2, 1 << 20));
     else if (f == "--backend") r.backend = value(f);
-    else if (f == "--seed") r.seed = std::stoull(value(f));
-    else if (f == "--rows") r.rows = std::stoll(value(f));
+    else if (f == "--seed") r.seed = parse_cli_uint64(f, value(f));
+    else if (f == "--rows") r.rows = parse_cli_int(f, value(f), 1, LLONG_MAX);
     else if (f == "--model-out") r.model_out = value(f);
     else if (f == "--metrics-out") r.metrics_out = value(f);
     else if (f == "--predictions-out") r.predictions_out = value(f);
@@ -64,8 +68,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
       const auto eq = kv.find('=');
       GPUDM_REQUIRE(eq != std::string::npos && eq > 0, "--param expects key=value, got '" + kv + "'");
       const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
-      nlohmann::json jv = nlohmann::json::parse(v, nullptr, false);
-      r.params[k] = jv.is_discarded() ? nlohmann::json(v) : jv;
+      r.params[k] = cli_json_value(v, "--param " + k);
     } else {
       throw Error("unknown option '" + f + "'\n" + cli_usage());
     }
@@ -82,7 +85,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
 }
 
 Dataset resolve(const std::string& name, long long rows, const CliEnv& env) {
-  if (is_csv_path(name)) {
+  if (is_csv_path(name) && env.datasets == nullptr) {  // run_experiment's provider reads files itself
     Dataset d = load_csv(name);
     if (rows > 0 && static_cast<std::size_t>(rows) < d.rows()) d = d.slice(0, static_cast<std::size_t>(rows));
     return d;
@@ -270,9 +273,9 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
   }
   try {
     Args a = parse(argv, true);
-    std::ifstream in(a.model_in);
-    GPUDM_REQUIRE(in.good(), "cannot open model file '" + a.model_in + "'");
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    const std::string text = read_capped_file(a.model_in, kMaxModelBytes, "model file");
+    require_json_depth(text, a.model_in);
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     GPUDM_REQUIRE(!j.is_discarded(), a.model_in + ": not valid JSON");
     Dataset data = resolve(a.dataset, a.rows, env);
     auto root = model_from_json(j, data, a.model_in);

@@ -206,6 +206,7 @@ class GmtFamily final : public Family {
   std::vector<FamilyCommand> commands() const override {
     FamilyCommand train;
     train.trigger = "--train";
+    train.data_task = "regression";
     train.usage = "--train gmt --dataset NAME [--test NAME | --cv K] [...]   induce a model tree (--train gmt --help)";
     train.run = [](const std::vector<std::string>& args, CommandEnv& env) {
       return gmt::train_cli(args, gmt::CliEnv{env.registry, env.datasets});
@@ -214,6 +215,7 @@ class GmtFamily final : public Family {
     predict.trigger = "--predict";
     predict.usage = "--predict GMT_MODEL.json --dataset NAME   score a GMT model tree";
     predict.model_format = gmt::kModelFormat;
+    predict.data_task = "regression";
     predict.run = [](const std::vector<std::string>& args, CommandEnv& env) {
       return gmt::predict_cli(args, gmt::CliEnv{env.registry, env.datasets});
     };

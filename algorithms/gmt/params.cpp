@@ -128,7 +128,7 @@ const ParamTable<GmtCase>& params_table() {
         .backend_only();
     t.add<double>("device_memory_limit", ev(&E::device_memory_limit),
                   "CUDA backend: usable device memory in bytes (0 = all free memory)")
-        .at_least(0)
+        .range(0, 9007199254740992.0)  // 2^53: every value exact, its conversion to an integer defined
         .backend_only();
 
     // ---- the family's runs: recorded batches, replay, estimates, hold-out ----

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "algorithms/core/progress.hpp"
@@ -96,7 +97,10 @@ std::unique_ptr<Node> model_from_json(const nlohmann::json& j, const Dataset& d,
   GPUDM_REQUIRE(j.is_object() && j.value("format", "") == kModelFormat,
                 path + ": not a gpudm GMT model (missing \"format\": \"gpudm-gmt-model\")");
   GPUDM_REQUIRE(j.value("version", 0) == 1, path + ": unsupported model version");
+  GPUDM_REQUIRE(j.contains("attributes") && j["attributes"].is_array() && j.contains("tree"),
+                path + ": a model needs \"attributes\" (the attribute names) and \"tree\"");
   const auto& names = j.at("attributes");
+  for (const auto& n : names) GPUDM_REQUIRE(n.is_string(), path + ": attribute names must be strings, got " + n.dump());
   GPUDM_REQUIRE(names.size() == d.cols(), path + ": model has " + std::to_string(names.size()) + " attributes, dataset '" +
                                               d.name() + "' has " + std::to_string(d.cols()));
   for (std::size_t c = 0; c < d.cols(); ++c)

@@ -8,6 +8,8 @@
 #include <functional>
 #include <sstream>
 
+#include "algorithms/core/json_limits.hpp"
+
 namespace gpudm {
 namespace gmt {
 
@@ -253,31 +255,49 @@ nlohmann::ordered_json to_json(const Node* n, const Dataset& d) {
   return j;
 }
 
-std::unique_ptr<Node> from_json(const nlohmann::json& j, int cols, const std::string& where) {
+namespace {
+
+// An attribute index of a model file, checked before it is narrowed to an int.
+int attribute_of(const nlohmann::json& v, int cols, const std::string& what) {
+  return static_cast<int>(json_int_in(v, 0, cols - 1, what));
+}
+
+std::unique_ptr<Node> node_from_json(const nlohmann::json& j, int cols, const std::string& where, int depth) {
+  // The recursive tree functions (count, flatten, predict, the destructor) need a bounded depth.
+  GPUDM_REQUIRE(depth < kMaxModelLevels, where + ": model tree deeper than " + std::to_string(kMaxModelLevels) + " levels");
   GPUDM_REQUIRE(j.is_object(), where + ": tree node is not an object");
   auto n = std::make_unique<Node>();
   n->dirty = false;
-  if (j.value("leaf", false)) {
+  const auto leaf = j.find("leaf");
+  if (leaf != j.end() && leaf->is_boolean() && leaf->get<bool>()) {
     GPUDM_REQUIRE(j.contains("intercept") && j["intercept"].is_number(), where + ": leaf without a numeric 'intercept'");
     n->coef.push_back(j["intercept"].get<double>());
-    for (const auto& t : j.value("terms", nlohmann::json::array())) {
-      const int a = t.at("attribute").get<int>();
-      GPUDM_REQUIRE(a >= 0 && a < cols, where + ": leaf term attribute " + std::to_string(a) + " out of range [0, " +
-                                            std::to_string(cols) + ")");
-      n->model_attrs.push_back(a);
-      n->coef.push_back(t.at("coef").get<double>());
+    if (!j.contains("terms")) return n;
+    GPUDM_REQUIRE(j["terms"].is_array(), where + ": leaf 'terms' is not an array");
+    for (const auto& t : j["terms"]) {
+      GPUDM_REQUIRE(t.is_object() && t.contains("attribute") && t.contains("coef") && t["coef"].is_number(),
+                    where + ": a leaf term needs 'attribute' and a numeric 'coef'");
+      n->model_attrs.push_back(attribute_of(t["attribute"], cols, where + ": leaf term attribute"));
+      n->coef.push_back(t["coef"].get<double>());
     }
     return n;
   }
   GPUDM_REQUIRE(j.contains("attribute") && j.contains("threshold") && j.contains("left") && j.contains("right"),
                 where + ": internal node needs attribute, threshold, left and right");
-  n->attr = j["attribute"].get<int>();
-  GPUDM_REQUIRE(n->attr >= 0 && n->attr < cols,
-                where + ": test attribute " + std::to_string(n->attr) + " out of range [0, " + std::to_string(cols) + ")");
+  n->attr = attribute_of(j["attribute"], cols, where + ": test attribute");
+  GPUDM_REQUIRE(j["threshold"].is_number() && std::isfinite(j["threshold"].get<double>()) &&
+                    std::fabs(j["threshold"].get<double>()) <= std::numeric_limits<float>::max(),
+                where + ": threshold " + j["threshold"].dump() + " is not a finite float");
   n->threshold = j["threshold"].get<float>();
-  n->left = from_json(j["left"], cols, where);
-  n->right = from_json(j["right"], cols, where);
+  n->left = node_from_json(j["left"], cols, where, depth + 1);
+  n->right = node_from_json(j["right"], cols, where, depth + 1);
   return n;
+}
+
+}  // namespace
+
+std::unique_ptr<Node> from_json(const nlohmann::json& j, int cols, const std::string& where) {
+  return node_from_json(j, cols, where, 0);
 }
 
 }  // namespace gmt

@@ -62,7 +62,11 @@ int center_thresholds(Node* root, const Dataset& train);
 // Readable text (M5-style): the tests, then each leaf's model "LMk: y = ...".
 std::string to_text(const Node* root, const Dataset& d);
 nlohmann::ordered_json to_json(const Node* root, const Dataset& d);
-// Parses a tree written by to_json; attribute indices are checked against `cols`.
+// Deepest model tree from_json accepts (flatten() takes 24 levels; the recursive tree functions
+// must never meet a tree that could overflow the stack).
+inline constexpr int kMaxModelLevels = 64;
+// Parses a tree written by to_json; attribute indices are checked against `cols`, thresholds
+// against the float range, depth against kMaxModelLevels (all gpudm::Error naming `where`).
 std::unique_ptr<Node> from_json(const nlohmann::json& j, int cols, const std::string& where);
 
 }  // namespace gmt

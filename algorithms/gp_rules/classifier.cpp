@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/rules/expression.hpp"
 
 namespace gpudm::gp_rules {
@@ -150,11 +151,16 @@ Classifier model_from_json(const nlohmann::json& j, const Dataset& data, const s
   GPUDM_REQUIRE(j.is_object() && j.value("format", std::string()) == kModelFormat,
                 where + ": not a gp_rules model (\"format\" must be \"" + std::string(kModelFormat) + "\")");
   GPUDM_REQUIRE(data.task() == Task::classification, where + ": dataset '" + data.name() + "' is not a classification dataset");
+  GPUDM_REQUIRE(j.contains("attributes") && j.contains("classes") && j["classes"].is_array() && j.contains("rules") &&
+                    j.contains("default_class"),
+                where + ": a model needs \"attributes\", \"classes\" (array), \"rules\" and \"default_class\"");
+  for (const auto& cn : j["classes"]) GPUDM_REQUIRE(cn.is_string(), where + ": class names must be strings, got " + cn.dump());
   const auto& attrs = j.at("attributes");
   GPUDM_REQUIRE(attrs.is_array() && attrs.size() == data.cols(),
                 where + ": the model has " + std::to_string(attrs.is_array() ? attrs.size() : 0) + " attributes, dataset '" +
                     data.name() + "' has " + std::to_string(data.cols()));
   for (std::size_t a = 0; a < data.cols(); ++a) {
+    GPUDM_REQUIRE(attrs[a].is_object(), where + ": attribute " + std::to_string(a) + " must be an object with \"name\" and \"kind\"");
     const std::string kind = data.attribute(a).is_nominal() ? "nominal" : "numeric";
     GPUDM_REQUIRE(attrs[a].value("name", std::string()) == data.attribute(a).name && attrs[a].value("kind", std::string()) == kind,
                   where + ": attribute " + std::to_string(a) + " is '" + attrs[a].value("name", std::string()) + "' (" +
@@ -170,11 +176,12 @@ Classifier model_from_json(const nlohmann::json& j, const Dataset& data, const s
   for (std::size_t i = 0; i < rs.size(); ++i) {
     const std::string wr = where + ": rule " + std::to_string(i);
     RuleEntry e;
-    e.tokens = rules::parse_expression(rs[i].at("antecedent"), wr);
+    GPUDM_REQUIRE(rs[i].is_object() && rs[i].contains("antecedent"), wr + ": needs \"antecedent\" (token array) and \"consequent\"");
+    e.tokens = rules::parse_expression(rs[i]["antecedent"], wr);
     const std::string why = rules::check_expression(e.tokens.data(), e.tokens.size(), schema);
     GPUDM_REQUIRE(why.empty(), wr + ": " + why);
-    e.consequent = rs[i].at("consequent").get<int>();
-    GPUDM_REQUIRE(e.consequent >= 0 && e.consequent < data.num_classes(), wr + ": consequent out of range");
+    GPUDM_REQUIRE(rs[i].contains("consequent"), wr + ": \"consequent\" (integer class) is required");
+    e.consequent = static_cast<int>(json_int_in(rs[i]["consequent"], 0, data.num_classes() - 1, wr + ": \"consequent\""));
     e.fitness = rs[i].value("fitness", 0.0);
     if (rs[i].contains("train")) {
       const auto& t = rs[i]["train"];
@@ -185,8 +192,7 @@ Classifier model_from_json(const nlohmann::json& j, const Dataset& data, const s
     }
     c.rules.push_back(std::move(e));
   }
-  c.default_class = j.at("default_class").get<int>();
-  GPUDM_REQUIRE(c.default_class >= 0 && c.default_class < data.num_classes(), where + ": default_class out of range");
+  c.default_class = static_cast<int>(json_int_in(j["default_class"], 0, data.num_classes() - 1, where + ": \"default_class\""));
   return c;
 }
 

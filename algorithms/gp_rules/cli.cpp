@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gp_rules/cv.hpp"
@@ -67,8 +68,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
       const std::string kv = value(f);
       const auto eq = kv.find('=');
       GPUDM_REQUIRE(eq != std::string::npos && eq > 0, "--param expects key=value, got '" + kv + "'");
-      const nlohmann::json v = nlohmann::json::parse(kv.substr(eq + 1), nullptr, false);
-      r.params[kv.substr(0, eq)] = v.is_discarded() ? nlohmann::json(kv.substr(eq + 1)) : v;
+      r.params[kv.substr(0, eq)] = cli_json_value(kv.substr(eq + 1), "--param " + kv.substr(0, eq));
     } else {
       throw Error("unknown option '" + f + "'\n" + usage());
     }
@@ -206,9 +206,9 @@ int predict_cli(const std::vector<std::string>& argv, CommandEnv& env) {
   try {
     GPUDM_REQUIRE(env.registry != nullptr, "gp_rules CLI: no backend registry");
     const Args a = parse(argv, true);
-    std::ifstream in(a.model_in);
-    GPUDM_REQUIRE(in.good(), "cannot open model file '" + a.model_in + "'");
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    const std::string text = read_capped_file(a.model_in, kMaxModelBytes, "model file");
+    require_json_depth(text, a.model_in);
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     GPUDM_REQUIRE(!j.is_discarded(), a.model_in + ": not valid JSON");
     auto data = resolve(a.dataset, env);
     const Classifier model = model_from_json(j, *data, a.model_in);

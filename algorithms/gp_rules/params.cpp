@@ -68,6 +68,7 @@ const ParamTable<GpCase>& case_params() {
     t.add<std::vector<int>>("device_ids", [](GpCase& c) -> std::vector<int>& { return c.engine.device_ids; },
                             "CUDA: the device of every slice instead of devices, may repeat ({\"value\": [0, 0]}: "
                             "the two-device split on one GPU)")
+        .range(0, 1023)
         .backend_only();
     return t;
   }();

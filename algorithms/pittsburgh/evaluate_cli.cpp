@@ -93,6 +93,7 @@ int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env
     const Population p = load_population(population);
     const auto data = env.datasets->get(dataset, nlohmann::json::object());
     if (!data) throw Error("dataset '" + dataset + "' could not be loaded");
+    check_header(p, *data, population);
     auto ev = env.registry->create<RuleSetEvaluator>(kFamilyName, backend.empty() ? env.registry->reference(kFamilyName) : backend);
     ev->configure(options);
     ev->prepare(*data);

@@ -56,6 +56,7 @@ class PittsburghFamily final : public Family {
   std::vector<FamilyCommand> commands() const override {
     FamilyCommand evaluate;
     evaluate.trigger = "--evaluate";
+    evaluate.data_task = "classification";
     evaluate.usage = "--evaluate pittsburgh --population P.json --dataset NAME [--backend B] [--path P] [--devices N]";
     evaluate.run = [](const std::vector<std::string>& args, CommandEnv& env) {
       return pittsburgh::evaluate_command(args, env, std::cout, std::cerr);

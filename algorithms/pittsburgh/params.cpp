@@ -35,6 +35,7 @@ const ParamTable<CaseParams>& params_table() {
     t.add<std::vector<int>>("device_ids", [](C& c) -> std::vector<int>& { return c.backend.device_ids; },
                             "CUDA: the device of every slice instead of devices, may repeat ({\"value\": [0, 0]}: "
                             "the two-device split on one GPU)")
+        .range(0, 1023)
         .backend_only();
     t.add_enum<FeatureLayout>(
          "features", [](C& c) -> FeatureLayout& { return c.backend.features; }, feature_layout_names(),

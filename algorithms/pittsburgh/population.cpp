@@ -1,6 +1,9 @@
 #include "algorithms/pittsburgh/population.hpp"
 
+#include "algorithms/core/json_limits.hpp"
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -64,6 +67,26 @@ FlatPopulation flatten(const Population& p, const rules::Schema& schema, std::si
 
 void validate(const Population& p, const rules::Schema& schema) { (void)flatten(p, schema); }
 
+namespace {
+void only_keys(const nlohmann::json& j, std::initializer_list<const char*> known, const std::string& where) {
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find_if(known.begin(), known.end(), [&](const char* k) { return it.key() == k; }) == known.end()) {
+      std::string list;
+      for (const char* k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+      throw Error(where + ": unknown key \"" + it.key() + "\" (known: " + list + ")");
+    }
+}
+}  // namespace
+
+void check_header(const Population& p, const Dataset& d, const std::string& source) {
+  if (p.declared_attributes >= 0 && static_cast<std::size_t>(p.declared_attributes) != d.cols())
+    throw Error(source + ": the header declares " + std::to_string(p.declared_attributes) + " attributes, dataset '" +
+                d.name() + "' has " + std::to_string(d.cols()));
+  if (p.declared_classes >= 0 && p.declared_classes != d.num_classes())
+    throw Error(source + ": the header declares " + std::to_string(p.declared_classes) + " classes, dataset '" + d.name() +
+                "' has " + std::to_string(d.num_classes()));
+}
+
 Population population_from_json(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw Error(source + ": a population must be a JSON object with \"individuals\"");
   if (j.contains("format") && j["format"] != "gpudm-pittsburgh-population")
@@ -78,16 +101,20 @@ Population population_from_json(const nlohmann::json& j, const std::string& sour
   if (!j.contains("individuals") || !j["individuals"].is_array())
     throw Error(source + ": \"individuals\" must be an array");
   Population p;
+  if (j.contains("attributes"))
+    p.declared_attributes = json_int_in(j["attributes"], 1, rules::kMaxAttribute + 1ll, source + ": \"attributes\"");
+  if (j.contains("classes")) p.declared_classes = json_int_in(j["classes"], 1, INT32_MAX, source + ": \"classes\"");
   const auto& inds = j["individuals"];
   p.individuals.reserve(inds.size());
   for (std::size_t i = 0; i < inds.size(); ++i) {
     const auto& ji = inds[i];
     const std::string wi = source + ": individual " + std::to_string(i);
     if (!ji.is_object()) throw Error(wi + ": must be an object with \"rules\" and \"default_class\"");
+    only_keys(ji, {"default_class", "rules"}, wi);
     Individual ind;
     if (!ji.contains("default_class") || !ji["default_class"].is_number_integer())
       throw Error(wi + ": \"default_class\" (integer) is required");
-    ind.default_class = ji["default_class"].get<std::int32_t>();
+    ind.default_class = static_cast<std::int32_t>(json_int_in(ji["default_class"], 0, INT32_MAX, wi + ": \"default_class\""));
     if (ji.contains("rules")) {
       if (!ji["rules"].is_array()) throw Error(wi + ": \"rules\" must be an array");
       for (std::size_t r = 0; r < ji["rules"].size(); ++r) {
@@ -96,9 +123,10 @@ Population population_from_json(const nlohmann::json& j, const std::string& sour
         if (!jr.is_object() || !jr.contains("antecedent") || !jr.contains("consequent") ||
             !jr["consequent"].is_number_integer())
           throw Error(wr + ": needs \"antecedent\" (token array) and \"consequent\" (integer class)");
+        only_keys(jr, {"antecedent", "consequent"}, wr);
         Rule rule;
         rule.tokens = rules::parse_expression(jr["antecedent"], wr);
-        rule.consequent = jr["consequent"].get<std::int32_t>();
+        rule.consequent = static_cast<std::int32_t>(json_int_in(jr["consequent"], 0, INT32_MAX, wr + ": \"consequent\""));
         ind.rules.push_back(std::move(rule));
       }
     }
@@ -133,23 +161,17 @@ nlohmann::ordered_json population_to_json(const Population& p, const rules::Sche
 }
 
 Population load_population(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error("population file '" + path + "' cannot be opened");
+  const std::string text = read_capped_file(path, kMaxModelBytes, "population file");
   nlohmann::json j;
   try {
-    in >> j;
+    require_json_depth(text, "population file '" + path + "'");
+    j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
     throw Error("population file '" + path + "': invalid JSON: " + e.what());
   }
-  Population p = population_from_json(j, path);
-  if (j.contains("classes") && j["classes"].is_number_integer()) {
-    // Checked again against the dataset at evaluation; here only internal consistency.
-    rules::Schema s;
-    s.attributes = j.contains("attributes") ? j["attributes"].get<std::size_t>() : rules::kMaxAttribute + 1ull;
-    s.classes = j["classes"].get<int>();
-    validate(p, s);
-  }
-  return p;
+  // The header ("attributes", "classes") is checked against the dataset at evaluation
+  // (check_header), the rules against the dataset's schema when they are flattened.
+  return population_from_json(j, path);
 }
 
 void save_population(const Population& p, const std::string& path, const rules::Schema* schema) {

@@ -42,6 +42,9 @@ struct Individual {
 
 struct Population {
   std::vector<Individual> individuals;
+  // The file header's "attributes" / "classes" (-1 when absent): check_header() compares them
+  // with the dataset the population is evaluated on.
+  long long declared_attributes = -1, declared_classes = -1;
   std::size_t size() const { return individuals.size(); }
   std::size_t total_rules() const {
     std::size_t n = 0;
@@ -78,6 +81,10 @@ FlatPopulation flatten(const Population& p, const rules::Schema& schema);
 // Individuals [begin, end) only, offsets from 0 (errors name the individual's index in `p`): what
 // one device of a multi-GPU evaluation flattens on its own host thread.
 FlatPopulation flatten(const Population& p, const rules::Schema& schema, std::size_t begin, std::size_t end);
+
+// Throws gpudm::Error "<source>: the header declares N attributes, dataset 'd' has M" (or
+// classes) when a declared count differs from the dataset's.
+void check_header(const Population& p, const Dataset& d, const std::string& source);
 
 // ---- JSON ----
 Population population_from_json(const nlohmann::json& j, const std::string& source = "population");

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace gpudm::rules {
@@ -129,12 +130,14 @@ std::vector<std::uint32_t> parse_expression(const nlohmann::json& text, const st
     if (i + 1 + static_cast<std::size_t>(k) >= n)
       throw Error(pos + ": '" + s + "' needs an attribute index and " + std::to_string(k) + " value(s)");
     const auto& a = text[i + 1];
-    if (!a.is_number_integer() || a.get<long long>() < 0 || a.get<long long>() > static_cast<long long>(kMaxAttribute))
+    if (!a.is_number_integer() || a.get<long long>() < 0 || a.get<long long>() > static_cast<long long>(kMaxAttribute) ||
+        (a.is_number_unsigned() && a.get<std::uint64_t>() > kMaxAttribute))
       throw Error(pos + ": attribute index must be a non-negative integer, got " + a.dump());
     out.push_back(make_word(op, static_cast<std::uint32_t>(a.get<long long>())));
     for (int j = 0; j < k; ++j) {
       const auto& v = text[i + 2 + static_cast<std::size_t>(j)];
-      if (!v.is_number()) throw Error(pos + ": value of '" + s + "' must be a number, got " + v.dump());
+      if (!v.is_number() || !(std::fabs(v.get<double>()) <= std::numeric_limits<float>::max()))
+        throw Error(pos + ": value of '" + s + "' must be a finite number within the float range, got " + v.dump());
       out.push_back(float_as_word(v.get<float>()));
     }
     i += 2 + static_cast<std::size_t>(k);

@@ -11,8 +11,9 @@
 namespace gpudm::subtree {
 
 int depth_for_size(long long nodes) {
+  // In 64 bits: nodes_for_depth(30) overflows an int (UBSan in the asan job).
   for (int d = 0; d <= 30; ++d)
-    if (nodes_for_depth(d) == nodes) return d;
+    if ((2LL << d) - 1 == nodes) return d;
   return -1;
 }
 

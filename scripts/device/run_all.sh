@@ -93,7 +93,8 @@ if [ "$STAGE" = areas ] || [ "$STAGE" = all ]; then
     AREAS="ceilings"
     for s in scripts/device/*.sh; do
       a="$(basename "$s" .sh)"
-      [ "$a" = run_all ] || [ "$a" = ceilings ] || AREAS="$AREAS $a"
+      # sanitize is slow and run on demand (GPUDM_AREAS=sanitize)
+      [ "$a" = run_all ] || [ "$a" = ceilings ] || [ "$a" = sanitize ] || AREAS="$AREAS $a"
     done
   fi
   for a in $AREAS; do

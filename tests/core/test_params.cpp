@@ -107,5 +107,19 @@ TEST(ParamTable, IntegerTypeBoundsApplyWithoutAnExplicitRange) {
   EXPECT_EQ(table().specs()[1].check(nlohmann::json(18446744073709551615ULL)).rfind("expects an int in [", 0), 0u);
 }
 
+// docs/reliability.md: an "int" param declared without a range (a family not yet on ParamTable)
+// still cannot wrap when its family narrows it to an int.
+TEST(ParamSpec, AnUnboundedIntParamIsBoundedToTheIntRange) {
+  const ParamSpec s{"population", "int", 10, "individuals"};
+  EXPECT_EQ(s.check(2147483647), "");
+  EXPECT_EQ(s.check(-2147483648ll), "");
+  EXPECT_NE(s.check(4294967298ll).find("expects an int in [-2147483648, 2147483647], got 4294967298"), std::string::npos)
+      << s.check(4294967298ll);
+  EXPECT_NE(s.check(nlohmann::json(18446744073709551615ull)), "");
+  const ParamSpec either{"rule_length", "int|string", "paper", "either"};
+  EXPECT_NE(either.check(4294967296ll), "");
+  EXPECT_EQ(either.check("paper"), "");
+}
+
 }  // namespace
 }  // namespace gpudm

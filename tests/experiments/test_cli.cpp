@@ -3,6 +3,7 @@
 // product binary (its data test needs a product family and the catalog; it skips otherwise).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -262,6 +263,162 @@ TEST_F(CliTest, CompareModeExitCodesAndJson) {
   EXPECT_NE(r.err.find("repetitions"), std::string::npos) << r.err;
   // --help documents the mode.
   EXPECT_NE(run(kHarness, "--help", tmp_).out.find("--compare"), std::string::npos);
+}
+
+// ---- reliability (docs/reliability.md) ----
+
+// Every committed config passes validation (integer bounds, param ranges, sweep cap), full and
+// --smoke, so a config added by a later change cannot bypass the guards of docs/reliability.md.
+TEST_F(CliTest, EveryCommittedConfigValidates) {
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(GPUDM_SOURCE_DIR) + "/configs")) {
+    if (e.path().extension() != ".json") continue;
+    for (const char* mode : {"", " --smoke"}) {
+      const auto r = run(kProduct, "'" + e.path().string() + "' --dry-run" + mode, tmp_);
+      EXPECT_EQ(r.code, 0) << e.path().filename() << mode << ": " << r.err;
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 10);
+}
+
+TEST_F(CliTest, TwoWritersOfOneResultsFile) {
+  // The first writer holds the results file for ~3 s (two runs of 1.5 s).
+  write_file(tmp_ / "w.json", R"({"experiment": "w", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
+      "sweep": {"population": [1, 2]}, "params": {"fail": "sleep"}, "warmup": 0, "repetitions": 1})");
+  const std::string out_dir = tmp_ / "results";
+  const std::string cfg = tmp_ / "w.json";
+  const pid_t first = fork();
+  ASSERT_GE(first, 0);
+  if (first == 0) {
+    std::freopen("/dev/null", "w", stdout);
+    execl(kHarness.c_str(), kHarness.c_str(), cfg.c_str(), "--out", out_dir.c_str(), "--quiet", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 200 && !std::filesystem::exists(tmp_ / "results/w.json.lock"); ++i) usleep(25000);
+  const auto second = run(kHarness, "'" + cfg + "' " + out_arg(), tmp_);
+  EXPECT_EQ(second.code, 1);
+  EXPECT_EQ(lines(second.err), 1) << second.err;
+  EXPECT_NE(second.err.find("w.json is being written by another run_experiment (pid " + std::to_string(first) + " on host "),
+            std::string::npos)
+      << second.err;
+  int status = 0;
+  ASSERT_EQ(waitpid(first, &status, 0), first);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_NE(slurp(tmp_ / "results/w.json").find("\"population\": 2"), std::string::npos);  // nothing lost
+  EXPECT_FALSE(std::filesystem::exists(tmp_ / "results/w.json.lock"));
+}
+
+TEST_F(CliTest, LargeSweepsAndOversizedIntegersAreUsageErrors) {
+  std::string values;
+  for (int i = 1; i <= 10001; ++i) {
+    if (i > 1) values += ',';
+    values += std::to_string(i);
+  }
+  write_file(tmp_ / "big.json", R"({"experiment": "big", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
+      "sweep": {"population": [)" + values + "]}}");
+  auto r = run(kHarness, "'" + (tmp_ / "big.json") + "' " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("pass --allow-large-sweep"), std::string::npos) << r.err;
+  r = run(kHarness, "--help", tmp_);
+  for (const char* doc : {"--allow-large-sweep", "--target COLUMN", "--task classification|regression", "\"path\""})
+    EXPECT_NE(r.out.find(doc), std::string::npos) << doc;
+  r = run(kHarness, "'" + (tmp_ / "big.json") + "' --allow-large-sweep -n", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("config ok: 10001 run(s)"), std::string::npos) << r.out;
+  write_file(tmp_ / "r.json", R"({"experiment": "r", "family": "toy", "datasets": ["tiny"], "repetitions": 2147483648})");
+  r = run(kHarness, "'" + (tmp_ / "r.json") + "' " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("repetitions: expected an int in [1, 1000000], got 2147483648"), std::string::npos) << r.err;
+  r = run(kHarness, "'" + (tmp_ / "x.json") + "' -r 4294967297 " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 2) << r.err;
+  expect_untouched();
+}
+
+// The product binary with a user's own files: --dataset PATH with --target/--task in the family
+// modes, {"path": ...} in a config, and the hostile population and model files of issue 16.
+class ProductUserData : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    const auto list = run(kProduct, "--list", tmp_);
+    if (list.out.find("\npittsburgh — ") == std::string::npos || list.out.find("\ngmt — ") == std::string::npos)
+      GTEST_SKIP() << "the product lacks the pittsburgh or gmt family";
+    std::string csv = "sepal_l,sepal_w,petal_l,petal_w,species\n";
+    for (int i = 0; i < 60; ++i)
+      csv += std::to_string(4 + i % 4) + "." + std::to_string(i % 10) + ",3." + std::to_string(i % 7) + "," +
+             std::to_string(1 + i % 6) + ".2,0." + std::to_string(i % 9) + "," + (i % 3 == 0 ? "setosa" : i % 3 == 1 ? "versicolor" : "virginica") + "\n";
+    write_file(tmp_ / "my/flowers.csv", csv);
+    std::string reg = "x1,x2,y\n";
+    for (int i = 0; i < 80; ++i) reg += std::to_string(i % 9) + "," + std::to_string(i % 5) + "," + std::to_string(i % 9 * 2 + i % 5) + ".5\n";
+    write_file(tmp_ / "my/reg.csv", reg);
+  }
+  std::string population(const std::string& header, const std::string& rule = R"({"antecedent": [">", 2, 2.5], "consequent": 1})") {
+    write_file(tmp_ / "pop.json", R"({"format": "gpudm-pittsburgh-population", "version": 1, )" + header +
+                                      R"("individuals": [{"default_class": 0, "rules": [)" + rule + "]}]}");
+    return "--evaluate pittsburgh --population '" + (tmp_ / "pop.json") + "' --dataset '" + (tmp_ / "my/flowers.csv") + "'";
+  }
+};
+
+TEST_F(ProductUserData, EvaluateAPopulationOnTheUsersCsv) {
+  auto r = run(kProduct, population(R"("attributes": 4, "classes": 3, )") + " --target species", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"accuracy\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("flowers.csv"), std::string::npos) << r.out;
+  // The header is checked against the data, with the numbers of both.
+  r = run(kProduct, population(R"("attributes": 5, "classes": 4, )"), tmp_);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("the header declares 5 attributes, dataset '" + (tmp_ / "my/flowers.csv") + "' has 4"), std::string::npos) << r.err;
+  r = run(kProduct, population(R"("attributes": 4, "classes": 2, )"), tmp_);
+  EXPECT_NE(r.err.find("the header declares 2 classes"), std::string::npos) << r.err;
+  r = run(kProduct, population("", R"({"antecedent": [">", 2, 1e39], "consequent": 1})"), tmp_);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("float range"), std::string::npos) << r.err;
+  r = run(kProduct, population("", R"({"antecedent": [], "consequent": 1, "wieght": 1})"), tmp_);
+  EXPECT_NE(r.err.find("unknown key \"wieght\""), std::string::npos) << r.err;
+  r = run(kProduct, population(R"("attributes": 4, )") + " --target nope", tmp_);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("no column named 'nope'"), std::string::npos) << r.err;
+  r = run(kProduct, "--evaluate pittsburgh --population '" + (tmp_ / "pop.json") + "' --dataset iris --target species", tmp_);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("--target and --task apply to a data file given by path"), std::string::npos) << r.err;
+}
+
+TEST_F(ProductUserData, TrainAndPredictGmtOnTheUsersCsv) {
+  const std::string model = tmp_ / "model.json";
+  auto r = run(kProduct, "--train gmt --dataset '" + (tmp_ / "my/reg.csv") + "' --target y --param population=6 --param iterations=5 "
+                         "--backend sequential --model-out '" + model + "' --quiet", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err << r.out;
+  r = run(kProduct, "--predict '" + model + "' --dataset '" + (tmp_ / "my/reg.csv") + "'", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("RMSE"), std::string::npos) << r.out;
+  // A model nested 20,000 deep is a one-line error, not a stack overflow.
+  std::string deep = R"({"format": "gpudm-gmt-model", "version": 1, "attributes": ["x1", "x2"], "tree": )";
+  for (int i = 0; i < 20000; ++i) deep += R"({"attribute": 0, "threshold": 1, "right": {"leaf": true, "intercept": 0}, "left": )";
+  deep += R"({"leaf": true, "intercept": 0})" + std::string(20001, '}');
+  write_file(tmp_ / "deep.json", deep);
+  r = run(kProduct, "--predict '" + (tmp_ / "deep.json") + "' --dataset '" + (tmp_ / "my/reg.csv") + "'", tmp_);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("JSON nested deeper than 256 levels"), std::string::npos) << r.err;
+  r = run(kProduct, "--train gmt --dataset '" + (tmp_ / "my/reg.csv") + "' --cv abc", tmp_);
+  EXPECT_NE(r.err.find("--cv expects an integer in [2, 1048576], got 'abc'"), std::string::npos) << r.err;
+}
+
+TEST_F(ProductUserData, AConfigNamesTheUsersFileByPath) {
+  write_file(tmp_ / "u.json", R"({"experiment": "u", "family": "pittsburgh", "backends": ["sequential"],
+      "datasets": [{"path": "my/flowers.csv", "target": "species"}], "params": {"population": 4}, "repetitions": 1})");
+  auto r = run(kProduct, "'" + (tmp_ / "u.json") + "' " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::string json = slurp(tmp_ / "results/u.json");
+  EXPECT_NE(json.find("\"name\": \"" + (tmp_ / "my/flowers.csv") + "\""), std::string::npos);
+  EXPECT_NE(json.find("\"sha256\""), std::string::npos);
+  // Population 0 is a config error before anything is written.
+  write_file(tmp_ / "z.json", R"({"experiment": "z", "family": "pittsburgh", "backends": ["sequential"],
+      "datasets": [{"path": "my/flowers.csv"}], "params": {"population": 0}})");
+  r = run(kProduct, "'" + (tmp_ / "z.json") + "' " + out_arg(), tmp_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("param 'population' expects an int in [1, 2147483647], got 0"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp_ / "results/z.json"));
 }
 
 }  // namespace

@@ -41,7 +41,7 @@ std::vector<ParamSpec> ToyFamily::params() const {
   return {
       {"population", "int", 10, "work size", false, {}, 1.0, 100000.0},
       {"threads", "int", 1, "threads (backend-only)", true},
-      {"fail", "string", "", "error | unavailable | exit"},
+      {"fail", "string", "", "error | unavailable | exit | no_samples | sleep (1.5 s, then ok)"},
       {"openmp_differs", "bool", false, "openmp returns another checksum"},
       {"exact", "bool", true, "checksum is exact"},
       {"estimated", "bool", false, "sets metrics.estimated"},
@@ -85,6 +85,8 @@ CaseResult ToyFamily::run_case(const CaseContext& ctx) {
     std::fflush(nullptr);
     ::_exit(3);
   }
+  if (fail == "no_samples") return CaseResult{};  // "ok" without a timed repetition
+  if (fail == "sleep") ::usleep(1500 * 1000);      // keeps the results file locked a while
   auto data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
   const long pop = ctx.params.at("population").get<long>();
   double sum = 0;

@@ -23,7 +23,8 @@ class TinyProvider : public DatasetProvider {
 //   population (int, 10)   work size in [1, 100000]; the checksum depends on it and on the data
 //   threads (int, 1)        backend-only
 //   fail (string, "")       "error": run_case throws Error; "unavailable": throws Unavailable;
-//                           "exit": the process exits at once (a simulated crash)
+//                           "exit": the process exits at once (a simulated crash);
+//                           "no_samples": returns "ok" without timing samples; "sleep": 1.5 s, then ok
 //   openmp_differs (bool)   the openmp backend returns another checksum (validation must fail)
 //   exact (bool, true)      marks the checksum exact
 //   estimated (bool, false) sets metrics.estimated

@@ -7,49 +7,14 @@
 #include <chrono>
 #include <thread>
 
-#include "experiments/config.hpp"
-#include "experiments/results.hpp"
-#include "experiments/runner.hpp"
-#include "tests/experiments/test_family.hpp"
-#include "tests/experiments/test_util.hpp"
+#include "tests/experiments/runner_fixture.hpp"
 
 namespace gpudm::testing {
 namespace {
 
 using namespace gpudm::experiments;
 
-class RunnerTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    Progress::set_quiet(true);
-    families_ = toy_families();
-    register_toy(registry_);
-    ctx_.families = &families_;
-    ctx_.registry = &registry_;
-    ctx_.paper_tables_dir = dir_ / "paper";
-  }
-  ExperimentPlan plan(const std::string& text, PlanOptions opt = {}) {
-    write_file(dir_ / "cfg.json", text);
-    return load_plan(dir_ / "cfg.json", ctx_, opt);
-  }
-  std::vector<ExperimentOutcome> run(const ExperimentPlan& p, bool resume = false) {
-    RunnerOptions o;
-    o.out_dir = dir_ / "out";
-    o.paper_tables_dir = dir_ / "paper";
-    o.resume = resume;
-    o.quiet = true;
-    o.argv = {"run_experiment", "cfg.json"};
-    Runner r(families_, registry_, provider_, o);
-    return r.run(p);
-  }
-  ojson results(const std::string& id) { return ojson::parse(slurp(dir_ / ("out/" + id + ".json"))); }
-
-  TempDir dir_;
-  FamilySet families_;
-  Registry registry_;
-  TinyProvider provider_;
-  ValidationContext ctx_;
-};
+class RunnerTest : public RunnerFixture {};
 
 const char* kBasic = R"({"experiment": "basic", "title": "Basic", "paper": "A paper", "family": "toy",
     "datasets": ["tiny", "tiny_surrogate"], "sweep": {"population": [1, 2]}, "warmup": 0, "repetitions": 3})";
@@ -163,23 +128,13 @@ TEST_F(RunnerTest, ResumeAfterACrashRunsOnlyTheRest) {
       "backends": ["sequential", "openmp"], "sweep": {"population": [1, 2, 3]}, "warmup": 0, "repetitions": 1})");
   ASSERT_EQ(p.runs.size(), 6u);
   // The child process crashes (exits without unwinding) inside the 4th run.
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    ToyFamily::exit_at = 4;
-    try {
-      run(p);
-    } catch (...) {
-    }
-    ::_exit(0);  // not reached when the crash happens
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  ASSERT_TRUE(WIFEXITED(status));
-  ASSERT_EQ(WEXITSTATUS(status), 3) << "the toy family should have crashed the child";
-  ojson doc = results("crash");
-  ASSERT_EQ(doc["runs"].size(), 3u);  // everything written before the crash survived
-  for (const auto& r : doc["runs"]) EXPECT_EQ(r["status"], "ok");
+  run_and_crash(p, 4);
+  // Everything finished before the crash survived, in the journal (the results file is written
+  // when the sweep completes).
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out/crash.json"));
+  const JournalContents j = read_journal(dir_ / "out/crash.json.journal");
+  ASSERT_EQ(j.records.size(), 3u);
+  for (const auto& r : j.records) EXPECT_EQ(r["status"], "ok");
 
   ToyFamily::calls = 0;
   ToyFamily::exit_at = 0;
@@ -187,8 +142,9 @@ TEST_F(RunnerTest, ResumeAfterACrashRunsOnlyTheRest) {
   EXPECT_EQ(ToyFamily::calls, 3);
   EXPECT_EQ(out[0].reused, 3);
   EXPECT_EQ(out[0].ok, 3);
-  doc = results("crash");
+  ojson doc = results("crash");
   ASSERT_EQ(doc["runs"].size(), 6u);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "out/crash.json.journal"));
   EXPECT_EQ(doc["provenance"]["previous"].size(), 1u);
   // Resuming a complete file runs nothing.
   ToyFamily::calls = 0;

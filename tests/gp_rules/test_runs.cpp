@@ -128,14 +128,21 @@ TEST(GpRulesFamily, CrossValidationAndEstimatedRuns) {
   EXPECT_EQ(est.metrics["planned_evaluations"].get<int>(), 2 * 31);
 }
 
-TEST(GpRulesFamily, TrainAndPredictFromTheCommandLine) {
+// The family's --train / --predict commands over one random dataset "rnd".
+class GpRulesCommands : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    provider.add("rnd", rules::test::random_dataset(300, 5, 3, 7, 0.0, true));
+    ASSERT_EQ(cmds.size(), 2u);
+  }
   subtree::test::FixedProvider provider;
-  provider.add("rnd", rules::test::random_dataset(300, 5, 3, 7, 0.0, true));
   Registry reg = gp_registry();
-  auto family = make_gp_rules_family();
-  const auto cmds = family->commands();
-  ASSERT_EQ(cmds.size(), 2u);
+  std::unique_ptr<Family> family = make_gp_rules_family();
+  const std::vector<FamilyCommand> cmds = family->commands();
   CommandEnv env{&reg, &provider};
+};
+
+TEST_F(GpRulesCommands, TrainAndPredictFromTheCommandLine) {
   const std::string model = (std::filesystem::temp_directory_path() / "gp_rules_test_model.json").string();
   for (const char* alg : {"falco", "tan", "bojarczuk"}) {
     EXPECT_EQ(cmds[0].run({"--algorithm", alg, "--dataset", "rnd", "--cv", "2", "--model-out", model, "--quiet", "--param",
@@ -165,6 +172,54 @@ TEST(GpRulesFamily, TrainAndPredictFromTheCommandLine) {
   }
   EXPECT_EQ(cmds[1].run({model, "--dataset", "rnd"}, env), 1);
   EXPECT_EQ(cmds[0].run({"--dataset", "rnd"}, env), 1);  // --algorithm is required
+  std::filesystem::remove(model);
+}
+
+// Hostile model files (docs/reliability.md): integers beyond 32 bits are not narrowed (a
+// default_class of 4294967296 was class 0), deep nesting is one line, not a stack overflow.
+TEST_F(GpRulesCommands, HostileModelFilesAreCleanErrors) {
+  const std::string model = (std::filesystem::temp_directory_path() / "gp_rules_hostile_model.json").string();
+  ASSERT_EQ(cmds[0].run({"--algorithm", "falco", "--dataset", "rnd", "--model-out", model, "--quiet", "--param",
+                         "population=8", "--param", "generations=2"},
+                        env),
+            0);
+  nlohmann::json good;
+  {
+    std::ifstream in(model);
+    good = nlohmann::json::parse(in);
+  }
+  ASSERT_FALSE(good["rules"].empty());
+  const Dataset& d = *provider.get("rnd", nlohmann::json::object());
+  auto error_of = [&](const nlohmann::json& j) {
+    try {
+      model_from_json(j, d, "m.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error_of(good), "");
+  nlohmann::json j = good;
+  j["default_class"] = 4294967296ll;
+  EXPECT_NE(error_of(j).find("m.json: \"default_class\" must be an integer in [0, 2], got 4294967296"), std::string::npos)
+      << error_of(j);
+  j = good;
+  j["rules"][0]["consequent"] = -1;
+  EXPECT_NE(error_of(j).find("m.json: rule 0: \"consequent\" must be an integer in [0, 2], got -1"), std::string::npos)
+      << error_of(j);
+  j = good;
+  j.erase("classes");
+  EXPECT_NE(error_of(j).find("a model needs"), std::string::npos) << error_of(j);
+  j = good;
+  j["rules"][0] = 5;
+  EXPECT_NE(error_of(j).find("m.json: rule 0: needs \"antecedent\""), std::string::npos) << error_of(j);
+  // 100,000 levels through --predict: one line, exit 1.
+  std::ofstream(model) << R"({"format": "gpudm.gp_rules.model/1", "rules": )" << std::string(100000, '[')
+                       << std::string(100000, ']') << "}";
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cmds[1].run({model, "--dataset", "rnd"}, env), 1);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("JSON nested deeper than 256 levels"), std::string::npos) << err;
   std::filesystem::remove(model);
 }
 

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/gmt/csv.hpp"
 #include "algorithms/gmt/train.hpp"
 #include "datasets/catalog.hpp"
@@ -28,8 +29,7 @@ int main(int argc, char** argv) {
       else if (f == "--option") {
         const auto eq = v.find('=');
         GPUDM_REQUIRE(eq != std::string::npos, "--option expects key=value");
-        auto jv = nlohmann::json::parse(v.substr(eq + 1), nullptr, false);
-        opt[v.substr(0, eq)] = jv.is_discarded() ? nlohmann::json(v.substr(eq + 1)) : jv;
+        opt[v.substr(0, eq)] = gpudm::cli_json_value(v.substr(eq + 1), "--option " + v.substr(0, eq));
       } else {
         throw gpudm::Error("unknown option " + f);
       }

@@ -1,0 +1,86 @@
+#include "algorithms/core/json_limits.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/core/error.hpp"
+
+namespace gpudm {
+
+std::string json_depth_error(std::string_view text, const std::string& source, std::size_t max_depth) {
+  std::size_t depth = 0, line = 1, col = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    ++col;
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    }
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth)
+        return source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": JSON nested deeper than " +
+               std::to_string(max_depth) + " levels";
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return "";
+}
+
+void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth) {
+  if (std::string why = json_depth_error(text, source, max_depth); !why.empty()) throw Error(why);
+}
+
+std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw Error(what + " " + path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  const std::string limit = std::to_string(max_bytes >> 20) + " MiB";
+  if (::fstat(fileno(f.get()), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes)
+    throw Error(what + " " + path + ": " + std::to_string(st.st_size) + " bytes, larger than the limit of " + limit);
+  std::string out;
+  char buf[1 << 16];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) {
+    if (out.size() + n > max_bytes)
+      throw Error(what + " " + path + ": larger than the limit of " + limit);
+    out.append(buf, n);
+  }
+  if (std::ferror(f.get())) throw Error(what + " " + path + ": read error: " + std::strerror(errno));
+  return out;
+}
+
+nlohmann::json cli_json_value(const std::string& text, const std::string& source) {
+  require_json_depth(text, source);
+  nlohmann::json v = nlohmann::json::parse(text, nullptr, false);
+  return v.is_discarded() ? nlohmann::json(text) : v;
+}
+
+long long json_int_in(const nlohmann::json& v, long long lo, long long hi, const std::string& what) {
+  bool ok = false;
+  if (v.is_number_unsigned()) {  // every non-negative integer of a parsed text; may exceed LLONG_MAX
+    const std::uint64_t u = v.get<std::uint64_t>();
+    ok = hi >= 0 && u <= static_cast<std::uint64_t>(hi) && (lo <= 0 || u >= static_cast<std::uint64_t>(lo));
+  } else if (v.is_number_integer()) {
+    ok = v.get<long long>() >= lo && v.get<long long>() <= hi;
+  }
+  if (!ok) throw Error(what + " must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
+  return v.get<long long>();
+}
+
+}  // namespace gpudm

@@ -1,0 +1,44 @@
+#pragma once
+// Limits on the JSON the tool reads (configs, results files and journals on --resume, population
+// and model files, the dataset catalog). nlohmann's parser is iterative, but copying, comparing
+// and dumping a value recurse once per nesting level, so a hostile file nested 100,000 levels
+// deep overflows the stack long after it was parsed. Every reader checks the text first: nesting
+// deeper than kMaxJsonDepth, or a file larger than its cap, is a one-line error naming the file
+// and the place, and no deeper value ever exists in memory.
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace gpudm {
+
+// Deepest nesting of arrays/objects accepted anywhere (the deepest file we write, a GMT model
+// tree of 24 levels, needs about 50).
+inline constexpr std::size_t kMaxJsonDepth = 256;
+
+// Size caps (bytes) of the files a user hands the tool.
+inline constexpr std::size_t kMaxConfigBytes = std::size_t{16} << 20;  // a config and each include
+inline constexpr std::size_t kMaxModelBytes = std::size_t{1} << 30;    // population / model files
+
+// "" when no array/object in `text` is nested deeper than `max_depth`, else
+// "<source>:L:C: JSON nested deeper than N levels" (L:C where the limit is crossed). Linear,
+// no recursion, string-aware; it does not validate the JSON (the parser does).
+std::string json_depth_error(std::string_view text, const std::string& source, std::size_t max_depth = kMaxJsonDepth);
+// Throws gpudm::Error with that message.
+void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth = kMaxJsonDepth);
+
+// Reads a file the user gave, refusing one larger than `max_bytes`; throws gpudm::Error
+// "<what> <path>: cannot open ..." / "... is N bytes; the limit is M".
+std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+
+// An integer field of a file the user gave, in [lo, hi], checked before it is narrowed (nlohmann's
+// get<int>() wraps 4294967296 to 0); throws gpudm::Error "<what> must be an integer in [lo, hi],
+// got <value>".
+// A command-line value (--param key=VALUE): VALUE as JSON when it parses (depth-checked: argv
+// allows ~100,000 brackets), else VALUE as a string.
+nlohmann::json cli_json_value(const std::string& text, const std::string& source);
+
+long long json_int_in(const nlohmann::json& v, long long lo, long long hi, const std::string& what);
+
+}  // namespace gpudm

@@ -1,0 +1,117 @@
+// A user's own data file by path (datasets/user_file.hpp), and datasets larger than the host
+// memory reported instead of std::bad_alloc.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include "datasets/catalog.hpp"
+#include "datasets/loaders.hpp"
+#include "datasets/user_file.hpp"
+#include "test_util.hpp"
+
+using namespace gpudm;
+using namespace gpudm::datasets;
+using gpudm::datasets::test_support::expect_error;
+using gpudm::datasets::test_support::TempDir;
+
+namespace {
+
+const char* kHouses = "rooms,area,kind,price\n3,70,flat,1.5\n4,90,house,2.0\n2,45,flat,0.9\n";
+
+void gzip_to(const std::string& path, const std::string& plain) {
+  gzFile g = gzopen(path.c_str(), "wb9");
+  gzwrite(g, plain.data(), static_cast<unsigned>(plain.size()));
+  gzclose(g);
+}
+
+}  // namespace
+
+TEST(UserFile, CsvWithHeaderTargetByNameOrNumber) {
+  TempDir dir;
+  const std::string p = dir.write("houses.csv", kHouses);
+  Dataset d = load_user_file(p, {{"target", "kind"}});  // text values: classification
+  EXPECT_EQ(d.task(), Task::classification);
+  EXPECT_EQ(d.cols(), 3u);
+  EXPECT_EQ(d.class_names(), (std::vector<std::string>{"flat", "house"}));
+  EXPECT_EQ(d.attribute(2).name, "price");
+  EXPECT_EQ(d.name(), p);
+  EXPECT_EQ(d.source, "file");
+  EXPECT_EQ(d.sha256.size(), 64u);
+  d = load_user_file(p, {{"target", 2}, {"task", "regression"}});  // 1-based: "area"
+  EXPECT_EQ(d.task(), Task::regression);
+  EXPECT_FLOAT_EQ(d.target(1), 90.0f);
+  EXPECT_EQ(load_user_file(p, {{"target", "price"}, {"task", "regression"}, {"rows", 2}}).rows(), 2u);
+}
+
+TEST(UserFile, ANumericTargetNeedsTheTask) {
+  TempDir dir;
+  const std::string p = dir.write("houses.csv", kHouses);
+  expect_error([&] { load_user_file(p, nlohmann::json::object()); },
+               {"target column holds numbers", "--task classification|regression"});
+  expect_error([&] { load_user_file(p, {{"target", "prise"}, {"task", "regression"}}); },
+               {"no column named 'prise'", "columns: rooms, area, kind, price"});
+  expect_error([&] { load_user_file(p, {{"task", "regresion"}}); }, {"task must be"});
+  expect_error([&] { load_user_file(p, {{"sep", ";"}}); }, {"unknown option 'sep'"});
+  expect_error([&] { load_user_file(p, {{"target", 0}}); }, {"column number >= 1"});
+}
+
+TEST(UserFile, FormatsFromTheExtensionGzipIncluded) {
+  TempDir dir;
+  // TSV without a header: target by number.
+  Dataset d = load_user_file(dir.write("x.tsv", "1\t2\ta\n3\t4\tb\n"), {{"target", 3}});
+  EXPECT_EQ(d.cols(), 2u);
+  EXPECT_EQ(d.num_classes(), 2);
+  // ARFF: the declaration decides the task.
+  const std::string arff = "@relation r\n@attribute x numeric\n@attribute y numeric\n@attribute c {p,q}\n@data\n1,2,p\n3,4,q\n";
+  EXPECT_EQ(load_user_file(dir.write("a.arff", arff), nlohmann::json::object()).task(), Task::classification);
+  d = load_user_file(dir.write("b.arff", arff), {{"target", "y"}});
+  EXPECT_EQ(d.task(), Task::regression);
+  EXPECT_FLOAT_EQ(d.target(1), 4.0f);
+  // KEEL .dat: @outputs names the target.
+  const std::string keel =
+      "@relation k\n@attribute a real [0, 9]\n@attribute cls {u, v}\n@attribute b real [0, 9]\n@inputs a, b\n@outputs cls\n"
+      "@data\n1, u, 2\n3, v, 4\n";
+  d = load_user_file(dir.write("k.dat", keel), nlohmann::json::object());
+  EXPECT_EQ(d.class_names(), (std::vector<std::string>{"u", "v"}));
+  // gzip, whatever the name ends with after .gz; empty cells are missing values.
+  const std::string gz = dir.path() + "/h.csv.gz";
+  gzip_to(gz, "a,b,y\n1,,0.5\n2,3,0.7\n");
+  d = load_user_file(gz, {{"task", "regression"}});
+  EXPECT_EQ(d.rows(), 2u);
+  EXPECT_TRUE(d.is_missing(0, 1));
+  expect_error([&] { load_user_file(dir.write("x.xlsx", "PK"), nlohmann::json::object()); }, {"cannot tell the format"});
+  EXPECT_EQ(load_user_file(dir.write("x.xlsx2", "a b c\n1 2 x\n"), {{"format", "whitespace"}}).rows(), 1u);
+}
+
+TEST(UserFile, TheCatalogProviderLoadsAPathInsteadOfACatalogName) {
+  TempDir dir;
+  const std::string p = dir.write("d/houses.csv", kHouses);
+  CatalogProvider provider(Catalog::builtin(), {});
+  const auto d = provider.get(p, {{"target", "price"}, {"task", "regression"}});
+  EXPECT_EQ(d->rows(), 3u);
+  EXPECT_TRUE(is_user_file(p, false));
+  EXPECT_TRUE(is_user_file("no/such/file.csv", false));  // a '/' says path, existing or not
+  EXPECT_FALSE(is_user_file("iris", true));
+  expect_error([&] { provider.get(dir.path() + "/missing.csv", nlohmann::json::object()); }, {"cannot open"});
+}
+
+TEST(DatasetSize, MoreRowsThanTheMachineHoldsSayWhatWasAskedAndWhatIsAvailable) {
+  const std::vector<Attribute> attrs(10, Attribute{"x", AttributeKind::numeric, {}});
+  expect_error([&] { Dataset d("big", Task::regression, 1000000000000ull, attrs); },
+               {"dataset 'big': 1000000000000 rows x 10 attributes need 44.0 TB of host memory", "available"});
+  expect_error([&] { Dataset d("huge", Task::regression, ~std::size_t{0} / 8, attrs); }, {"dataset 'huge'", "need"});
+  EXPECT_GT(Dataset::available_host_memory(), 0u);
+  Dataset small("small", Task::regression, 1000, attrs);  // below the threshold nothing is read
+  EXPECT_EQ(small.rows(), 1000u);
+}
+
+// Inputs the fuzz campaign found (docs/reliability.md); each crashed before its fix.
+TEST(FuzzFindings, ANominalColumnWithOnlyMissingValues) {
+  LoadOptions o;
+  o.dataset = "f";
+  o.all_nominal = true;
+  o.header = true;
+  const Dataset d = load_text("a,b,y\n?,1,x\n?,2,y\n", "f.csv", o);
+  EXPECT_TRUE(d.is_missing(0, 0));
+  EXPECT_TRUE(d.is_missing(1, 0));
+  EXPECT_TRUE(d.attribute(0).values.empty());
+}
