@@ -331,8 +331,8 @@ std::vector<std::string> finalize_open(Column& col) {
     remap[static_cast<std::size_t>(order[rank])] = static_cast<float>(rank);
     names[rank] = std::string(col.open_values[static_cast<std::size_t>(order[rank])]);
   }
-  // A missing cell holds the placeholder 0 (NaN once assembled); in a column with no value at
-  // all there is nothing to remap it to (found by fuzz_dataset_csv).
+  // A missing cell is stored as 0 here and becomes NaN in assemble(); in a column with no value
+  // at all the remap table is empty, so such cells are left alone (found by fuzz_dataset_csv).
   for (float& v : col.values)
     if (static_cast<std::size_t>(v) < remap.size()) v = remap[static_cast<std::size_t>(v)];
   return names;

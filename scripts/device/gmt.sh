@@ -26,16 +26,10 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 STAGES=",${1:-${GMT_STAGES:-tests}},"
 STAGES="${STAGES//,table3,/,table3a,table3b,}"
-BUILD="${BUILD:-$ROOT/build-device}"
-case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+. "$ROOT/scripts/device/common.sh"  # BUILD, GPUDM_DATA_DIR
 OUT_DIR="${OUT_DIR:-$ROOT/logs/gmt}"
 LIMIT="${GMT_LIMIT:-540}"
 mkdir -p "$OUT_DIR"
-if [ -z "${GPUDM_DATA_DIR:-}" ]; then
-  for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
-    [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
-  done
-fi
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-16}"
 export OMP_PROC_BIND="${OMP_PROC_BIND:-spread}"
 T0=$(date +%s)

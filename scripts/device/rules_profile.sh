@@ -24,16 +24,10 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
-BUILD="${BUILD:-$ROOT/build-device}"
-case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+. "$ROOT/scripts/device/common.sh"  # BUILD, GPUDM_DATA_DIR
 OUT="${OUT:-$ROOT/out}"
 DIR="$OUT/rules_profile"
 mkdir -p "$DIR"
-if [ -z "${GPUDM_DATA_DIR:-}" ]; then
-  for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
-    [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
-  done
-fi
 T0=$(date +%s)
 stamp() { echo "[rules_profile $(( $(date +%s) - T0 ))s] $*" >&2; }
 status=0

@@ -17,18 +17,13 @@
 # test_vfdt_equivalence test_vfdt_math test_vfdt_tree" for a vfdt-only call).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$ROOT/scripts/device/common.sh"  # BUILD, GPUDM_DATA_DIR
 cd "$ROOT"
 STAGE="${1:-all}"
-BUILD="${BUILD:-$ROOT/build-device}"
 OUT="${OUT:-$ROOT/out}"
 LOGS="$ROOT/logs"
 JOBS="${GPUDM_JOBS:-$(nproc)}"
 mkdir -p "$OUT" "$LOGS"
-if [ -z "${GPUDM_DATA_DIR:-}" ]; then
-  for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
-    [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
-  done
-fi
 # Build dependencies staged by scripts/device/stage_deps.sh (carried as .deps): the GPU image has
 # nvcc, CMake and ninja but not the Debian -dev packages.
 DEPS_ARGS=()

@@ -11,8 +11,7 @@
 # failed or timed out.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD="${BUILD:-$ROOT/build-device}"
-case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+. "$ROOT/scripts/device/common.sh"  # BUILD, GPUDM_DATA_DIR
 OUT_DIR="${OUT_DIR:-${OUT:-$ROOT/out}}"
 case "$OUT_DIR" in /*) ;; *) OUT_DIR="$ROOT/$OUT_DIR" ;; esac
 LOG="$OUT_DIR/sanitize"
@@ -20,11 +19,6 @@ mkdir -p "$LOG"
 TOOLS="${GPUDM_SANITIZE_TOOLS:-memcheck racecheck}"
 LIMIT="${GPUDM_SANITIZE_TIMEOUT:-300}"
 log() { echo "[sanitize] $*" >&2; }
-if [ -z "${GPUDM_DATA_DIR:-}" ]; then
-  for d in "$ROOT/shared/datasets" "$ROOT/../shared/datasets"; do
-    [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
-  done
-fi
 
 CS="$(command -v compute-sanitizer || true)"
 for c in "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" "${CUDA_HOME:-/usr/local/cuda}/compute-sanitizer/compute-sanitizer" \
