@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <numeric>
 #include <unordered_map>
 
@@ -122,6 +123,9 @@ struct Column {
   std::vector<std::string> declared;                    // nominal_declared: value names
   std::unordered_map<std::string_view, int> ids;        // value -> id
   std::vector<std::string_view> open_values;            // nominal_open: values in first-seen order
+  // Open values that were unescaped into the row's scratch buffer ("a""b") are copied here, so the
+  // views above stay valid after the next row reuses the buffer (deque: elements never move).
+  std::deque<std::string> owned;
   std::vector<float> values;
   std::vector<std::uint32_t> missing_rows;
 
@@ -305,8 +309,16 @@ std::size_t parse_body(LineReader& lr, std::vector<Column>& cols, const LoadOpti
           break;
         }
         case Kind::nominal_open: {
-          auto [it, inserted] = col.ids.try_emplace(v, static_cast<int>(col.open_values.size()));
-          if (inserted) col.open_values.push_back(v);
+          auto it = col.ids.find(v);
+          if (it == col.ids.end()) {
+            // A field inside `line` views the whole text and stays valid; one unescaped into
+            // `scratch` does not (found by fuzz_dataset_csv: heap-use-after-free in finalize_open).
+            std::string_view key = v;
+            if (v.data() < line.data() || v.data() + v.size() > line.data() + line.size())
+              key = col.owned.emplace_back(v);
+            it = col.ids.emplace(key, static_cast<int>(col.open_values.size())).first;
+            col.open_values.push_back(key);
+          }
           col.values.push_back(static_cast<float>(it->second));
           break;
         }

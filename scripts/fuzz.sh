@@ -53,6 +53,10 @@ cpu_now() {
 }
 printf "%-20s %8s %8s %12s %8s %8s %8s  %s\n" target seconds cpu_s executions cov ft corpus result
 for t in "${targets[@]}"; do
+  if [ ! -x "$BUILD/tests/fuzz/$t" ]; then
+    echo "fuzz.sh: $BUILD/tests/fuzz/$t not built (run without --run-only, or scripts/fuzz.sh --build-only $t)" >&2
+    exit 1
+  fi
   seeds="$ROOT/tests/fuzz/corpus/$t"
   work="$BUILD/corpus/$t"
   crashes="$BUILD/crashes/$t"
