@@ -107,6 +107,7 @@ int run_config(const CliArgs& a, CliServices& s) {
   PlanOptions po;
   po.smoke = a.smoke;
   po.backends = a.backends;
+  po.datasets = a.only_datasets;
   po.repetitions = a.repetitions;
   po.allow_large_sweep = a.allow_large_sweep;
   const ExperimentPlan plan = load_plan(a.config, vc, po);
@@ -381,6 +382,9 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
   app.add_option("config", a.config, "Experiment config (configs/*.json); see docs/config-format.md");
   app.add_option("-b,--backend", a.backends, "Run only this backend (repeatable): sequential, openmp, cuda, ...")
       ->allow_extra_args(false);  // one name per -b, so "-b cuda configs/x.json" keeps the config
+  app.add_option("--only-dataset", a.only_datasets,
+                 "Run only this dataset of the config (repeatable; its name as in the config, e.g. iris)")
+      ->allow_extra_args(false);
   app.add_flag("--smoke", a.smoke, "Apply the config's \"smoke\" block (CI-sized: seconds on a CPU)");
   app.add_option("-o,--out", a.out, "Results folder (default: results/<gpu-tag>, e.g. results/h100)");
   app.add_flag("--resume", a.resume, "Keep the results file's runs and run only those not already ok");

@@ -41,6 +41,7 @@ struct CliServices {
 struct CliArgs {
   std::string config;
   std::vector<std::string> backends;  // --backend, repeatable
+  std::vector<std::string> only_datasets;  // --only-dataset, repeatable
   std::string out;                    // --out
   bool smoke = false;
   bool resume = false;

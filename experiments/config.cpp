@@ -543,6 +543,11 @@ struct Loader {
   PaperCsvCache papers;
   std::vector<fs::path> stack;        // canonical paths of the configs being loaded
   std::vector<std::string> stack_shown;
+  std::set<std::string> dataset_names;  // every dataset the configs name (checks --only-dataset)
+
+  bool dataset_wanted(const std::string& name) const {
+    return opt.datasets.empty() || std::find(opt.datasets.begin(), opt.datasets.end(), name) != opt.datasets.end();
+  }
 
   ExperimentPlan load(const fs::path& path, const std::string& shown_path);
   void expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& plan);
@@ -807,7 +812,9 @@ void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& p
     for (const auto& cs : cases)
       if (opt.backends.empty() || std::find(opt.backends.begin(), opt.backends.end(), cs.backend) != opt.backends.end())
         per_point += points(cs.params.axes);
-    const double n = static_cast<double>(datasets.size()) * points(sweep) * per_point * static_cast<double>(seeds.size());
+    double wanted = 0;
+    for (const auto& ds : datasets) wanted += dataset_wanted(ds.name) ? 1 : 0;
+    const double n = wanted * points(sweep) * per_point * static_cast<double>(seeds.size());
     if (!opt.allow_large_sweep && n > static_cast<double>(kMaxRuns))
       c.fail("", "the sweep expands to " + format_number(n, ",.0f") + " runs, more than the limit of " +
                      format_number(static_cast<double>(kMaxRuns), ",.0f") +
@@ -817,6 +824,8 @@ void Loader::expand_family(const Checker& c, const ojson& cfg, ExperimentPlan& p
   std::set<std::string> seen;
   const auto sweep_points = product(sweep);
   for (const auto& ds : datasets) {
+    dataset_names.insert(ds.name);
+    if (!dataset_wanted(ds.name)) continue;
     for (const auto& sp : sweep_points) {
       for (const auto& cs : cases) {
         if (!opt.backends.empty() &&
@@ -859,7 +868,7 @@ void collect_backends(const ExperimentPlan& p, const Registry* reg, std::set<std
 ExperimentPlan load_plan(const std::string& config_path, const ValidationContext& ctx, const PlanOptions& opt) {
   if (opt.repetitions == 0 || opt.repetitions < -1 || opt.repetitions > kMaxRepetitions)
     throw ConfigError("--repetitions must be in [1, " + std::to_string(kMaxRepetitions) + "]");
-  Loader loader{ctx, opt, PaperCsvCache(ctx.paper_tables_dir), {}, {}};
+  Loader loader{ctx, opt, PaperCsvCache(ctx.paper_tables_dir), {}, {}, {}};
   ExperimentPlan plan = loader.load(fs::path(config_path), config_path);
   if (!opt.backends.empty()) {
     std::set<std::string> known;
@@ -867,6 +876,12 @@ ExperimentPlan load_plan(const std::string& config_path, const ValidationContext
     const std::vector<std::string> names(known.begin(), known.end());
     for (const auto& b : opt.backends)
       if (!known.count(b)) throw ConfigError("--backend " + b + ": no family in " + config_path + " has this backend" + suggest(b, names));
+  }
+  if (!opt.datasets.empty()) {
+    const std::vector<std::string> names(loader.dataset_names.begin(), loader.dataset_names.end());
+    for (const auto& d : opt.datasets)
+      if (!loader.dataset_names.count(d))
+        throw ConfigError("--only-dataset " + d + ": no dataset of " + config_path + " has this name" + suggest(d, names));
   }
   if (!opt.allow_large_sweep && plan.total_runs() > kMaxRuns)
     throw ConfigError(config_path + ": the config and its includes expand to " + std::to_string(plan.total_runs()) +

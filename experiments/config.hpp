@@ -90,6 +90,7 @@ struct ValidationContext {
 struct PlanOptions {
   bool smoke = false;                 // apply the config's "smoke" block
   std::vector<std::string> backends;  // --backend filter; empty means all
+  std::vector<std::string> datasets;  // --only-dataset filter (dataset names as in the config); empty means all
   int repetitions = -1;               // --repetitions override; -1 keeps the config's
   bool allow_large_sweep = false;     // --allow-large-sweep: no kMaxRuns cap
 };

@@ -494,7 +494,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   oc.validation_failures = apply_validation(doc["runs"], bo_of, ref_of);
   if (doc["runs"].empty()) {
     oc.json_path.clear();
-    oc.markdown = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n_No runs (all filtered out by --backend)._\n\n";
+    oc.markdown = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n_No runs (all filtered out by --backend or --only-dataset)._\n\n";
     return oc;
   }
   // Compaction: the complete document replaces the file in one atomic rename (also when every

@@ -74,7 +74,7 @@ for s in "${STAGES[@]}"; do
       done ;;
     engine) experiment gp_engine.json ;;
     table1|table3|table4|table5) experiment "gp_$s.json" ;;
-    accuracy) experiment gp_accuracy.json ;;
+    accuracy) experiment gp_accuracy.json -b cuda ;;
     fig14)
       if [ "${GP_RESUME:-0}" = 1 ]; then experiment gp_fig14.json; else experiment gp_fig14.json --resume; fi
       tag_dir="$(ls -td results/*/gp_table3.json 2>/dev/null | head -1 | xargs -r dirname)"

@@ -176,6 +176,20 @@ TEST_F(ConfigTest, SweepExpansionCounts) {
   EXPECT_EQ(plan.runs[0].repetitions, 7);
 }
 
+TEST_F(ConfigTest, OnlyDatasetFilter) {
+  const std::string text = R"({"family": "toy", "datasets": ["tiny", "tiny_reg"], "backends": ["sequential"],
+      "sweep": {"population": [1, 2]}})";
+  PlanOptions o;
+  o.datasets = {"tiny_reg"};
+  const auto plan = load("d.json", text, o);
+  ASSERT_EQ(plan.runs.size(), 2u);
+  EXPECT_EQ(plan.runs[0].dataset.name, "tiny_reg");
+  EXPECT_EQ(plan.runs[1].dataset.name, "tiny_reg");
+  o.datasets = {"tiny_rge"};
+  EXPECT_NE(error_of(text, o).find("--only-dataset tiny_rge: no dataset of"), std::string::npos);
+  EXPECT_NE(error_of(text, o).find("did you mean 'tiny_reg'"), std::string::npos);
+}
+
 TEST_F(ConfigTest, SmokeBlockOverridesAndMerges) {
   const std::string text = R"({"family": "toy", "datasets": ["tiny", "tiny_reg"], "backends": ["sequential"],
       "sweep": {"population": [10, 20, 30], "threads": [1, 2]}, "repetitions": 5,

@@ -26,18 +26,22 @@ cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float* a, int lda, fl
 cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double* a, int lda, double* tau, double* w, int lw, int* info) {
   return cusolverDnDgeqrf(h, m, n, a, lda, tau, w, lw, info);
 }
-cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const float* a, const float* tau, const float* c, int* lw) {
-  return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, lw);
+// Q^T c for one column c of m rows, Q from k reflectors stored in a (leading dimension lda).
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const float* a, int lda, const float* tau, const float* c,
+                            int* lw) {
+  return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, lw);
 }
-cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const double* a, const double* tau, const double* c, int* lw) {
-  return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, lw);
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const double* a, int lda, const double* tau, const double* c,
+                            int* lw) {
+  return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, lw);
 }
-cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const float* a, const float* tau, float* c, float* w, int lw, int* info) {
-  return cusolverDnSormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, w, lw, info);
+cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const float* a, int lda, const float* tau, float* c, float* w,
+                       int lw, int* info) {
+  return cusolverDnSormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, w, lw, info);
 }
-cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const double* a, const double* tau, double* c, double* w, int lw,
-                       int* info) {
-  return cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, w, lw, info);
+cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const double* a, int lda, const double* tau, double* c, double* w,
+                       int lw, int* info) {
+  return cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, w, lw, info);
 }
 cublasStatus_t trsm(cublasHandle_t h, int k, const float* r, int ldr, float* b, int ldb) {
   const float one = 1.0f;
@@ -107,6 +111,42 @@ double* LeafSolver::workspace<double>(std::size_t n) {
   return wsd_.data();
 }
 
+// Q^T y, Q = H(0) H(1) ... H(k-1) from geqrf, so Q^T y = H(k-1) ... H(0) y. The paper applies it
+// with one ormqr call, and so do we whenever rows x reflectors <= ormqr_block_. cuSOLVER's ormqr
+// has only the 32-bit API and its workspace query overflows on tall leaves (it returned
+// CUSOLVER_STATUS_INVALID_VALUE for a 10M-row leaf of Armchair 10M on the H100,
+// results/h100/README.md); there the reflectors go in blocks: H(j) is zero above row j, so
+// reflectors j0..j1-1 touch rows j0..m-1 only, and ormqr over the trailing block A(j0:m, j0:j1)
+// (leading dimension m), tau(j0:j1) and y(j0:m) applies exactly them. Blocks in increasing j give
+// the product above, the same arithmetic as one call up to the order of cuSOLVER's internal
+// blocking. A block whose query still fails is halved down to one reflector. Returns the number
+// of ormqr calls; call b's info is in info_[b].
+template <class T>
+int LeafSolver::apply_qt(int m, int k, const T* a, const T* tau, T* y) {
+  grow(info_, static_cast<std::size_t>(k) + 2);
+  grow(h_info_, static_cast<std::size_t>(k) + 2);
+  long long per = std::max<long long>(1, ormqr_block_ / std::max(1, m));
+  int n = 0;
+  for (int j0 = 0; j0 < k;) {
+    const int kb = static_cast<int>(std::min<long long>(per, k - j0));
+    const int rows = m - j0;
+    const T* ab = a + static_cast<std::size_t>(j0) + static_cast<std::size_t>(j0) * static_cast<std::size_t>(m);
+    int lw = 0;
+    const cusolverStatus_t st = ormqr_size(solver_, rows, kb, ab, m, tau + j0, y + j0, &lw);
+    if (st == CUSOLVER_STATUS_INVALID_VALUE && kb > 1) {
+      per = kb / 2;
+      continue;
+    }
+    GPUDM_CUSOLVER_CHECK(st);
+    T* ws = workspace<T>(static_cast<std::size_t>(std::max(lw, 1)));
+    GPUDM_CUSOLVER_CHECK(ormqr(solver_, rows, kb, ab, m, tau + j0, y + j0, ws, lw, info_.data() + 1 + n));
+    ++n;
+    ++ormqr_calls_;
+    j0 += kb;
+  }
+  return n;
+}
+
 template <class T>
 int LeafSolver::solve(const T* mat, long long m, int ncand, double rank_tol, long long max_params, double* coef) {
   if (m < 1 || ncand < 1) throw ::gpudm::Error("gmt/cuda: least squares of an empty leaf");
@@ -165,22 +205,22 @@ int LeafSolver::solve(const T* mat, long long m, int ncand, double rank_tol, lon
   T* y = w + static_cast<std::size_t>(m) * static_cast<std::size_t>(k);
   GPUDM_CUDA_CHECK(cudaMemcpyAsync(y, mat + static_cast<std::size_t>(m) * static_cast<std::size_t>(ncand), sizeof(T) * static_cast<std::size_t>(m),
                                    cudaMemcpyDeviceToDevice, stream_));
-  int lw = 0;
-  GPUDM_CUSOLVER_CHECK(ormqr_size(solver_, mi, k, w, tau, y, &lw));
-  T* ws = workspace<T>(static_cast<std::size_t>(lw));
-  GPUDM_CUSOLVER_CHECK(ormqr(solver_, mi, k, w, tau, y, ws, lw, info_.data() + 1));
+  const int ormqr_n = apply_qt<T>(mi, k, w, tau, y);
   GPUDM_CUBLAS_CHECK(trsm(blas_, k, w, mi, y, mi));
   launch_extract<T>(y, 1, k, norms_.data(), stream_);
   norms_.download_async(h_beta_.data(), static_cast<std::size_t>(k), stream_);
-  info_.download_async(h_info_.data(), 2, stream_);
+  info_.download_async(h_info_.data(), static_cast<std::size_t>(1 + ormqr_n), stream_);
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  if (h_info_[1] != 0)
-    throw ::gpudm::Error("gmt/cuda: cusolverDn ormqr reported info " + std::to_string(h_info_[1]));
+  for (int b = 1; b <= ormqr_n; ++b)
+    if (h_info_[b] != 0)
+      throw ::gpudm::Error("gmt/cuda: cusolverDn ormqr reported info " + std::to_string(h_info_[b]));
   std::fill(coef, coef + ncand, 0.0);
   for (int i = 0; i < k; ++i) coef[keep.idx[i]] = h_beta_[static_cast<std::size_t>(i)];
   return k;
 }
 
+template int LeafSolver::apply_qt<float>(int, int, const float*, const float*, float*);
+template int LeafSolver::apply_qt<double>(int, int, const double*, const double*, double*);
 template int LeafSolver::solve<float>(const float*, long long, int, double, long long, double*);
 template int LeafSolver::solve<double>(const double*, long long, int, double, long long, double*);
 

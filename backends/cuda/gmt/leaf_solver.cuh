@@ -6,8 +6,11 @@
 // columns before it has norm 0 or <= rank_tol x its own norm. An unpivoted QR of the candidate
 // columns gives exactly that remainder as |R_ii| for every column up to the first one the rule
 // drops; that column is removed and the QR repeated, so the kept columns are the CPU's.
+// Q^T y on tall leaves goes in blocks of reflectors (apply_qt): cuSOLVER has no 64-bit ormqr and
+// the 32-bit one's workspace query overflows there.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -33,12 +36,17 @@ class LeafSolver {
 
   int calls() const { return calls_; }        // geqrf calls so far (QR repeats included)
   void reset_calls() { calls_ = 0; }
+  // Rows x reflectors of one ormqr call (apply_qt in leaf_solver.cu); larger products go in blocks.
+  void set_ormqr_block(long long rows_x_reflectors) { ormqr_block_ = std::max<long long>(1, rows_x_reflectors); }
+  long long ormqr_calls() const { return ormqr_calls_; }
 
  private:
   template <class T>
   T* work_matrix(std::size_t n);
   template <class T>
   T* workspace(std::size_t n);
+  template <class T>
+  int apply_qt(int m, int k, const T* a, const T* tau, T* y);
 
   cudaStream_t stream_;
   cusolverDnContext* solver_ = nullptr;
@@ -50,6 +58,8 @@ class LeafSolver {
   PinnedBuffer<double> h_norms_, h_diag_, h_beta_;
   PinnedBuffer<int> h_info_;
   int calls_ = 0;
+  long long ormqr_block_ = 1LL << 24;
+  long long ormqr_calls_ = 0;
 };
 
 }  // namespace gpudm::backend::cuda::gmt_cuda
