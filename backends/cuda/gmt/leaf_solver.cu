@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/gmt/launch.cuh"
@@ -123,26 +124,38 @@ double* LeafSolver::workspace<double>(std::size_t n) {
 // of ormqr calls; call b's info is in info_[b].
 template <class T>
 int LeafSolver::apply_qt(int m, int k, const T* a, const T* tau, T* y) {
-  grow(info_, static_cast<std::size_t>(k) + 2);
-  grow(h_info_, static_cast<std::size_t>(k) + 2);
+  // The plan first (workspace queries run on the host and launch nothing), then one workspace
+  // and the info slots sized for every call, then the calls: nothing is reallocated while an
+  // ormqr of this leaf may still be running on the stream.
+  struct Block {
+    int j0, kb, lw;
+  };
+  std::vector<Block> plan;
   long long per = std::max<long long>(1, ormqr_block_ / std::max(1, m));
-  int n = 0;
+  int lw_max = 1;
   for (int j0 = 0; j0 < k;) {
     const int kb = static_cast<int>(std::min<long long>(per, k - j0));
-    const int rows = m - j0;
     const T* ab = a + static_cast<std::size_t>(j0) + static_cast<std::size_t>(j0) * static_cast<std::size_t>(m);
     int lw = 0;
-    const cusolverStatus_t st = ormqr_size(solver_, rows, kb, ab, m, tau + j0, y + j0, &lw);
+    const cusolverStatus_t st = ormqr_size(solver_, m - j0, kb, ab, m, tau + j0, y + j0, &lw);
     if (st == CUSOLVER_STATUS_INVALID_VALUE && kb > 1) {
       per = kb / 2;
       continue;
     }
     GPUDM_CUSOLVER_CHECK(st);
-    T* ws = workspace<T>(static_cast<std::size_t>(std::max(lw, 1)));
-    GPUDM_CUSOLVER_CHECK(ormqr(solver_, rows, kb, ab, m, tau + j0, y + j0, ws, lw, info_.data() + 1 + n));
+    plan.push_back({j0, kb, lw});
+    lw_max = std::max(lw_max, lw);
+    j0 += kb;
+  }
+  grow(info_, plan.size() + 1);
+  grow(h_info_, plan.size() + 1);
+  T* ws = workspace<T>(static_cast<std::size_t>(lw_max));
+  int n = 0;
+  for (const Block& b : plan) {
+    const T* ab = a + static_cast<std::size_t>(b.j0) + static_cast<std::size_t>(b.j0) * static_cast<std::size_t>(m);
+    GPUDM_CUSOLVER_CHECK(ormqr(solver_, m - b.j0, b.kb, ab, m, tau + b.j0, y + b.j0, ws, lw_max, info_.data() + 1 + n));
     ++n;
     ++ormqr_calls_;
-    j0 += kb;
   }
   return n;
 }
