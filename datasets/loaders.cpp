@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <numeric>
 #include <unordered_map>
 
@@ -128,6 +129,14 @@ struct Column {
   std::deque<std::string> owned;
   std::vector<float> values;
   std::vector<std::uint32_t> missing_rows;
+
+  // `ids` and `open_values` view `declared` and `owned`: a copy would view the original's strings,
+  // so Columns only move (a moved deque or vector keeps its elements where they are).
+  Column() = default;
+  Column(const Column&) = delete;
+  Column& operator=(const Column&) = delete;
+  Column(Column&&) = default;
+  Column& operator=(Column&&) = default;
 
   void build_declared_index() {
     ids.clear();
@@ -314,7 +323,8 @@ std::size_t parse_body(LineReader& lr, std::vector<Column>& cols, const LoadOpti
             // A field inside `line` views the whole text and stays valid; one unescaped into
             // `scratch` does not (found by fuzz_dataset_csv: heap-use-after-free in finalize_open).
             std::string_view key = v;
-            if (v.data() < line.data() || v.data() + v.size() > line.data() + line.size())
+            const std::less<const char*> before;  // a total order across allocations
+            if (before(v.data(), line.data()) || before(line.data() + line.size(), v.data() + v.size()))
               key = col.owned.emplace_back(v);
             it = col.ids.emplace(key, static_cast<int>(col.open_values.size())).first;
             col.open_values.push_back(key);

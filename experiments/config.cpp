@@ -863,6 +863,11 @@ void collect_backends(const ExperimentPlan& p, const Registry* reg, std::set<std
   for (const auto& i : p.included) collect_backends(i, reg, out);
 }
 
+void collect_run_datasets(const ExperimentPlan& p, std::set<std::string>& out) {
+  for (const auto& r : p.runs) out.insert(r.dataset.name);
+  for (const auto& i : p.included) collect_run_datasets(i, out);
+}
+
 }  // namespace
 
 ExperimentPlan load_plan(const std::string& config_path, const ValidationContext& ctx, const PlanOptions& opt) {
@@ -878,10 +883,16 @@ ExperimentPlan load_plan(const std::string& config_path, const ValidationContext
       if (!known.count(b)) throw ConfigError("--backend " + b + ": no family in " + config_path + " has this backend" + suggest(b, names));
   }
   if (!opt.datasets.empty()) {
+    // Checked against the runs that remain (under --smoke: the smoke block's datasets).
+    std::set<std::string> used;
+    collect_run_datasets(plan, used);
     const std::vector<std::string> names(loader.dataset_names.begin(), loader.dataset_names.end());
     for (const auto& d : opt.datasets)
-      if (!loader.dataset_names.count(d))
-        throw ConfigError("--only-dataset " + d + ": no dataset of " + config_path + " has this name" + suggest(d, names));
+      if (!used.count(d))
+        throw ConfigError("--only-dataset " + d + ": no run of " + config_path + (opt.smoke ? " --smoke" : "") +
+                          " uses a dataset of this name" +
+                          (loader.dataset_names.count(d) ? std::string(" (it is only in the datasets that --smoke replaces)")
+                                                         : suggest(d, names)));
   }
   if (!opt.allow_large_sweep && plan.total_runs() > kMaxRuns)
     throw ConfigError(config_path + ": the config and its includes expand to " + std::to_string(plan.total_runs()) +

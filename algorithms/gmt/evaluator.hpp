@@ -58,10 +58,11 @@ struct EvalOptions {
   // Faithful path: blocks x threads of redistribute / reorganize / estimate_errors (0 = the
   // paper's Sec. 5.3 settings by training rows: 64x32 ... 256x256).
   int gpu_blocks = 0, gpu_threads = 0;
-  // Exact leaf solver (the faithful path's calc_models, the fast path's fallback): the largest
-  // rows x reflectors of one cuSOLVER ormqr call; taller leaves apply Q^T in blocks of reflectors
-  // (ormqr's 32-bit workspace query overflows on tall leaves; backends/cuda/gmt/leaf_solver.cu).
-  double ormqr_block = 16777216.0;
+  // Exact leaf solver (CUDA faithful path's calc_models, the fast path's fallback): leaves of
+  // more rows take Q^T y from geqrf of [A | y] instead of ormqr, as a leaf whose ormqr workspace
+  // query fails always does (backends/cuda/gmt/leaf_solver.cu). Not a config param (it would change
+  // every run's identity); tests set it to 1 to check the fallback on every leaf.
+  long long ormqr_max_rows = 0x7FFFFFFFLL;
   // Fast path: Gram accumulation on FP64 CUDA cores (kFp64) or FP64 tensor cores (kDmma, sm_80+).
   enum class GramEngine { kFp64, kDmma };
   GramEngine gram_engine = GramEngine::kFp64;

@@ -116,11 +116,6 @@ const ParamTable<GmtCase>& params_table() {
                "CUDA faithful path: threads per block (0 = the paper's Sec. 5.3 setting by rows)")
         .range(0, 1024)
         .backend_only();
-    t.add<double>("ormqr_block", ev(&E::ormqr_block),
-                  "CUDA exact leaf solver: rows x reflectors of one cuSOLVER ormqr call; taller leaves apply Q^T in "
-                  "blocks (ormqr's 32-bit workspace query overflows on tall leaves)")
-        .range(1, 9007199254740992.0)
-        .backend_only();
     t.add_enum<E::GramEngine>("gram_engine", ev(&E::gram_engine),
                               {{"fp64", E::GramEngine::kFp64}, {"dmma", E::GramEngine::kDmma}},
                               "CUDA fast path: Gram accumulation on FP64 CUDA cores (fp64) or FP64 tensor cores (dmma)")

@@ -186,8 +186,17 @@ TEST_F(ConfigTest, OnlyDatasetFilter) {
   EXPECT_EQ(plan.runs[0].dataset.name, "tiny_reg");
   EXPECT_EQ(plan.runs[1].dataset.name, "tiny_reg");
   o.datasets = {"tiny_rge"};
-  EXPECT_NE(error_of(text, o).find("--only-dataset tiny_rge: no dataset of"), std::string::npos);
-  EXPECT_NE(error_of(text, o).find("did you mean 'tiny_reg'"), std::string::npos);
+  EXPECT_NE(error_of(text, o).find("c.json uses a dataset of this name (did you mean 'tiny_reg'?)"), std::string::npos);
+  // Under --smoke the smoke block's datasets are the ones that count.
+  const std::string smoke = R"({"family": "toy", "datasets": ["tiny", "tiny_reg"], "backends": ["sequential"],
+      "smoke": {"datasets": ["tiny"]}})";
+  o.smoke = true;
+  o.datasets = {"tiny_reg"};
+  EXPECT_NE(error_of(smoke, o).find("c.json --smoke uses a dataset of this name (it is only in the datasets that --smoke replaces)"),
+            std::string::npos)
+      << error_of(smoke, o);
+  o.datasets = {"tiny"};
+  EXPECT_EQ(load("d.json", smoke, o).runs.size(), 1u);
 }
 
 TEST_F(ConfigTest, SmokeBlockOverridesAndMerges) {

@@ -274,10 +274,10 @@ TEST(GmtCuda, FloatFaithfulPathWithinItsTolerance) {
   expect_equivalent(d, trees, run(*f, d, trees), run(*seq, d, trees), 1e-3, 1e-3, true, "faithful float");
 }
 
-// Tall leaves apply Q^T y in blocks of reflectors (ormqr's 32-bit workspace query overflows at 10M
-// rows, results/h100/README.md). A block limit of 1 forces one reflector per ormqr call on every
-// leaf: the same answers as the sequential backend in double and float.
-TEST(GmtCuda, FaithfulOrmqrInBlocksOfReflectorsMatchesOneCall) {
+// Where cuSOLVER's 32-bit ormqr workspace query fails (a 10M-row leaf of Armchair 10M on the H100,
+// results/h100/README.md), Q^T y comes from geqrf of [A | y]. ormqr_max_rows = 1 sends every leaf
+// there: the same answers as the sequential backend (and so as ormqr) in double and float.
+TEST(GmtCuda, FaithfulQtyFromGeqrfOfAugmentedMatrixMatchesOrmqr) {
   GMT_REQUIRE_CUDA();
   const Dataset d = gmt_test::make_dataset(20000, 5, 37, gmt_test::piecewise, 0.2);
   const Population pop = population(d, 8, 5, 3.0, 5);
@@ -286,11 +286,11 @@ TEST(GmtCuda, FaithfulOrmqrInBlocksOfReflectorsMatchesOneCall) {
   const auto ref = run(*seq, d, trees);
   for (const auto p : {EvalOptions::GpuPrecision::kDouble, EvalOptions::GpuPrecision::kFloat}) {
     EvalOptions o = faithful_options(p);
-    o.ormqr_block = 1.0;
-    auto blocked = make("cuda", o);
+    o.ormqr_max_rows = 1;
+    auto augmented = make("cuda", o);
     const bool f32 = p == EvalOptions::GpuPrecision::kFloat;
-    expect_equivalent(d, trees, run(*blocked, d, trees), ref, f32 ? 1e-3 : kCoefTol, f32 ? 1e-3 : kErrTol, true,
-                      p == EvalOptions::GpuPrecision::kFloat ? "blocked ormqr, float" : "blocked ormqr, double");
+    expect_equivalent(d, trees, run(*augmented, d, trees), ref, f32 ? 1e-3 : kCoefTol, f32 ? 1e-3 : kErrTol, true,
+                      f32 ? "Q^T y from geqrf of [A | y], float" : "Q^T y from geqrf of [A | y], double");
   }
 }
 

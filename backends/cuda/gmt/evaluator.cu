@@ -68,7 +68,7 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
                             std::to_string(train.cols()) + ")");
     data_ = upload_dataset(train, stream_);
     if (!solver_) solver_ = std::make_unique<g::LeafSolver>(stream_.get());
-    solver_->set_ormqr_block(static_cast<long long>(options_.ormqr_block));
+    solver_->set_ormqr_max_rows(options_.ormqr_max_rows);
     ctx_.stream = stream_.get();
     ctx_.data = data_.view();
     ctx_.options = &options_;

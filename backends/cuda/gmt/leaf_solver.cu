@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/gmt/launch.cuh"
@@ -27,22 +26,18 @@ cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float* a, int lda, fl
 cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double* a, int lda, double* tau, double* w, int lw, int* info) {
   return cusolverDnDgeqrf(h, m, n, a, lda, tau, w, lw, info);
 }
-// Q^T c for one column c of m rows, Q from k reflectors stored in a (leading dimension lda).
-cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const float* a, int lda, const float* tau, const float* c,
-                            int* lw) {
-  return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, lw);
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const float* a, const float* tau, const float* c, int* lw) {
+  return cusolverDnSormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, lw);
 }
-cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const double* a, int lda, const double* tau, const double* c,
-                            int* lw) {
-  return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, lw);
+cusolverStatus_t ormqr_size(cusolverDnHandle_t h, int m, int k, const double* a, const double* tau, const double* c, int* lw) {
+  return cusolverDnDormqr_bufferSize(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, lw);
 }
-cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const float* a, int lda, const float* tau, float* c, float* w,
-                       int lw, int* info) {
-  return cusolverDnSormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, w, lw, info);
+cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const float* a, const float* tau, float* c, float* w, int lw, int* info) {
+  return cusolverDnSormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, w, lw, info);
 }
-cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const double* a, int lda, const double* tau, double* c, double* w,
-                       int lw, int* info) {
-  return cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, lda, tau, c, m, w, lw, info);
+cusolverStatus_t ormqr(cusolverDnHandle_t h, int m, int k, const double* a, const double* tau, double* c, double* w, int lw,
+                       int* info) {
+  return cusolverDnDormqr(h, CUBLAS_SIDE_LEFT, CUBLAS_OP_T, m, 1, k, a, m, tau, c, m, w, lw, info);
 }
 cublasStatus_t trsm(cublasHandle_t h, int k, const float* r, int ldr, float* b, int ldb) {
   const float one = 1.0f;
@@ -112,54 +107,6 @@ double* LeafSolver::workspace<double>(std::size_t n) {
   return wsd_.data();
 }
 
-// Q^T y, Q = H(0) H(1) ... H(k-1) from geqrf, so Q^T y = H(k-1) ... H(0) y. The paper applies it
-// with one ormqr call, and so do we whenever rows x reflectors <= ormqr_block_. cuSOLVER's ormqr
-// has only the 32-bit API and its workspace query overflows on tall leaves (it returned
-// CUSOLVER_STATUS_INVALID_VALUE for a 10M-row leaf of Armchair 10M on the H100,
-// results/h100/README.md); there the reflectors go in blocks: H(j) is zero above row j, so
-// reflectors j0..j1-1 touch rows j0..m-1 only, and ormqr over the trailing block A(j0:m, j0:j1)
-// (leading dimension m), tau(j0:j1) and y(j0:m) applies exactly them. Blocks in increasing j give
-// the product above, the same arithmetic as one call up to the order of cuSOLVER's internal
-// blocking. A block whose query still fails is halved down to one reflector. Returns the number
-// of ormqr calls; call b's info is in info_[b].
-template <class T>
-int LeafSolver::apply_qt(int m, int k, const T* a, const T* tau, T* y) {
-  // The plan first (workspace queries run on the host and launch nothing), then one workspace
-  // and the info slots sized for every call, then the calls: nothing is reallocated while an
-  // ormqr of this leaf may still be running on the stream.
-  struct Block {
-    int j0, kb, lw;
-  };
-  std::vector<Block> plan;
-  long long per = std::max<long long>(1, ormqr_block_ / std::max(1, m));
-  int lw_max = 1;
-  for (int j0 = 0; j0 < k;) {
-    const int kb = static_cast<int>(std::min<long long>(per, k - j0));
-    const T* ab = a + static_cast<std::size_t>(j0) + static_cast<std::size_t>(j0) * static_cast<std::size_t>(m);
-    int lw = 0;
-    const cusolverStatus_t st = ormqr_size(solver_, m - j0, kb, ab, m, tau + j0, y + j0, &lw);
-    if (st == CUSOLVER_STATUS_INVALID_VALUE && kb > 1) {
-      per = kb / 2;
-      continue;
-    }
-    GPUDM_CUSOLVER_CHECK(st);
-    plan.push_back({j0, kb, lw});
-    lw_max = std::max(lw_max, lw);
-    j0 += kb;
-  }
-  grow(info_, plan.size() + 1);
-  grow(h_info_, plan.size() + 1);
-  T* ws = workspace<T>(static_cast<std::size_t>(lw_max));
-  int n = 0;
-  for (const Block& b : plan) {
-    const T* ab = a + static_cast<std::size_t>(b.j0) + static_cast<std::size_t>(b.j0) * static_cast<std::size_t>(m);
-    GPUDM_CUSOLVER_CHECK(ormqr(solver_, m - b.j0, b.kb, ab, m, tau + b.j0, y + b.j0, ws, lw_max, info_.data() + 1 + n));
-    ++n;
-    ++ormqr_calls_;
-  }
-  return n;
-}
-
 template <class T>
 int LeafSolver::solve(const T* mat, long long m, int ncand, double rank_tol, long long max_params, double* coef) {
   if (m < 1 || ncand < 1) throw ::gpudm::Error("gmt/cuda: least squares of an empty leaf");
@@ -187,7 +134,8 @@ int LeafSolver::solve(const T* mat, long long m, int ncand, double rank_tol, lon
       if (!dropped[static_cast<std::size_t>(j)]) keep.idx[keep.n++] = j;
     const int k = keep.n;
     // Work matrix: the k candidate columns, then y (copied in before ormqr), then tau.
-    w = work_matrix<T>(static_cast<std::size_t>(m) * static_cast<std::size_t>(k + 1) + static_cast<std::size_t>(k));
+    // (k + 1 tau slots: the fallback below factorises k + 1 columns.)
+    w = work_matrix<T>(static_cast<std::size_t>(m) * static_cast<std::size_t>(k + 1) + static_cast<std::size_t>(k) + 1);
     tau = w + static_cast<std::size_t>(m) * static_cast<std::size_t>(k + 1);
     launch_select_columns<T>(mat, m, keep, w, stream_);
     int lw = 0;
@@ -218,22 +166,42 @@ int LeafSolver::solve(const T* mat, long long m, int ncand, double rank_tol, lon
   T* y = w + static_cast<std::size_t>(m) * static_cast<std::size_t>(k);
   GPUDM_CUDA_CHECK(cudaMemcpyAsync(y, mat + static_cast<std::size_t>(m) * static_cast<std::size_t>(ncand), sizeof(T) * static_cast<std::size_t>(m),
                                    cudaMemcpyDeviceToDevice, stream_));
-  const int ormqr_n = apply_qt<T>(mi, k, w, tau, y);
+  // Q^T y: one ormqr call, as the paper (Listing 2). cuSOLVER's ormqr has only the 32-bit API,
+  // and its workspace query returned CUSOLVER_STATUS_INVALID_VALUE for a 10M-row leaf (Armchair
+  // 10M on the H100, k <= 3: it overflows with the rows, so no split of the reflectors helps; CUDA.jl
+  // hit the same, JuliaGPU/CUDA.jl#3234). There Q^T y comes from geqrf instead: the unpivoted
+  // Householder QR of [A | y] applies H(0), ..., H(k-1) to the column y exactly as ormqr applies
+  // them, and leaves R's first k columns as the QR of A alone, so R(0:k, k) = Q^T y (the first k
+  // entries that trsm reads) and the kept columns do not change. The columns are selected again,
+  // since A's geqrf overwrote them.
+  int lw = 0;
+  const cusolverStatus_t q = mi > ormqr_max_rows_ ? CUSOLVER_STATUS_INVALID_VALUE
+                                                  : ormqr_size(solver_, mi, k, w, tau, y, &lw);
+  if (q == CUSOLVER_STATUS_INVALID_VALUE) {
+    launch_select_columns<T>(mat, m, keep, w, stream_);
+    GPUDM_CUSOLVER_CHECK(geqrf_size(solver_, mi, k + 1, w, mi, &lw));
+    T* ws = workspace<T>(static_cast<std::size_t>(lw));
+    GPUDM_CUSOLVER_CHECK(geqrf(solver_, mi, k + 1, w, mi, tau, ws, lw, info_.data() + 1));
+    ++calls_;
+    ++qty_by_geqrf_;
+  } else {
+    GPUDM_CUSOLVER_CHECK(q);
+    T* ws = workspace<T>(static_cast<std::size_t>(lw));
+    GPUDM_CUSOLVER_CHECK(ormqr(solver_, mi, k, w, tau, y, ws, lw, info_.data() + 1));
+  }
   GPUDM_CUBLAS_CHECK(trsm(blas_, k, w, mi, y, mi));
   launch_extract<T>(y, 1, k, norms_.data(), stream_);
   norms_.download_async(h_beta_.data(), static_cast<std::size_t>(k), stream_);
-  info_.download_async(h_info_.data(), static_cast<std::size_t>(1 + ormqr_n), stream_);
+  info_.download_async(h_info_.data(), 2, stream_);
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(stream_));
-  for (int b = 1; b <= ormqr_n; ++b)
-    if (h_info_[b] != 0)
-      throw ::gpudm::Error("gmt/cuda: cusolverDn ormqr reported info " + std::to_string(h_info_[b]));
+  if (h_info_[1] != 0)
+    throw ::gpudm::Error(std::string("gmt/cuda: cusolverDn ") + (q == CUSOLVER_STATUS_INVALID_VALUE ? "geqrf of [A | y]" : "ormqr") +
+                         " reported info " + std::to_string(h_info_[1]));
   std::fill(coef, coef + ncand, 0.0);
   for (int i = 0; i < k; ++i) coef[keep.idx[i]] = h_beta_[static_cast<std::size_t>(i)];
   return k;
 }
 
-template int LeafSolver::apply_qt<float>(int, int, const float*, const float*, float*);
-template int LeafSolver::apply_qt<double>(int, int, const double*, const double*, double*);
 template int LeafSolver::solve<float>(const float*, long long, int, double, long long, double*);
 template int LeafSolver::solve<double>(const double*, long long, int, double, long long, double*);
 

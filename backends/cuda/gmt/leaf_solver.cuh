@@ -6,8 +6,8 @@
 // columns before it has norm 0 or <= rank_tol x its own norm. An unpivoted QR of the candidate
 // columns gives exactly that remainder as |R_ii| for every column up to the first one the rule
 // drops; that column is removed and the QR repeated, so the kept columns are the CPU's.
-// Q^T y on tall leaves goes in blocks of reflectors (apply_qt): cuSOLVER has no 64-bit ormqr and
-// the 32-bit one's workspace query overflows there.
+// Q^T y is one ormqr call; where cuSOLVER's 32-bit ormqr workspace query fails (tall leaves: 10M
+// rows) it is taken from geqrf of [A | y] instead (leaf_solver.cu says why that is the same).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -36,17 +36,16 @@ class LeafSolver {
 
   int calls() const { return calls_; }        // geqrf calls so far (QR repeats included)
   void reset_calls() { calls_ = 0; }
-  // Rows x reflectors of one ormqr call (apply_qt in leaf_solver.cu); larger products go in blocks.
-  void set_ormqr_block(long long rows_x_reflectors) { ormqr_block_ = std::max<long long>(1, rows_x_reflectors); }
-  long long ormqr_calls() const { return ormqr_calls_; }
+  // Leaves of more rows take Q^T y from geqrf of [A | y] without asking ormqr (tests force the
+  // fallback with 1; by default only a failed ormqr workspace query does).
+  void set_ormqr_max_rows(long long rows) { ormqr_max_rows_ = std::max<long long>(1, rows); }
+  long long qty_by_geqrf() const { return qty_by_geqrf_; }  // leaves that took the fallback so far
 
  private:
   template <class T>
   T* work_matrix(std::size_t n);
   template <class T>
   T* workspace(std::size_t n);
-  template <class T>
-  int apply_qt(int m, int k, const T* a, const T* tau, T* y);
 
   cudaStream_t stream_;
   cusolverDnContext* solver_ = nullptr;
@@ -58,8 +57,8 @@ class LeafSolver {
   PinnedBuffer<double> h_norms_, h_diag_, h_beta_;
   PinnedBuffer<int> h_info_;
   int calls_ = 0;
-  long long ormqr_block_ = 1LL << 24;
-  long long ormqr_calls_ = 0;
+  long long ormqr_max_rows_ = 0x7FFFFFFFLL;
+  long long qty_by_geqrf_ = 0;
 };
 
 }  // namespace gpudm::backend::cuda::gmt_cuda
