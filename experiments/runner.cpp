@@ -82,6 +82,29 @@ std::string reference_identity(const ojson& rec, const std::vector<std::string>&
                       opts ? *opts : ojson::object(), params, seed && seed->is_number_unsigned() ? seed->get<std::uint64_t>() : 0);
 }
 
+// A results file read back (--render, --resume): depth-checked, parsed, schema-checked; each
+// error says what cannot be done (`verb`) and, for --resume, what to do (`hint`).
+ojson read_results_file(const std::string& path, const std::string& verb, const std::string& hint) {
+  const std::string text = read_text_file(path);
+  if (const std::string deep = json_depth_error(text, path); !deep.empty()) throw Error(deep + "; cannot " + verb + hint);
+  ojson doc = ojson::parse(text, nullptr, false);
+  if (doc.is_discarded()) throw Error(path + ": cannot " + verb + ", the results file is not valid JSON" + hint);
+  if (!doc.is_object() || doc.value("schema_version", 0) != kSchemaVersion || !doc.contains("runs") || !doc["runs"].is_array())
+    throw Error(path + ": cannot " + verb + ", not a schema_version " + std::to_string(kSchemaVersion) + " results file" + hint);
+  return doc;
+}
+
+// The experiment's tables (.md, .csv beside the JSON) from a results document.
+void write_tables(const ojson& doc, const ExperimentPlan& plan, const std::string& paper_tables_dir, const fs::path& dir,
+                  const std::string& stem, ExperimentOutcome& oc) {
+  const RenderedTables tables = render_tables(doc, plan.tables, paper_tables_dir, plan.peers);
+  oc.markdown = render_experiment_markdown(doc, tables);
+  oc.md_path = (dir / (stem + ".md")).string();
+  oc.csv_path = (dir / (stem + ".csv")).string();
+  write_file_atomic(oc.md_path, oc.markdown);
+  write_file_atomic(oc.csv_path, tables.csv);
+}
+
 }  // namespace
 
 int apply_validation(ojson& runs, const std::function<std::vector<std::string>(const std::string&)>& backend_only,
@@ -271,19 +294,9 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   // another machine), nothing run and the JSON untouched.
   if (opt_.render_only) {
     if (!fs::exists(oc.json_path)) throw Error(oc.json_path + ": no results file to render (--render; --out names the folder)");
-    const std::string text = read_text_file(oc.json_path);
-    if (const std::string deep = json_depth_error(text, oc.json_path); !deep.empty()) throw Error(deep + "; cannot render");
-    const ojson old = ojson::parse(text, nullptr, false);
-    if (old.is_discarded()) throw Error(oc.json_path + ": cannot render, the results file is not valid JSON");
-    if (!old.is_object() || old.value("schema_version", 0) != kSchemaVersion || !old.contains("runs") || !old["runs"].is_array())
-      throw Error(oc.json_path + ": cannot render, not a schema_version " + std::to_string(kSchemaVersion) + " results file");
+    const ojson old = read_results_file(oc.json_path, "render", "");
     oc.reused = static_cast<int>(old["runs"].size());
-    const RenderedTables tables = render_tables(old, plan.tables, opt_.paper_tables_dir, plan.peers);
-    oc.markdown = render_experiment_markdown(old, tables);
-    oc.md_path = (dir / (stem + ".md")).string();
-    oc.csv_path = (dir / (stem + ".csv")).string();
-    write_file_atomic(oc.md_path, oc.markdown);
-    write_file_atomic(oc.csv_path, tables.csv);
+    write_tables(old, plan, opt_.paper_tables_dir, dir, stem, oc);
     return oc;
   }
 
@@ -310,14 +323,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     const bool file_counts = !journal || journal->header.value("base", std::string()) == "file";
     ojson old;
     if (file_counts && fs::exists(oc.json_path)) {
-      const std::string text = read_text_file(oc.json_path);
-      if (const std::string deep = json_depth_error(text, oc.json_path); !deep.empty())
-        throw Error(deep + "; cannot resume: move the file away or run without --resume");
-      old = ojson::parse(text, nullptr, false);
-      if (old.is_discarded())
-        throw Error(oc.json_path + ": cannot resume, the results file is not valid JSON; move it away or run without --resume");
-      if (!old.is_object() || old.value("schema_version", 0) != kSchemaVersion || !old.contains("runs") || !old["runs"].is_array())
-        throw Error(oc.json_path + ": cannot resume, not a schema_version " + std::to_string(kSchemaVersion) + " results file");
+      old = read_results_file(oc.json_path, "resume", "; move it away or run without --resume");
     }
     // The provenance chain: the unfinished invocation's (which holds the file's), else the file's.
     const ojson* last = journal ? &journal->header["document"] : old.is_object() ? &old : nullptr;
@@ -503,12 +509,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   if (journal) journal->remove();
   else if (opt_.resume) fs::remove(journal_path);  // folded into the file just written
 
-  const RenderedTables tables = render_tables(doc, plan.tables, opt_.paper_tables_dir, plan.peers);
-  oc.markdown = render_experiment_markdown(doc, tables);
-  oc.md_path = (dir / (stem + ".md")).string();
-  oc.csv_path = (dir / (stem + ".csv")).string();
-  write_file_atomic(oc.md_path, oc.markdown);
-  write_file_atomic(oc.csv_path, tables.csv);
+  write_tables(doc, plan, opt_.paper_tables_dir, dir, stem, oc);
   return oc;
 }
 
