@@ -15,7 +15,7 @@ namespace gmt {
 
 namespace {
 constexpr char kMagic[8] = {'G', 'M', 'T', 'B', 'A', 'T', 'C', 'H'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr std::uint32_t kBatchRecord = 1, kSummaryRecord = 2;
 
 template <class T>
@@ -68,114 +68,57 @@ class Reader {
   std::size_t held_ = 0, limit_ = 0;
 };
 
-void write_tree(std::ofstream& o, const FlatTree& t) {
-  put(o, static_cast<std::int32_t>(t.levels));
-  put(o, static_cast<std::int32_t>(t.cols));
-  put(o, static_cast<std::uint64_t>(t.salt));
-  std::uint32_t present = 0;
-  for (std::int32_t a : t.attr) present += a != kAbsentNode ? 1u : 0u;
-  put(o, present);
-  for (int i = 0; i < t.n_nodes(); ++i) {
-    const auto ii = static_cast<std::size_t>(i);
-    if (t.attr[ii] == kAbsentNode) continue;
-    put(o, static_cast<std::uint32_t>(i));
-    put(o, t.attr[ii]);
-    put(o, t.threshold[ii]);
+void write_tree(std::ofstream& o, const Tree& t, std::uint64_t salt) {
+  put(o, salt);
+  put(o, static_cast<std::uint32_t>(t.size()));
+  for (const TreeNode& n : t.nodes()) {
+    put(o, n.attr);
+    put(o, n.threshold);
+    put(o, n.left);
+    put(o, n.m_off);
+    put(o, n.m_len);
+    put(o, n.c_off);
+    put(o, n.dirty);
+    put(o, n.has_coef);
+    put(o, n.stats.count);
+    put(o, n.stats.sse);
   }
-  put(o, static_cast<std::uint32_t>(t.n_leaves()));
-  const auto cols = static_cast<std::size_t>(t.cols);
-  for (int l = 0; l < t.n_leaves(); ++l) {
-    const auto li = static_cast<std::size_t>(l);
-    put(o, static_cast<std::uint32_t>(t.leaf_node[li]));
-    put(o, static_cast<std::uint8_t>(t.refit[li] ? 1 : 0));
-    std::vector<std::uint32_t> attrs;
-    for (std::size_t c = 0; c < cols; ++c)
-      if (t.mask[li * cols + c]) attrs.push_back(static_cast<std::uint32_t>(c));
-    put(o, static_cast<std::uint32_t>(attrs.size()));
-    for (std::uint32_t a : attrs) put(o, a);
-    if (!t.refit[li]) {
-      put(o, t.coef[li * (cols + 1)]);
-      for (std::uint32_t a : attrs) put(o, t.coef[li * (cols + 1) + 1 + a]);
-    }
-  }
+  put(o, static_cast<std::uint32_t>(t.attr_pool().size()));
+  for (std::int32_t a : t.attr_pool()) put(o, a);
+  put(o, static_cast<std::uint32_t>(t.coef_pool().size()));
+  for (double c : t.coef_pool()) put(o, c);
 }
 
-// The evaluators walk a flat tree without bounds checks (children of node i at 2i+1 and 2i+2,
-// x[attr], leaf_slot of the node reached), so a tree read from a file must have the shape
-// flatten() gives: a root; an internal node's test attribute in [0, cols) and both children
-// present within the array; every leaf with its leaf record; nothing present below a leaf.
-void check_shape(const FlatTree& t, const std::string& path) {
-  const auto corrupt = [&](const std::string& what) {
-    return Error("gmt: batch sample '" + path + "' is corrupt (" + what + ")");
-  };
-  const std::size_t nn = t.attr.size();
-  if (t.attr[0] == kAbsentNode) throw corrupt("a tree without a root");
-  for (std::size_t i = 0; i < nn; ++i) {
-    const std::int32_t a = t.attr[i];
-    const bool reachable = i == 0 || t.attr[(i - 1) / 2] >= 0;
-    if (a == kAbsentNode) {
-      if (reachable) throw corrupt("node " + std::to_string(i) + " is a missing child");
-    } else if (!reachable) {
-      throw corrupt("node " + std::to_string(i) + " lies below a leaf");
-    } else if (a == kLeafNode) {
-      if (t.leaf_slot[i] < 0) throw corrupt("leaf node " + std::to_string(i) + " has no leaf record");
-    } else if (a < 0 || a >= t.cols || 2 * i + 2 >= nn) {
-      throw corrupt("node " + std::to_string(i) + " tests attribute " + std::to_string(a) + " of " + std::to_string(t.cols) +
-                    (2 * i + 2 >= nn ? " on the last level" : ""));
-    }
+Tree read_tree(Reader& r, std::uint64_t cols, std::uint64_t* salt) {
+  *salt = r.get<std::uint64_t>();
+  const auto nn = r.get<std::uint32_t>();
+  if (nn == 0 || nn > (1u << 24)) throw Error("gmt: batch sample '" + r.path() + "' is corrupt (a tree of " + std::to_string(nn) + " nodes)");
+  r.hold(std::size_t{nn} * sizeof(TreeNode));
+  std::vector<TreeNode> nodes(nn);
+  for (TreeNode& n : nodes) {
+    n.attr = r.get<std::int32_t>();
+    n.threshold = r.get<float>();
+    n.left = r.get<std::int32_t>();
+    n.m_off = r.get<std::int32_t>();
+    n.m_len = r.get<std::int32_t>();
+    n.c_off = r.get<std::int32_t>();
+    n.dirty = r.get<std::uint8_t>();
+    n.has_coef = r.get<std::uint8_t>();
+    n.stats.count = r.get<std::int64_t>();
+    n.stats.sse = r.get<double>();
   }
-}
-
-FlatTree read_tree(Reader& r, std::uint64_t cols_expected) {
-  FlatTree t;
-  t.levels = r.get<std::int32_t>();
-  t.cols = r.get<std::int32_t>();
-  t.salt = r.get<std::uint64_t>();
-  if (t.levels < 1 || t.levels > 24 || static_cast<std::uint64_t>(t.cols) != cols_expected)
-    throw Error("gmt: batch sample '" + r.path() + "' is corrupt (a tree of " + std::to_string(t.levels) + " levels, " +
-                std::to_string(t.cols) + " attributes)");
-  const std::size_t nn = (std::size_t{1} << t.levels) - 1;
-  const auto cols = static_cast<std::size_t>(t.cols);
-  r.hold(sizeof(FlatTree) + nn * (sizeof(std::int32_t) * 2 + sizeof(float)));
-  t.attr.assign(nn, kAbsentNode);
-  t.threshold.assign(nn, 0.0f);
-  t.leaf_slot.assign(nn, -1);
-  const auto present = r.get<std::uint32_t>();
-  for (std::uint32_t k = 0; k < present; ++k) {
-    const auto i = r.get<std::uint32_t>();
-    const auto a = r.get<std::int32_t>();
-    const auto th = r.get<float>();
-    if (i >= nn) throw Error("gmt: batch sample '" + r.path() + "' is corrupt (node " + std::to_string(i) + ")");
-    t.attr[i] = a;
-    t.threshold[i] = th;
-  }
-  const auto leaves = r.get<std::uint32_t>();
-  for (std::uint32_t l = 0; l < leaves; ++l) {
-    const auto node = r.get<std::uint32_t>();
-    const auto refit = r.get<std::uint8_t>();
-    const auto na = r.get<std::uint32_t>();
-    if (node >= nn || t.attr[node] != kLeafNode || t.leaf_slot[node] >= 0 || na > cols)
-      throw Error("gmt: batch sample '" + r.path() + "' is corrupt (leaf " + std::to_string(l) + ")");
-    r.hold(cols * (1 + sizeof(double)) + sizeof(double) + 16);
-    t.leaf_slot[node] = static_cast<std::int32_t>(l);
-    t.leaf_node.push_back(static_cast<std::int32_t>(node));
-    t.refit.push_back(refit);
-    const std::size_t m0 = t.mask.size(), c0 = t.coef.size();
-    t.mask.resize(m0 + cols, 0);
-    t.coef.resize(c0 + cols + 1, 0.0);
-    std::vector<std::uint32_t> attrs(na);
-    for (auto& a : attrs) {
-      a = r.get<std::uint32_t>();
-      if (a >= cols) throw Error("gmt: batch sample '" + r.path() + "' is corrupt (attribute " + std::to_string(a) + ")");
-      t.mask[m0 + a] = 1;
-    }
-    if (!refit) {
-      t.coef[c0] = r.get<double>();
-      for (std::uint32_t a : attrs) t.coef[c0 + 1 + a] = r.get<double>();
-    }
-  }
-  check_shape(t, r.path());
-  return t;
+  const auto na = r.get<std::uint32_t>();
+  if (na > (1u << 28)) throw Error("gmt: batch sample '" + r.path() + "' is corrupt (a model pool of " + std::to_string(na) + ")");
+  r.hold(std::size_t{na} * sizeof(std::int32_t));
+  std::vector<std::int32_t> attrs(na);
+  for (auto& a : attrs) a = r.get<std::int32_t>();
+  const auto nc = r.get<std::uint32_t>();
+  if (nc > (1u << 28)) throw Error("gmt: batch sample '" + r.path() + "' is corrupt (a coefficient pool of " + std::to_string(nc) + ")");
+  r.hold(std::size_t{nc} * sizeof(double));
+  std::vector<double> coef(nc);
+  for (auto& c : coef) c = r.get<double>();
+  return Tree::from_parts(std::move(nodes), std::move(attrs), std::move(coef), static_cast<int>(std::min<std::uint64_t>(cols, 1u << 30)),
+                          "gmt: batch sample '" + r.path() + "' is corrupt");
 }
 }  // namespace
 
@@ -183,6 +126,16 @@ std::int64_t BatchSample::trees() const {
   std::int64_t n = 0;
   for (const auto& b : batches) n += static_cast<std::int64_t>(b.size());
   return n;
+}
+
+EvalBatch SampledBatch::batch(std::vector<Tree>& copies) const {
+  copies = trees;
+  EvalBatch b;
+  for (Tree& t : copies) b.trees.push_back(&t);
+  b.salts = salts;
+  b.repair = repair;
+  b.clean_sse_known = true;  // recorded from an EA run
+  return b;
 }
 
 BatchSampleWriter::BatchSampleWriter(const std::string& path, const std::string& dataset, std::uint64_t rows,
@@ -200,11 +153,13 @@ BatchSampleWriter::BatchSampleWriter(const std::string& path, const std::string&
   put(out_, seed);
 }
 
-void BatchSampleWriter::add(int generation, const std::vector<const FlatTree*>& batch) {
+void BatchSampleWriter::add(int generation, const EvalBatch& batch) {
   put(out_, kBatchRecord);
   put(out_, static_cast<std::int32_t>(generation));
+  put(out_, static_cast<std::int32_t>(batch.repair.min_rows));
+  put(out_, static_cast<std::int32_t>(batch.repair.mode == RepairMode::promote ? 0 : 1));
   put(out_, static_cast<std::uint32_t>(batch.size()));
-  for (const FlatTree* t : batch) write_tree(out_, *t);
+  for (std::size_t k = 0; k < batch.size(); ++k) write_tree(out_, *batch.trees[k], batch.salts[k]);
   ++batches_;
 }
 
@@ -229,7 +184,9 @@ BatchSample read_batch_sample(const std::string& path, std::size_t max_bytes) {
   for (char& c : magic) c = r.get<char>();
   if (std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) throw Error("gmt: '" + path + "' is not a GMT batch sample");
   const auto version = r.get<std::uint32_t>();
-  if (version != kVersion) throw Error("gmt: batch sample '" + path + "' has version " + std::to_string(version));
+  if (version != kVersion)
+    throw Error("gmt: batch sample '" + path + "' has version " + std::to_string(version) + " (this build reads version " +
+                std::to_string(kVersion) + "; record it again with batch_sample_every)");
   s.dataset = r.get_string();
   s.rows = r.get<std::uint64_t>();
   s.cols = r.get<std::uint64_t>();
@@ -237,11 +194,20 @@ BatchSample read_batch_sample(const std::string& path, std::size_t max_bytes) {
   while (!r.at_end()) {
     const auto type = r.get<std::uint32_t>();
     if (type == kBatchRecord) {
-      s.generation.push_back(r.get<std::int32_t>());
+      SampledBatch b;
+      b.generation = r.get<std::int32_t>();
+      b.repair.min_rows = r.get<std::int32_t>();
+      const auto mode = r.get<std::int32_t>();
+      if (b.repair.min_rows < 0 || (mode != 0 && mode != 1))
+        throw Error("gmt: batch sample '" + path + "' is corrupt (repair rule " + std::to_string(b.repair.min_rows) + ", " + std::to_string(mode) + ")");
+      b.repair.mode = mode == 0 ? RepairMode::promote : RepairMode::collapse;
       const auto n = r.get<std::uint32_t>();
-      std::vector<FlatTree> b;
-      b.reserve(std::min<std::uint32_t>(n, 1024));  // n is read from the file: trees are counted as they come
-      for (std::uint32_t k = 0; k < n; ++k) b.push_back(read_tree(r, s.cols));
+      b.trees.reserve(std::min<std::uint32_t>(n, 1024));  // n is read from the file: trees are counted as they come
+      for (std::uint32_t k = 0; k < n; ++k) {
+        std::uint64_t salt = 0;
+        b.trees.push_back(read_tree(r, s.cols, &salt));
+        b.salts.push_back(salt);
+      }
       s.batches.push_back(std::move(b));
     } else if (type == kSummaryRecord) {
       s.run.backend = r.get_string();

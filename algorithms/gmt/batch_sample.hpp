@@ -6,15 +6,17 @@
 // evaluation count. Unlike timing the first K iterations (the paper's footnote a), the sampled
 // batches come from the whole run, so they hold the trees the run actually evaluates.
 //
-// File (binary, host byte order): "GMTBATCH" v1, dataset name, rows, cols, seed; then records:
-// a batch (generation, trees: levels, salt, present nodes, leaves with refit flag, model
-// attributes and the coefficients of leaves that keep their model) or the run's summary.
+// File (binary, host byte order): "GMTBATCH" v2, dataset name, rows, cols, seed; then records:
+// a batch (generation, the repair rule, trees: salt, the compact tree's node array with the leaf
+// models, flags and the clean leaves' count and SSE) or the run's summary. v1 (2^levels flat
+// trees, before issue 23) is refused with a message.
 #include <cstdint>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "algorithms/gmt/flat_tree.hpp"
+#include "algorithms/gmt/evaluator.hpp"
+#include "algorithms/gmt/tree.hpp"
 
 namespace gpudm {
 namespace gmt {
@@ -24,16 +26,26 @@ struct RecordedRun {
   std::int64_t evaluations = 0;   // individuals evaluated in the run (initial population included)
   int iterations = 0;
   double scale = 1.0;             // extrapolation of the run itself (extrapolate_iterations / iterations)
-  double host_seconds = 0.0;      // the run's cpu_ea + flattening (host EA work, backend-independent)
+  double host_seconds = 0.0;      // the run's cpu_ea (host EA work, backend-independent)
   double run_seconds = 0.0;       // the run's wall time
   double evaluator_seconds = 0.0; // the run's evaluator phases
+};
+
+// One recorded evaluator call: the trees as the EA handed them over (before their repairs).
+struct SampledBatch {
+  int generation = 0;
+  RepairSpec repair;
+  std::vector<Tree> trees;
+  std::vector<std::uint64_t> salts;
+  std::size_t size() const { return trees.size(); }
+  // An evaluator batch over copies of the trees (`copies` receives them; evaluation edits trees).
+  EvalBatch batch(std::vector<Tree>& copies) const;
 };
 
 struct BatchSample {
   std::string dataset;
   std::uint64_t rows = 0, cols = 0, seed = 0;
-  std::vector<int> generation;                 // per batch
-  std::vector<std::vector<FlatTree>> batches;  // per batch
+  std::vector<SampledBatch> batches;
   RecordedRun run;
   bool complete = false;  // the summary record was written
   std::int64_t trees() const;
@@ -44,7 +56,7 @@ class BatchSampleWriter {
   // Writes to path + ".tmp" and renames it to `path` in finish(); creates missing directories.
   BatchSampleWriter(const std::string& path, const std::string& dataset, std::uint64_t rows, std::uint64_t cols,
                     std::uint64_t seed);
-  void add(int generation, const std::vector<const FlatTree*>& batch);
+  void add(int generation, const EvalBatch& batch);
   void finish(const RecordedRun& run);
   int batches() const { return batches_; }
 
@@ -55,8 +67,8 @@ class BatchSampleWriter {
 };
 
 // Throws gpudm::Error naming the file for a missing, truncated, foreign or corrupt file (a tree
-// not of the shape flatten() writes), or one whose trees need more than `max_bytes` of host
-// memory (0: the memory available).
+// Tree::from_parts refuses), or one whose trees need more than `max_bytes` of host memory (0: the
+// memory available).
 BatchSample read_batch_sample(const std::string& path, std::size_t max_bytes = 0);
 
 // "{experiment}", "{dataset}" and "{seed}" in `pattern` replaced.

@@ -192,14 +192,14 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         p.seed = a.seed + static_cast<std::uint64_t>(k);
         auto e = make_eval();
         TrainResult r = train(dtr, p, *e, !a.quiet);
-        const Scores s = score(r.best.root.get(), dte);
+        const Scores s = score(r.best.tree, dte);
         se += s.rmse * s.rmse * double(s.rows);
         ae += s.mae * double(s.rows);
         n += static_cast<std::size_t>(s.rows);
-        leaves += count_leaves(r.best.root.get());
-        attrs += count_model_attributes(r.best.root.get());
+        leaves += count_leaves(r.best.tree);
+        attrs += count_model_attributes(r.best.tree);
         secs += r.seconds;
-        folds.push_back({{"fold", k}, {"test", scores_json(s)}, {"leaves", count_leaves(r.best.root.get())}, {"seconds", r.seconds}});
+        folds.push_back({{"fold", k}, {"test", scores_json(s)}, {"leaves", count_leaves(r.best.tree)}, {"seconds", r.seconds}});
       }
       metrics["cv"] = {{"folds", a.cv},
                        {"rmse", std::sqrt(se / double(n))},
@@ -217,7 +217,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     p.seed = a.seed;
     auto e = make_eval();
     TrainResult r = train(data, p, *e, !a.quiet);
-    const Node* root = r.best.root.get();
+    const Tree& root = r.best.tree;
     const Scores s_train = score(root, data);
     std::printf("GMT model tree (%s, backend %s, %d iterations, fitness %s)\n\n%s\n", data.name().c_str(), a.backend.c_str(),
                 r.summary.iterations, r.fitness_kind == FitnessKind::bic ? "bic" : "weighted", to_text(root, data).c_str());
@@ -231,6 +231,8 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["stop_reason"] = r.summary.stop_reason;
     metrics["thresholds_centered"] = r.thresholds_centered;
     metrics["evaluations"] = r.summary.evaluations;
+    metrics["evaluate_calls"] = r.summary.evaluate_calls;
+    metrics["repairs"] = r.summary.repairs;
     metrics["fitness"] = r.best.fitness;
     metrics["induction_seconds"] = r.seconds;
     metrics["breakdown"] = r.timer.to_json();
@@ -283,19 +285,19 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     // Missing values: the model's training means; a model trained without missing values has
     // none stored, then the scored data's own column means are used.
     if (data.has_missing()) impute_missing(data, impute.empty() ? nullptr : &impute);
-    const Scores s = score(root.get(), data);
+    const Scores s = score(root, data);
     std::printf("model %s on %s\nRMSE %.6g  MAE %.6g  rows %lld  leaves %d  attributes in models %d\n", a.model_in.c_str(),
-                data.name().c_str(), s.rmse, s.mae, static_cast<long long>(s.rows), count_leaves(root.get()),
-                count_model_attributes(root.get()));
+                data.name().c_str(), s.rmse, s.mae, static_cast<long long>(s.rows), count_leaves(root),
+                count_model_attributes(root));
     if (!a.predictions_out.empty()) {
       std::ofstream o(a.predictions_out);
       GPUDM_REQUIRE(o.good(), "cannot write '" + a.predictions_out + "'");
       o << "row,actual,predicted\n";
-      for (std::size_t r = 0; r < data.rows(); ++r) o << r << ',' << data.target(r) << ',' << predict(root.get(), data, r) << '\n';
+      for (std::size_t r = 0; r < data.rows(); ++r) o << r << ',' << data.target(r) << ',' << root.predict(data, r) << '\n';
     }
     if (!a.metrics_out.empty()) {
       nlohmann::ordered_json m = {{"model", a.model_in}, {"dataset", data.name()}, {"test", scores_json(s)},
-                                  {"leaves", count_leaves(root.get())}, {"attributes_in_models", count_model_attributes(root.get())}};
+                                  {"leaves", count_leaves(root)}, {"attributes_in_models", count_model_attributes(root)}};
       write_json(a.metrics_out, m);
     }
     return 0;

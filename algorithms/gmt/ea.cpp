@@ -91,12 +91,8 @@ bool GmtEA::dipolar_test(std::int64_t a, std::int64_t b, Rng& rng, int* attr, fl
   return false;
 }
 
-std::unique_ptr<Node> GmtEA::grow(std::vector<std::size_t>& rows, int depth, Rng& rng) {
-  auto leaf = [&] {
-    auto n = std::make_unique<Node>();
-    n->make_leaf(random_model(rng));
-    return n;
-  };
+Tree GmtEA::grow(std::vector<std::size_t>& rows, int depth, Rng& rng) {
+  auto leaf = [&] { return Tree::leaf(random_model(rng)); };
   const std::size_t min_rows = static_cast<std::size_t>(std::max(p_.min_leaf_rows, 1));
   if (depth + 1 >= std::min(p_.init_max_depth, p_.max_depth) || rows.size() < 2 * min_rows) return leaf();
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -118,17 +114,14 @@ std::unique_ptr<Node> GmtEA::grow(std::vector<std::size_t>& rows, int depth, Rng
     std::vector<std::size_t> l, r;
     for (std::size_t row : rows) (data_.at(row, static_cast<std::size_t>(attr)) <= thr ? l : r).push_back(row);
     if (l.size() < min_rows || r.size() < min_rows) continue;
-    auto n = std::make_unique<Node>();
-    n->attr = attr;
-    n->threshold = thr;
-    n->left = grow(l, depth + 1, rng);
-    n->right = grow(r, depth + 1, rng);
-    return n;
+    const Tree lt = grow(l, depth + 1, rng);
+    const Tree rt = grow(r, depth + 1, rng);
+    return Tree::join(attr, thr, lt, rt);
   }
   return leaf();
 }
 
-std::unique_ptr<Node> GmtEA::init_tree(Rng& rng) {
+Tree GmtEA::init_tree(Rng& rng) {
   const std::size_t n = data_.rows();
   std::size_t m = static_cast<std::size_t>(p_.init_sample_fraction * static_cast<double>(n));
   m = std::min<std::size_t>(std::max<std::size_t>(m, static_cast<std::size_t>(p_.init_sample_min)),
@@ -144,131 +137,115 @@ std::unique_ptr<Node> GmtEA::init_tree(Rng& rng) {
 }
 
 double GmtEA::fitness_of(const Individual& ind) const {
-  return fitness_value(fit_, ind.sse, static_cast<std::int64_t>(data_.rows()), count_leaves(ind.root.get()),
-                       count_internal(ind.root.get()), count_model_attributes(ind.root.get()));
-}
-
-bool GmtEA::repair(Node* n) {
-  if (n->is_leaf()) return false;
-  const std::int64_t min_rows = p_.min_leaf_rows;
-  if (n->left->stats.count < min_rows || n->right->stats.count < min_rows) {
-    const bool left_big = n->left->stats.count >= n->right->stats.count;
-    Node* big = left_big ? n->left.get() : n->right.get();
-    const Node* small = left_big ? n->right.get() : n->left.get();
-    if (p_.repair == RepairMode::promote && !big->is_leaf() && big->stats.count >= min_rows) {
-      // Remove the test: the populated child's subtree takes the node's place and also receives
-      // the few rows of the other side (its leaves are refit at the next evaluation).
-      (void)small;
-      std::unique_ptr<Node> keep = std::move(left_big ? n->left : n->right);
-      *n = std::move(*keep);
-      mark_subtree_dirty(n);
-      return true;
-    }
-    // Keep the model attributes of the larger child when it is a leaf; otherwise a constant leaf.
-    std::vector<int> attrs = big->is_leaf() ? big->model_attrs : std::vector<int>{};
-    n->make_leaf(std::move(attrs));
-    return true;
-  }
-  const bool a = repair(n->left.get());
-  const bool b = repair(n->right.get());
-  return a || b;
+  return fitness_value(fit_, ind.sse, static_cast<std::int64_t>(data_.rows()), ind.tree.n_leaves(), ind.tree.n_internal(),
+                       ind.tree.model_attributes());
 }
 
 void GmtEA::evaluate(const std::vector<Individual*>& inds) {
-  std::vector<Individual*> todo = inds;
-  std::vector<FlatTree> flats;
-  std::vector<EvalOutput> outs;
-  for (int pass = 0; pass < 8 && !todo.empty(); ++pass) {
-    flats.resize(todo.size());
-    {
-      auto s = timer_.scope("flattening");
-      for (std::size_t k = 0; k < todo.size(); ++k) flatten(todo[k]->root.get(), static_cast<int>(data_.cols()), ++salt_counter_, flats[k]);
-    }
-    std::vector<const FlatTree*> ptrs(todo.size());
-    for (std::size_t k = 0; k < todo.size(); ++k) ptrs[k] = &flats[k];
-    if (observer_) observer_(generation_, ptrs);
-    eval_.evaluate(ptrs, outs, timer_);
-    summary_.evaluations += static_cast<std::int64_t>(todo.size());
-    std::vector<Individual*> again;
-    auto s = timer_.scope("cpu_ea");
-    for (std::size_t k = 0; k < todo.size(); ++k) {
-      Individual* ind = todo[k];
-      apply_evaluation(ind->root.get(), flats[k], outs[k]);
-      ind->sse = outs[k].nodes[0].sse;
-      ind->sae = outs[k].nodes[0].sae;
-      ind->evaluated = true;
-      ind->fitness = fitness_of(*ind);
-      if (p_.min_leaf_rows > 0 && repair(ind->root.get())) again.push_back(ind);
-    }
-    todo.swap(again);
+  if (inds.empty()) return;
+  EvalBatch batch;
+  batch.repair.min_rows = p_.min_leaf_rows;
+  batch.repair.mode = p_.repair;
+  batch.clean_sse_known = true;
+  for (Individual* ind : inds) {
+    batch.trees.push_back(&ind->tree);
+    batch.salts.push_back(++salt_counter_);
+  }
+  if (observer_) observer_(generation_, batch);
+  const std::int64_t repairs0 = eval_.counters().repairs;
+  eval_.evaluate(batch, timer_);
+  summary_.evaluations += static_cast<std::int64_t>(inds.size());
+  ++summary_.evaluate_calls;
+  summary_.repairs += eval_.counters().repairs - repairs0;
+  auto s = timer_.scope("cpu_ea");
+  for (Individual* ind : inds) {
+    const NodeStats& root = ind->tree.node(0).stats;
+    ind->sse = root.sse;
+    ind->sae = root.sae;
+    ind->evaluated = true;
+    ind->fitness = fitness_of(*ind);
+    ind->tree.compact_pools();
   }
 }
 
-bool GmtEA::mutate_new_test(Node* n, Rng& rng) {
-  if (n->is_leaf() || n->stats.count < 2) return false;
-  const std::int64_t a = n->stats.dipole_rand;
-  if (a < 0) return false;
-  const float ya = data_.target(static_cast<std::size_t>(a));
-  const std::int64_t lo = n->stats.dipole_lo, hi = n->stats.dipole_hi;
-  if (lo < 0 || hi < 0) return false;
-  const std::int64_t b = std::fabs(data_.target(static_cast<std::size_t>(hi)) - ya) >=
-                                 std::fabs(data_.target(static_cast<std::size_t>(lo)) - ya)
-                             ? hi
-                             : lo;
+namespace {
+// The farther of the node's two extreme-target rows from row a's target.
+std::int64_t far_end(const Dataset& d, const NodeStats& s, std::int64_t a) {
+  const float ya = d.target(static_cast<std::size_t>(a));
+  return std::fabs(d.target(static_cast<std::size_t>(s.dipole_hi)) - ya) >= std::fabs(d.target(static_cast<std::size_t>(s.dipole_lo)) - ya)
+             ? s.dipole_hi
+             : s.dipole_lo;
+}
+}  // namespace
+
+bool GmtEA::mutate_new_test(Tree& t, int n, Rng& rng) {
+  const TreeNode& nd = t.node(n);
+  if (nd.is_leaf() || nd.stats.count < 2) return false;
+  const std::int64_t a = nd.stats.dipole_rand;
+  if (a < 0 || nd.stats.dipole_lo < 0 || nd.stats.dipole_hi < 0) return false;
+  const std::int64_t b = far_end(data_, nd.stats, a);
   int attr;
   float thr;
   if (!dipolar_test(a, b, rng, &attr, &thr)) return false;
-  n->attr = attr;
-  n->threshold = thr;
-  mark_subtree_dirty(n);
+  t.node(n).attr = attr;
+  t.node(n).threshold = thr;
+  t.mark_dirty(n);
   return true;
 }
 
-bool GmtEA::mutate_shift_threshold(Node* n, Rng& rng) {
-  if (n->is_leaf()) return false;
-  const std::int64_t cands[3] = {n->stats.dipole_rand, n->stats.dipole_lo, n->stats.dipole_hi};
+bool GmtEA::mutate_shift_threshold(Tree& t, int n, Rng& rng) {
+  const TreeNode& nd = t.node(n);
+  if (nd.is_leaf()) return false;
+  const std::int64_t cands[3] = {nd.stats.dipole_rand, nd.stats.dipole_lo, nd.stats.dipole_hi};
   const std::int64_t r = p_.shift_target == ShiftTarget::node_row ? cands[0] : cands[rng.below(3)];
   if (r < 0) return false;
-  const float x = data_.at(static_cast<std::size_t>(r), static_cast<std::size_t>(n->attr));
-  if (!std::isfinite(x) || x == n->threshold) return false;
-  const float t = static_cast<float>(n->threshold + rng.uniform() * (static_cast<double>(x) - n->threshold));
-  if (t == n->threshold) return false;
-  n->threshold = t;
-  mark_subtree_dirty(n);
+  const float x = data_.at(static_cast<std::size_t>(r), static_cast<std::size_t>(nd.attr));
+  if (!std::isfinite(x) || x == nd.threshold) return false;
+  const float th = static_cast<float>(nd.threshold + rng.uniform() * (static_cast<double>(x) - nd.threshold));
+  if (th == nd.threshold) return false;
+  t.node(n).threshold = th;
+  t.mark_dirty(n);
   return true;
 }
 
-bool GmtEA::mutate_swap_test(Node* n, Rng& rng) {
-  if (n->is_leaf()) return false;
-  std::vector<Node*> below;
-  for (const auto& r : collect_nodes(n))
-    if (r.node != n && !r.node->is_leaf()) below.push_back(r.node);
+bool GmtEA::mutate_swap_test(Tree& t, int n, Rng& rng) {
+  if (t.node(n).is_leaf()) return false;
+  std::vector<int> below;
+  for (int k : t.subtree(n))
+    if (k != n && !t.node(k).is_leaf()) below.push_back(k);
   if (below.empty()) return false;
-  Node* d = below[rng.below(below.size())];
-  if (d->attr == n->attr && d->threshold == n->threshold) return false;
-  std::swap(n->attr, d->attr);
-  std::swap(n->threshold, d->threshold);
-  mark_subtree_dirty(n);
+  TreeNode& d = t.node(below[rng.below(below.size())]);
+  TreeNode& m = t.node(n);
+  if (d.attr == m.attr && d.threshold == m.threshold) return false;
+  std::swap(m.attr, d.attr);
+  std::swap(m.threshold, d.threshold);
+  t.mark_dirty(n);
   return true;
 }
 
-bool GmtEA::mutate_prune(Node* n, Rng& rng) {
-  if (n->is_leaf()) return false;
+bool GmtEA::mutate_prune(Tree& t, int n, Rng& rng) {
+  if (t.node(n).is_leaf()) return false;
   // The new leaf's model starts from the largest leaf's attributes below it.
-  const Node* best = nullptr;
-  std::vector<NodeRef> below = collect_nodes(n);
-  for (const auto& r : below)
-    if (r.node->is_leaf() && (!best || r.node->stats.count > best->stats.count)) best = r.node;
-  std::vector<int> attrs = best ? best->model_attrs : std::vector<int>{};
+  int best = -1;
+  for (int k : t.subtree(n))
+    if (t.node(k).is_leaf() && (best < 0 || t.node(k).stats.count > t.node(best).stats.count)) best = k;
+  std::vector<int> attrs;
+  if (best >= 0) {
+    const auto a = t.attrs(best);
+    attrs.assign(a.begin(), a.end());
+  }
   (void)rng;
-  n->make_leaf(std::move(attrs));
+  const NodeStats keep = t.node(n).stats;
+  t.make_leaf(n, attrs);
+  t.node(n).stats = keep;
   return true;
 }
 
-bool GmtEA::mutate_change_model(Node* n, Rng& rng) {
-  if (!n->is_leaf()) return false;
+bool GmtEA::mutate_change_model(Tree& t, int n, Rng& rng) {
+  if (!t.node(n).is_leaf()) return false;
   const int cols = static_cast<int>(data_.cols());
-  std::vector<int>& m = n->model_attrs;
+  const auto cur = t.attrs(n);
+  std::vector<int> m(cur.begin(), cur.end());
   std::vector<int> absent;
   for (int c = 0; c < cols; ++c)
     if (!std::binary_search(m.begin(), m.end(), c)) absent.push_back(c);
@@ -284,75 +261,68 @@ bool GmtEA::mutate_change_model(Node* n, Rng& rng) {
     m.push_back(absent[rng.below(absent.size())]);
     std::sort(m.begin(), m.end());
   }
-  n->dirty = true;
+  t.set_model(n, m);
   return true;
 }
 
-bool GmtEA::mutate_expand(Node* n, int depth, Rng& rng) {
-  if (!n->is_leaf() || depth + 2 > p_.max_depth) return false;
-  if (n->stats.count < 2 * std::max<std::int64_t>(p_.min_leaf_rows, 1)) return false;
-  const std::int64_t a = n->stats.dipole_rand;
-  const std::int64_t lo = n->stats.dipole_lo, hi = n->stats.dipole_hi;
-  if (a < 0 || lo < 0 || hi < 0) return false;
-  const float ya = data_.target(static_cast<std::size_t>(a));
-  const std::int64_t b = std::fabs(data_.target(static_cast<std::size_t>(hi)) - ya) >=
-                                 std::fabs(data_.target(static_cast<std::size_t>(lo)) - ya)
-                             ? hi
-                             : lo;
+bool GmtEA::mutate_expand(Tree& t, int n, Rng& rng) {
+  const TreeNode& nd = t.node(n);
+  if (!nd.is_leaf() || nd.depth + 2 > p_.max_depth) return false;
+  if (nd.stats.count < 2 * std::max<std::int64_t>(p_.min_leaf_rows, 1)) return false;
+  const std::int64_t a = nd.stats.dipole_rand;
+  if (a < 0 || nd.stats.dipole_lo < 0 || nd.stats.dipole_hi < 0) return false;
+  const std::int64_t b = far_end(data_, nd.stats, a);
   int attr;
   float thr;
   if (!dipolar_test(a, b, rng, &attr, &thr)) return false;
-  const std::vector<int> attrs = n->model_attrs;
-  n->attr = attr;
-  n->threshold = thr;
-  n->model_attrs.clear();
-  n->coef.clear();
-  n->left = std::make_unique<Node>();
-  n->left->make_leaf(attrs);
-  n->right = std::make_unique<Node>();
-  n->right->make_leaf(attrs);
+  const auto cur = t.attrs(n);
+  const Tree child = Tree::leaf(std::vector<int>(cur.begin(), cur.end()));
+  const NodeStats keep = nd.stats;
+  t.replace(n, Tree::join(attr, thr, child, child));
+  t.node(n).stats = keep;
   return true;
 }
 
 bool GmtEA::mutate(Individual& ind, Rng& rng) {
-  std::vector<NodeRef> nodes = collect_nodes(ind.root.get());
-  std::vector<NodeRef> leaves, internal;
-  for (const auto& r : nodes) (r.node->is_leaf() ? leaves : internal).push_back(r);
+  Tree& t = ind.tree;
+  std::vector<int> leaves, internal;
+  for (int i = 0; i < t.size(); ++i) (t.node(i).is_leaf() ? leaves : internal).push_back(i);
+  auto sse = [&](int i) { return t.node(i).stats.sse; };
   for (int attempt = 0; attempt < 4; ++attempt) {
     const bool pick_leaf = internal.empty() || rng.bernoulli(0.5);
-    std::vector<NodeRef> list = pick_leaf ? leaves : internal;
+    std::vector<int> list = pick_leaf ? leaves : internal;
     if (pick_leaf) {
       // Higher error first.
-      std::stable_sort(list.begin(), list.end(), [](const NodeRef& x, const NodeRef& y) { return x.node->stats.sse > y.node->stats.sse; });
+      std::stable_sort(list.begin(), list.end(), [&](int x, int y) { return sse(x) > sse(y); });
     } else {
       // Deeper and higher-error internal nodes first: sum of the two ranks.
       std::vector<std::size_t> idx(list.size());
       std::iota(idx.begin(), idx.end(), std::size_t{0});
       std::vector<std::size_t> rank_level(list.size()), rank_err(list.size());
-      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return list[x].depth > list[y].depth; });
+      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return t.node(list[x]).depth > t.node(list[y]).depth; });
       for (std::size_t k = 0; k < idx.size(); ++k) rank_level[idx[k]] = k;
       std::iota(idx.begin(), idx.end(), std::size_t{0});
-      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return list[x].node->stats.sse > list[y].node->stats.sse; });
+      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return sse(list[x]) > sse(list[y]); });
       for (std::size_t k = 0; k < idx.size(); ++k) rank_err[idx[k]] = k;
       std::iota(idx.begin(), idx.end(), std::size_t{0});
       std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return rank_level[x] + rank_err[x] < rank_level[y] + rank_err[y]; });
-      std::vector<NodeRef> sorted;
+      std::vector<int> sorted;
       for (std::size_t k : idx) sorted.push_back(list[k]);
       list.swap(sorted);
     }
-    const NodeRef& target = list[rank_select(list.size(), rng)];
+    const int target = list[rank_select(list.size(), rng)];
     bool ok = false;
     if (pick_leaf) {
       const double w[2] = {p_.mut_change_model, p_.mut_expand};
       const double u = rng.uniform() * (w[0] + w[1]);
-      ok = u < w[0] ? mutate_change_model(target.node, rng) : mutate_expand(target.node, target.depth, rng);
+      ok = u < w[0] ? mutate_change_model(t, target, rng) : mutate_expand(t, target, rng);
     } else {
       const double w[4] = {p_.mut_new_test, p_.mut_shift_threshold, p_.mut_swap_test, p_.mut_prune};
       const double u = rng.uniform() * (w[0] + w[1] + w[2] + w[3]);
-      if (u < w[0]) ok = mutate_new_test(target.node, rng);
-      else if (u < w[0] + w[1]) ok = mutate_shift_threshold(target.node, rng);
-      else if (u < w[0] + w[1] + w[2]) ok = mutate_swap_test(target.node, rng);
-      else ok = mutate_prune(target.node, rng);
+      if (u < w[0]) ok = mutate_new_test(t, target, rng);
+      else if (u < w[0] + w[1]) ok = mutate_shift_threshold(t, target, rng);
+      else if (u < w[0] + w[1] + w[2]) ok = mutate_swap_test(t, target, rng);
+      else ok = mutate_prune(t, target, rng);
     }
     if (ok) return true;
   }
@@ -360,66 +330,79 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
 }
 
 int GmtEA::crossover(Individual& a, Individual& b, Rng& rng) {
-  std::vector<NodeRef> na = collect_nodes(a.root.get()), nb = collect_nodes(b.root.get());
+  Tree& ta = a.tree;
+  Tree& tb = b.tree;
   const double w[4] = {p_.cx_subtrees, p_.cx_tests, p_.cx_branches, p_.cx_asymmetric};
   const double u = rng.uniform() * (w[0] + w[1] + w[2] + w[3]);
   const int variant = u < w[0] ? 0 : u < w[0] + w[1] ? 1 : u < w[0] + w[1] + w[2] ? 2 : 3;
-  NodeRef x = na[rng.below(na.size())];
-  NodeRef y = nb[rng.below(nb.size())];
+  int x = rng.below_int(ta.size());
+  int y = rng.below_int(tb.size());
   if (variant == 1 || variant == 2) {
     // Tests and branches need two internal nodes.
-    std::vector<NodeRef> ia, ib;
-    for (auto& r : na)
-      if (!r.node->is_leaf()) ia.push_back(r);
-    for (auto& r : nb)
-      if (!r.node->is_leaf()) ib.push_back(r);
+    std::vector<int> ia, ib;
+    for (int i = 0; i < ta.size(); ++i)
+      if (!ta.node(i).is_leaf()) ia.push_back(i);
+    for (int i = 0; i < tb.size(); ++i)
+      if (!tb.node(i).is_leaf()) ib.push_back(i);
     if (ia.empty() || ib.empty()) return 0;
     x = ia[rng.below(ia.size())];
     y = ib[rng.below(ib.size())];
   }
-  Individual backup_a = a.clone(), backup_b = b.clone();
   int changed = 0;
+  const Tree backup_a = variant == 1 ? Tree() : ta, backup_b = variant == 1 ? Tree() : tb;  // variant 1 keeps the shape
   switch (variant) {
-    case 0:  // exchange subtrees
-      if (x.parent == nullptr && y.parent == nullptr) return 0;
-      std::swap(*x.node, *y.node);
-      mark_subtree_dirty(x.node);
-      mark_subtree_dirty(y.node);
+    case 0: {  // exchange subtrees (a subtree keeps its statistics where it goes)
+      if (x == 0 && y == 0) return 0;
+      const Tree sa = ta.extract(x), sb = tb.extract(y);
+      ta.replace(x, sb);
+      tb.replace(y, sa);
+      ta.mark_dirty(x);
+      tb.mark_dirty(y);
       changed = 3;
       break;
-    case 1:  // exchange tests
-      std::swap(x.node->attr, y.node->attr);
-      std::swap(x.node->threshold, y.node->threshold);
-      mark_subtree_dirty(x.node);
-      mark_subtree_dirty(y.node);
+    }
+    case 1: {  // exchange tests
+      TreeNode &nx = ta.node(x), &ny = tb.node(y);
+      std::swap(nx.attr, ny.attr);
+      std::swap(nx.threshold, ny.threshold);
+      ta.mark_dirty(x);
+      tb.mark_dirty(y);
       changed = 3;
       break;
-    case 2:  // exchange branches (the tests stay, the subtrees below them move)
-      std::swap(x.node->left, y.node->left);
-      std::swap(x.node->right, y.node->right);
-      mark_subtree_dirty(x.node);
-      mark_subtree_dirty(y.node);
+    }
+    case 2: {  // exchange branches (the tests stay, the subtrees below them move)
+      const TreeNode nx = ta.node(x), ny = tb.node(y);
+      const Tree xa = Tree::join(nx.attr, nx.threshold, tb.extract(ny.left), tb.extract(ny.left + 1));
+      const Tree yb = Tree::join(ny.attr, ny.threshold, ta.extract(nx.left), ta.extract(nx.left + 1));
+      ta.replace(x, xa);
+      tb.replace(y, yb);
+      ta.node(x).stats = nx.stats;
+      tb.node(y).stats = ny.stats;
+      ta.mark_dirty(x);
+      tb.mark_dirty(y);
       changed = 3;
       break;
+    }
     default: {  // asymmetric: the lower-error subtree (per row) replaces the higher-error one
-      if (x.node->stats.count <= 0 || y.node->stats.count <= 0) return 0;
-      const double ex = x.node->stats.sse / double(x.node->stats.count);
-      const double ey = y.node->stats.sse / double(y.node->stats.count);
+      const NodeStats &sx = ta.node(x).stats, &sy = tb.node(y).stats;
+      if (sx.count <= 0 || sy.count <= 0) return 0;
+      const double ex = sx.sse / double(sx.count);
+      const double ey = sy.sse / double(sy.count);
       if (ex == ey) return 0;
       if (ex < ey) {
-        *y.node = std::move(*x.node->clone());
-        mark_subtree_dirty(y.node);
+        tb.replace(y, ta.extract(x));
+        tb.mark_dirty(y);
         changed = 2;
       } else {
-        *x.node = std::move(*y.node->clone());
-        mark_subtree_dirty(x.node);
+        ta.replace(x, tb.extract(y));
+        ta.mark_dirty(x);
         changed = 1;
       }
     }
   }
-  if (tree_depth(a.root.get()) > p_.max_depth || tree_depth(b.root.get()) > p_.max_depth) {
-    a = std::move(backup_a);
-    b = std::move(backup_b);
+  if (ta.levels() > p_.max_depth || tb.levels() > p_.max_depth) {  // both back as they were
+    ta = backup_a;
+    tb = backup_b;
     return 0;
   }
   return changed;
@@ -432,7 +415,7 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
   std::vector<Individual> pop(static_cast<std::size_t>(p_.population));
   {
     auto s = timer_.scope("cpu_ea");
-    for (auto& ind : pop) ind.root = init_tree(rng);
+    for (auto& ind : pop) ind.tree = init_tree(rng);
   }
   {
     std::vector<Individual*> all;
@@ -454,9 +437,10 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
     std::vector<Individual*> modified;
     {
       auto s = timer_.scope("cpu_ea");
-      next.clear();
-      for (int e = 0; e < p_.elitism; ++e) next.push_back(pop[static_cast<std::size_t>(e)].clone());
-      while (next.size() < pop.size()) next.push_back(pop[rank_select(pop.size(), rng)].clone());
+      // Copies into the previous generation's individuals: their vectors' capacity is reused.
+      next.resize(pop.size());
+      for (std::size_t i = 0; i < next.size(); ++i)
+        next[i] = pop[i < static_cast<std::size_t>(p_.elitism) ? i : rank_select(pop.size(), rng)];
       std::vector<char> mod(next.size(), 0);
       const std::size_t first = static_cast<std::size_t>(p_.elitism);
       for (std::size_t i = first; i + 1 < next.size(); i += 2) {

@@ -38,12 +38,7 @@ struct FitnessSpec {
 // the error (1 - 1/(1 + SSE/n)) and with the complexity term, so smaller is better.
 double fitness_value(const FitnessSpec& f, double sse, std::int64_t n, int leaves, int internal, int model_attrs);
 
-// Repair rule for a node with a child under min_leaf_rows rows after an evaluation.
-//  promote:  the node is replaced by its populated child's subtree (the test that sends almost
-//            no rows one way is removed, the rest of the tree below is kept); a node whose
-//            children are both under the limit, or whose populated child is a leaf, becomes a leaf.
-//  collapse: the node becomes a leaf (model attributes of the larger child if it is a leaf).
-enum class RepairMode { promote, collapse };
+// Repair rule (RepairMode, repair.hpp) for a node with a child under min_leaf_rows rows.
 // 'shift threshold' moves the threshold by a uniform fraction of the way towards x[attr] of
 //  node_row: a uniformly drawn row of the node (the evaluator's dipole_rand);
 //  dipole:   one of the node's dipole rows (random row, lowest or highest target), 1/3 each.
@@ -86,26 +81,20 @@ struct GmtParams {
   std::uint64_t seed = 1;
 };
 
+// An individual is a compact tree (tree.hpp): copying one copies three flat vectors.
 struct Individual {
-  std::unique_ptr<Node> root;
+  Tree tree;
   double fitness = std::numeric_limits<double>::infinity();
   double sse = 0.0;
   double sae = 0.0;
   bool evaluated = false;
-  Individual clone() const {
-    Individual c;
-    c.root = root->clone();
-    c.fitness = fitness;
-    c.sse = sse;
-    c.sae = sae;
-    c.evaluated = evaluated;
-    return c;
-  }
 };
 
 struct RunSummary {
   int iterations = 0;
   std::int64_t evaluations = 0;     // individuals evaluated (initial population included)
+  std::int64_t evaluate_calls = 0;  // evaluator calls (one per generation since repairs are folded)
+  std::int64_t repairs = 0;         // nodes repaired (repair.hpp)
   double best_fitness = 0.0;
   int best_found_at = 0;
   std::string stop_reason;           // "iterations" | "stall" | "time" (max_seconds)
@@ -121,36 +110,36 @@ class GmtEA {
   const RunSummary& summary() const { return summary_; }
 
   // ---- building blocks (public for the tests) ----
-  std::unique_ptr<Node> init_tree(Rng& rng);
-  // Evaluates the individuals in one batch, repairs nodes under min_leaf_rows, sets fitness.
+  Tree init_tree(Rng& rng);
+  // Evaluates the individuals in one batch (the evaluator applies the repair rule first: nodes
+  // with a child under min_leaf_rows, repair.hpp), sets fitness.
   void evaluate(const std::vector<Individual*>& inds);
   bool mutate(Individual& ind, Rng& rng);
   // Returns a bit mask of the changed individuals (1 = a, 2 = b).
   int crossover(Individual& a, Individual& b, Rng& rng);
-  // Individual mutation/crossover variants; return false when not applicable.
-  bool mutate_new_test(Node* n, Rng& rng);
-  bool mutate_shift_threshold(Node* n, Rng& rng);
+  // Individual mutation/crossover variants on node n of t; return false when not applicable.
+  bool mutate_new_test(Tree& t, int n, Rng& rng);
+  bool mutate_shift_threshold(Tree& t, int n, Rng& rng);
   // Exchanges the test (attribute, threshold) of n with that of a random internal descendant.
-  bool mutate_swap_test(Node* n, Rng& rng);
-  bool mutate_prune(Node* n, Rng& rng);
-  bool mutate_change_model(Node* n, Rng& rng);
-  bool mutate_expand(Node* n, int depth, Rng& rng);
+  bool mutate_swap_test(Tree& t, int n, Rng& rng);
+  bool mutate_prune(Tree& t, int n, Rng& rng);
+  bool mutate_change_model(Tree& t, int n, Rng& rng);
+  bool mutate_expand(Tree& t, int n, Rng& rng);
   // Index into a list sorted best-first, drawn with linear ranking.
   std::size_t rank_select(std::size_t n, Rng& rng) const;
   double fitness_of(const Individual& ind) const;
   const GmtParams& params() const { return p_; }
-  // Called with every batch handed to the evaluator (after flattening): the generation (0 = the
-  // initial population) and the flattened individuals. Used to record samples of a run's batches
-  // for replaying them on slower backends (family_gmt.cpp).
-  using BatchObserver = std::function<void(int generation, const std::vector<const FlatTree*>& batch)>;
+  // Called with every batch before it is handed to the evaluator: the generation (0 = the initial
+  // population) and the batch (trees before their repairs, the salts, the repair rule). Used to
+  // record samples of a run's batches for replaying them on slower backends (family_gmt.cpp).
+  using BatchObserver = std::function<void(int generation, const EvalBatch& batch)>;
   void set_batch_observer(BatchObserver f) { observer_ = std::move(f); }
 
  private:
   std::vector<int> random_model(Rng& rng) const;
   // A dipolar test for rows {a, b}: random attribute where they differ, threshold at the midpoint.
   bool dipolar_test(std::int64_t a, std::int64_t b, Rng& rng, int* attr, float* threshold) const;
-  std::unique_ptr<Node> grow(std::vector<std::size_t>& rows, int depth, Rng& rng);
-  bool repair(Node* n);
+  Tree grow(std::vector<std::size_t>& rows, int depth, Rng& rng);
 
   GmtParams p_;
   ModelTreeEvaluator& eval_;

@@ -3,30 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "algorithms/core/rng.hpp"
+#include "algorithms/gmt/leaf_stats.hpp"
 
 namespace gpudm {
 namespace gmt {
 
-namespace {
-std::uint64_t node_hash(std::uint64_t salt, std::uint64_t node) {
-  std::uint64_t s = salt ^ (0x9E3779B97F4A7C15ull * (node + 1));
-  return splitmix64(s);
-}
-// Ties in the dipole search go to the smaller row id so every merge order gives the same pair.
-bool lower_target(const Dataset& d, std::int64_t a, std::int64_t b) {
-  if (b < 0) return a >= 0;
-  if (a < 0) return false;
-  const float ya = d.target(static_cast<std::size_t>(a)), yb = d.target(static_cast<std::size_t>(b));
-  return ya < yb || (ya == yb && a < b);
-}
-bool higher_target(const Dataset& d, std::int64_t a, std::int64_t b) {
-  if (b < 0) return a >= 0;
-  if (a < 0) return false;
-  const float ya = d.target(static_cast<std::size_t>(a)), yb = d.target(static_cast<std::size_t>(b));
-  return ya > yb || (ya == yb && a < b);
-}
-}  // namespace
+namespace ls = leafstats;
 
 void householder_qr(double* a, std::int64_t m, int n, std::int64_t lda) {
   const std::int64_t steps = std::min<std::int64_t>(m, n);
@@ -51,39 +33,6 @@ void householder_qr(double* a, std::int64_t m, int n, std::int64_t lda) {
     }
     col[j] = alpha;
     for (std::int64_t i = j + 1; i < m; ++i) col[i] = 0.0;
-  }
-}
-
-void evaluate_in_order(EvalWork& work, const Dataset& data, const FlatTree& tree, const EvalOptions& opt,
-                       EvalOutput& out, PhaseTimer& timer) {
-  { auto s = timer.scope("transfers"); work.begin(data, tree, opt, out); }
-  {
-    auto s = timer.scope("redistribute");
-    for (int c = 0; c < work.n_chunks(); ++c) work.redistribute_chunk(c);
-  }
-  {
-    auto s = timer.scope("separate");
-    work.separate_offsets();
-    for (int c = 0; c < work.n_chunks(); ++c) work.separate_chunk(c);
-  }
-  {
-    auto s = timer.scope("reorganize");
-    work.reorganize_layout();
-    for (int t = 0; t < work.n_qr_tasks(); ++t) work.reorganize_block(t);
-  }
-  {
-    auto s = timer.scope("calc_models");
-    for (int t = 0; t < work.n_qr_tasks(); ++t) work.qr_block(t);
-    for (int l = 0; l < work.n_leaves(); ++l) work.solve_leaf(l);
-  }
-  {
-    auto s = timer.scope("estimate_errors");
-    for (int c = 0; c < work.n_chunks(); ++c) work.estimate_chunk(c);
-  }
-  {
-    auto s = timer.scope("reduction");
-    for (int l = 0; l < work.n_leaves(); ++l) work.reduce_leaf(l);
-    work.reduce_tree();
   }
 }
 
@@ -140,19 +89,86 @@ int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol
   return static_cast<int>(r);
 }
 
-void EvalWork::begin(const Dataset& data, const FlatTree& tree, const EvalOptions& opt, EvalOutput& out) {
+void set_leaf_fit(Tree& tree, int node, const double* coef, int rank) {
+  const auto a = tree.attrs(node);
+  std::vector<int> kept;
+  std::vector<double> c{coef[0]};
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    if (coef[k + 1] == 0.0) continue;
+    kept.push_back(a[k]);
+    c.push_back(coef[k + 1]);
+  }
+  tree.set_fit(node, kept, c, rank);
+}
+
+void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt) {
+  const float* y = data.targets().data();
+  auto lo = [&](std::int64_t r) { return r < 0 ? ls::kNoLoKey : ls::lo_key(y[r], static_cast<std::uint64_t>(r)); };
+  auto hi = [&](std::int64_t r) { return r < 0 ? ls::kNoHiKey : ls::hi_key(y[r], static_cast<std::uint64_t>(r)); };
+  auto rnd = [&](std::int64_t r) { return r < 0 ? ls::kNoLoKey : ls::dipole_key(salt, static_cast<std::uint64_t>(r)); };
+  for (int i = tree.size() - 1; i >= 0; --i) {
+    TreeNode& p = tree.node(i);
+    if (p.is_leaf()) continue;
+    const NodeStats& a = tree.node(p.left).stats;
+    const NodeStats& b = tree.node(p.left + 1).stats;
+    NodeStats s;
+    s.count = a.count + b.count;
+    s.sse = a.sse + b.sse;
+    s.sae = a.sae + b.sae;
+    s.dipole_lo = ls::lo_row(std::min(lo(a.dipole_lo), lo(b.dipole_lo)));
+    s.dipole_hi = ls::hi_row(std::max(hi(a.dipole_hi), hi(b.dipole_hi)));
+    s.dipole_rand = ls::rand_row(std::min(rnd(a.dipole_rand), rnd(b.dipole_rand)));
+    p.stats = s;
+  }
+}
+
+ForEach for_each_in_order() {
+  return [](int n, const std::function<void(int)>& body) {
+    for (int i = 0; i < n; ++i) body(i);
+  };
+}
+
+void EvalWork::begin(const Dataset& data, const Tree& tree, const EvalOptions& opt, std::uint64_t salt) {
   data_ = &data;
   tree_ = &tree;
   opt_ = opt;
-  out_ = &out;
+  salt_ = salt;
   n_ = data.rows();
-  cols_ = tree.cols;
-  GPUDM_REQUIRE(cols_ == static_cast<int>(data.cols()), "gmt: flat tree has " + std::to_string(cols_) +
-                                                            " attributes, dataset '" + data.name() + "' has " +
-                                                            std::to_string(data.cols()));
+  cols_ = static_cast<int>(data.cols());
   GPUDM_REQUIRE(opt.chunk_rows > 0 && opt.qr_block_rows > 0, "gmt: chunk_rows and qr_block_rows must be positive");
   n_chunks_ = static_cast<int>((n_ + static_cast<std::size_t>(opt.chunk_rows) - 1) / static_cast<std::size_t>(opt.chunk_rows));
-  n_leaves_ = tree.n_leaves();
+  const int nn = tree.size();
+  leaf_slot_.assign(static_cast<std::size_t>(nn), -1);
+  leaf_node_.clear();
+  refit_.clear();
+  attr_begin_.assign(1, 0);
+  attrs_.clear();
+  for (int i = 0; i < nn; ++i) {
+    const TreeNode& n = tree.node(i);
+    if (!n.is_leaf()) continue;
+    leaf_slot_[static_cast<std::size_t>(i)] = static_cast<std::int32_t>(leaf_node_.size());
+    leaf_node_.push_back(i);
+    refit_.push_back(tree.leaf_needs_refit(i) ? 1 : 0);
+    const auto a = tree.attrs(i);
+    for (std::int32_t c : a) {
+      GPUDM_REQUIRE(c >= 0 && c < cols_, "gmt: leaf model attribute " + std::to_string(c) + " out of range");
+      attrs_.push_back(c);
+    }
+    attr_begin_.push_back(static_cast<std::int32_t>(attrs_.size()));
+  }
+  for (int i = 0; i < nn; ++i) {
+    const TreeNode& n = tree.node(i);
+    GPUDM_REQUIRE(n.is_leaf() || (n.attr < cols_ && n.left > i && n.left + 1 < nn),
+                  "gmt: tree node " + std::to_string(i) + " is malformed");
+  }
+  n_leaves_ = static_cast<int>(leaf_node_.size());
+  coef_.assign(attrs_.size() + static_cast<std::size_t>(n_leaves_), 0.0);
+  rank_.assign(static_cast<std::size_t>(n_leaves_), -1);
+  for (int l = 0; l < n_leaves_; ++l) {
+    if (refit_[static_cast<std::size_t>(l)]) continue;
+    const auto c = tree.coef(leaf_node_[static_cast<std::size_t>(l)]);
+    std::copy(c.begin(), c.end(), coef_of(l));
+  }
   const std::size_t cl = static_cast<std::size_t>(n_chunks_) * static_cast<std::size_t>(n_leaves_);
   leaf_of_.resize(n_);
   chunk_counts_.assign(cl, 0);
@@ -161,36 +177,27 @@ void EvalWork::begin(const Dataset& data, const FlatTree& tree, const EvalOption
   order_.resize(n_);
   part_sse_.assign(cl, 0.0);
   part_sae_.assign(cl, 0.0);
-  part_lo_.assign(cl, -1);
-  part_hi_.assign(cl, -1);
-  out.nodes.assign(static_cast<std::size_t>(tree.n_nodes()), NodeStats{});
-  out.coef.assign(static_cast<std::size_t>(n_leaves_) * static_cast<std::size_t>(cols_ + 1), 0.0);
-  out.rank.assign(static_cast<std::size_t>(n_leaves_), -1);
-  leaf_attrs_.assign(static_cast<std::size_t>(n_leaves_), {});
-  for (int l = 0; l < n_leaves_; ++l) {
-    auto& a = leaf_attrs_[static_cast<std::size_t>(l)];
-    for (int c = 0; c < cols_; ++c)
-      if (tree.mask[static_cast<std::size_t>(l) * cols_ + c]) a.push_back(c);
-  }
+  part_lo_.assign(cl, ls::kNoLoKey);
+  part_hi_.assign(cl, ls::kNoHiKey);
+  part_rnd_.assign(cl, ls::kNoLoKey);
+  leaf_stats_.assign(static_cast<std::size_t>(n_leaves_), NodeStats{});
 }
 
 void EvalWork::redistribute_chunk(int c) {
-  const FlatTree& t = *tree_;
   const std::size_t r0 = static_cast<std::size_t>(c) * static_cast<std::size_t>(opt_.chunk_rows);
   const std::size_t r1 = std::min(n_, r0 + static_cast<std::size_t>(opt_.chunk_rows));
-  const std::int32_t* attr = t.attr.data();
-  const float* thr = t.threshold.data();
+  const TreeNode* nodes = tree_->nodes().data();
   const std::size_t ld = data_->padded_rows();
   const float* feat = data_->features().data();
   thread_local std::vector<std::int64_t> counts;  // the chunk's counts in this thread's locals (as estimate_chunk)
   counts.assign(static_cast<std::size_t>(n_leaves_), 0);
   for (std::size_t r = r0; r < r1; ++r) {
     int i = 0;
-    while (attr[i] >= 0) {
-      const float x = feat[static_cast<std::size_t>(attr[i]) * ld + r];
-      i = 2 * i + 2 - static_cast<int>(x <= thr[i]);  // left when x <= threshold, NaN right; no branch to mispredict
+    while (nodes[i].attr >= 0) {
+      const float x = feat[static_cast<std::size_t>(nodes[i].attr) * ld + r];
+      i = nodes[i].left + 1 - static_cast<int>(x <= nodes[i].threshold);  // left when x <= threshold, NaN right
     }
-    const std::int32_t slot = t.leaf_slot[static_cast<std::size_t>(i)];
+    const std::int32_t slot = leaf_slot_[static_cast<std::size_t>(i)];
     leaf_of_[r] = slot;
     ++counts[static_cast<std::size_t>(slot)];
   }
@@ -222,6 +229,20 @@ void EvalWork::separate_chunk(int c) {
   for (std::size_t r = r0; r < r1; ++r) order_[static_cast<std::size_t>(off[static_cast<std::size_t>(leaf_of_[r])]++)] = static_cast<std::int64_t>(r);
 }
 
+void EvalWork::routed_counts(int min_rows, RoutedCounts& out) const {
+  out.reset(tree_->size());
+  for (int l = 0; l < n_leaves_; ++l) {
+    const auto node = static_cast<std::size_t>(leaf_node_[static_cast<std::size_t>(l)]);
+    const std::int64_t m = leaf_count_[static_cast<std::size_t>(l)];
+    out.count[node] = m;
+    if (m > 0 && m < min_rows) {
+      out.small_begin[node] = static_cast<std::int32_t>(out.small_rows.size());
+      const std::int64_t b = leaf_begin_[static_cast<std::size_t>(l)];
+      out.small_rows.insert(out.small_rows.end(), order_.begin() + b, order_.begin() + b + m);
+    }
+  }
+}
+
 void EvalWork::reorganize_layout() {
   tasks_.clear();
   mat_offset_.assign(static_cast<std::size_t>(n_leaves_), -1);
@@ -230,8 +251,8 @@ void EvalWork::reorganize_layout() {
   std::int64_t mat_size = 0, r_size = 0;
   for (int l = 0; l < n_leaves_; ++l) {
     const std::int64_t m = leaf_count_[static_cast<std::size_t>(l)];
-    if (!tree_->refit[static_cast<std::size_t>(l)] || m == 0) continue;
-    const int width = static_cast<int>(leaf_attrs_[static_cast<std::size_t>(l)].size()) + 2;  // 1, attrs, y
+    if (!refit_[static_cast<std::size_t>(l)] || m == 0) continue;
+    const int width = attr_count(l) + 2;  // 1, attrs, y
     mat_offset_[static_cast<std::size_t>(l)] = mat_size;
     mat_size += m * width;
     leaf_task0_[static_cast<std::size_t>(l)] = static_cast<int>(tasks_.size());
@@ -257,15 +278,16 @@ void EvalWork::reorganize_block(int ti) {
   const std::int64_t m = leaf_count_[l];
   double* a = mat_.data() + mat_offset_[l];
   const std::int64_t* rows = order_.data() + leaf_begin_[l];
-  const auto& attrs = leaf_attrs_[l];
+  const int na = attr_count(t.leaf);
+  const std::int32_t* attrs = attrs_of(t.leaf);
   const std::int64_t e = t.row0 + t.rows;
   for (std::int64_t i = t.row0; i < e; ++i) a[i] = 1.0;
-  for (std::size_t k = 0; k < attrs.size(); ++k) {
+  for (int k = 0; k < na; ++k) {
     const float* col = data_->column(static_cast<std::size_t>(attrs[k]));
     double* dst = a + static_cast<std::int64_t>(k + 1) * m;
     for (std::int64_t i = t.row0; i < e; ++i) dst[i] = col[rows[i]];
   }
-  double* y = a + static_cast<std::int64_t>(attrs.size() + 1) * m;
+  double* y = a + static_cast<std::int64_t>(na + 1) * m;
   for (std::int64_t i = t.row0; i < e; ++i) y[i] = data_->target(static_cast<std::size_t>(rows[i]));
 }
 
@@ -273,7 +295,7 @@ void EvalWork::qr_block(int ti) {
   const QrTask& t = tasks_[static_cast<std::size_t>(ti)];
   const auto l = static_cast<std::size_t>(t.leaf);
   const std::int64_t m = leaf_count_[l];
-  const int width = static_cast<int>(leaf_attrs_[l].size()) + 2;
+  const int width = attr_count(t.leaf) + 2;
   double* a = mat_.data() + mat_offset_[l] + t.row0;
   householder_qr(a, t.rows, width, m);
   // R rows go to the stack, column-major with ld = r_rows.
@@ -284,18 +306,15 @@ void EvalWork::qr_block(int ti) {
 
 void EvalWork::solve_leaf(int li) {
   const auto l = static_cast<std::size_t>(li);
-  double* coef = out_->coef.data() + l * static_cast<std::size_t>(cols_ + 1);
-  if (!tree_->refit[l]) {
-    std::copy_n(tree_->coef.data() + l * static_cast<std::size_t>(cols_ + 1), cols_ + 1, coef);
-    return;
-  }
-  std::fill_n(coef, cols_ + 1, 0.0);
+  if (!refit_[l]) return;  // the model is the tree's (copied in begin)
+  double* coef = coef_of(li);
+  const int na = attr_count(li);
+  std::fill_n(coef, na + 1, 0.0);
   if (leaf_count_[l] == 0) {
-    out_->rank[l] = 0;
+    rank_[l] = 0;
     return;
   }
-  const auto& attrs = leaf_attrs_[l];
-  const int p = static_cast<int>(attrs.size()) + 1;
+  const int p = na + 1;
   const int width = p + 1;
   std::int64_t rows = 0;
   for (int k = 0; k < leaf_ntasks_[l]; ++k) rows += tasks_[static_cast<std::size_t>(leaf_task0_[l] + k)].r_rows;
@@ -308,14 +327,11 @@ void EvalWork::solve_leaf(int li) {
       for (int i = 0; i < t.r_rows; ++i) s[static_cast<std::size_t>(j * rows + at + i)] = r[static_cast<std::int64_t>(j) * t.r_rows + i];
     at += t.r_rows;
   }
-  std::vector<double> c(static_cast<std::size_t>(p));
   double sse = 0.0;
   int max_params = std::numeric_limits<int>::max();
   if (opt_.rows_per_param > 0)
     max_params = static_cast<int>(std::max<double>(1.0, std::floor(static_cast<double>(leaf_count_[l]) / opt_.rows_per_param)));
-  out_->rank[l] = least_squares_rank_rule(s.data(), rows, p, opt_.rank_tol, c.data(), &sse, max_params);
-  coef[0] = c[0];
-  for (std::size_t k = 0; k < attrs.size(); ++k) coef[attrs[k] + 1] = c[k + 1];
+  rank_[l] = least_squares_rank_rule(s.data(), rows, p, opt_.rank_tol, coef, &sse, max_params);
 }
 
 void EvalWork::estimate_chunk(int c) {
@@ -325,76 +341,111 @@ void EvalWork::estimate_chunk(int c) {
   const std::size_t ld = data_->padded_rows();
   const float* feat = data_->features().data();
   const float* y = data_->targets().data();
-  const double* coef = out_->coef.data();
-  const std::size_t w = static_cast<std::size_t>(cols_ + 1);
-  // The chunk's partials live in this thread's locals while its rows are summed (in row order,
-  // from 0, as before: the same sums bit for bit) and are stored once at the end: the shared
-  // arrays see one write per (chunk, leaf) instead of a read-modify-write per row.
+  // The chunk's partials live in this thread's locals while its rows are summed (in row order)
+  // and are stored once at the end: the shared arrays see one write per (chunk, leaf).
   thread_local std::vector<double> sse, sae;
-  thread_local std::vector<std::int64_t> lo, hi;
+  thread_local std::vector<std::uint64_t> lo, hi, rnd;
   const auto L = static_cast<std::size_t>(n_leaves_);
   sse.assign(L, 0.0);
   sae.assign(L, 0.0);
-  lo.assign(L, -1);
-  hi.assign(L, -1);
+  lo.assign(L, ls::kNoLoKey);
+  hi.assign(L, ls::kNoHiKey);
+  rnd.assign(L, ls::kNoLoKey);
   for (std::size_t r = r0; r < r1; ++r) {
-    const auto l = static_cast<std::size_t>(leaf_of_[r]);
-    const double* cf = coef + l * w;
+    const int li = leaf_of_[r];
+    const auto l = static_cast<std::size_t>(li);
+    const double* cf = coef_.data() + attr_begin_[l] + l;
+    const std::int32_t* a = attrs_of(li);
+    const int na = attr_count(li);
     double pred = cf[0];
-    for (int a : leaf_attrs_[l]) pred += cf[a + 1] * static_cast<double>(feat[static_cast<std::size_t>(a) * ld + r]);
+    for (int k = 0; k < na; ++k) pred += cf[k + 1] * static_cast<double>(feat[static_cast<std::size_t>(a[k]) * ld + r]);
     const double e = static_cast<double>(y[r]) - pred;
     sse[l] += e * e;
     sae[l] += std::fabs(e);
-    auto ri = static_cast<std::int64_t>(r);
-    if (lower_target(*data_, ri, lo[l])) lo[l] = ri;
-    if (higher_target(*data_, ri, hi[l])) hi[l] = ri;
+    const auto ru = static_cast<std::uint64_t>(r);
+    lo[l] = std::min(lo[l], ls::lo_key(y[r], ru));
+    hi[l] = std::max(hi[l], ls::hi_key(y[r], ru));
+    rnd[l] = std::min(rnd[l], ls::dipole_key(salt_, ru));
   }
   std::copy(sse.begin(), sse.end(), part_sse_.begin() + static_cast<std::ptrdiff_t>(base));
   std::copy(sae.begin(), sae.end(), part_sae_.begin() + static_cast<std::ptrdiff_t>(base));
   std::copy(lo.begin(), lo.end(), part_lo_.begin() + static_cast<std::ptrdiff_t>(base));
   std::copy(hi.begin(), hi.end(), part_hi_.begin() + static_cast<std::ptrdiff_t>(base));
+  std::copy(rnd.begin(), rnd.end(), part_rnd_.begin() + static_cast<std::ptrdiff_t>(base));
 }
 
 void EvalWork::reduce_leaf(int li) {
   const auto l = static_cast<std::size_t>(li);
-  const int node = tree_->leaf_node[l];
-  NodeStats& s = out_->nodes[static_cast<std::size_t>(node)];
+  NodeStats& s = leaf_stats_[l];
+  s = NodeStats{};
   s.count = leaf_count_[l];
+  std::uint64_t lo = ls::kNoLoKey, hi = ls::kNoHiKey, rnd = ls::kNoLoKey;
   for (int c = 0; c < n_chunks_; ++c) {
     const std::size_t k = static_cast<std::size_t>(c) * n_leaves_ + l;
     s.sse += part_sse_[k];
     s.sae += part_sae_[k];
-    if (lower_target(*data_, part_lo_[k], s.dipole_lo)) s.dipole_lo = part_lo_[k];
-    if (higher_target(*data_, part_hi_[k], s.dipole_hi)) s.dipole_hi = part_hi_[k];
+    lo = std::min(lo, part_lo_[k]);
+    hi = std::max(hi, part_hi_[k]);
+    rnd = std::min(rnd, part_rnd_[k]);
   }
-  if (s.count > 0) {
-    const std::uint64_t h = node_hash(tree_->salt, static_cast<std::uint64_t>(node));
-    s.dipole_rand = order_[static_cast<std::size_t>(leaf_begin_[l] + static_cast<std::int64_t>(h % static_cast<std::uint64_t>(s.count)))];
-  }
+  s.dipole_lo = ls::lo_row(lo);
+  s.dipole_hi = ls::hi_row(hi);
+  s.dipole_rand = ls::rand_row(rnd);
 }
 
-void EvalWork::reduce_tree() {
-  const FlatTree& t = *tree_;
-  auto& nodes = out_->nodes;
-  for (int i = t.n_nodes() - 1; i >= 0; --i) {
-    if (t.attr[static_cast<std::size_t>(i)] < 0) continue;  // leaf or absent
-    NodeStats& p = nodes[static_cast<std::size_t>(i)];
-    const NodeStats& a = nodes[static_cast<std::size_t>(2 * i + 1)];
-    const NodeStats& b = nodes[static_cast<std::size_t>(2 * i + 2)];
-    p.count = a.count + b.count;
-    p.sse = a.sse + b.sse;
-    p.sae = a.sae + b.sae;
-    p.dipole_lo = lower_target(*data_, b.dipole_lo, a.dipole_lo) ? b.dipole_lo : a.dipole_lo;
-    p.dipole_hi = higher_target(*data_, b.dipole_hi, a.dipole_hi) ? b.dipole_hi : a.dipole_hi;
-    // The random row comes from a child picked in proportion to its rows, so dipole_rand is a
-    // uniformly drawn row of the node (a fair coin would favour rows of small subtrees).
-    p.dipole_rand = -1;
-    if (p.count > 0) {
-      const std::uint64_t h = node_hash(t.salt, static_cast<std::uint64_t>(i));
-      const bool pick_left = static_cast<std::int64_t>(h % static_cast<std::uint64_t>(p.count)) < a.count;
-      p.dipole_rand = pick_left ? a.dipole_rand : b.dipole_rand;
-    }
+void EvalWork::finish(Tree& tree) {
+  GPUDM_REQUIRE(&tree == tree_, "gmt: EvalWork::finish() on another tree than begin()'s");
+  for (int l = 0; l < n_leaves_; ++l) {
+    const int node = leaf_node_[static_cast<std::size_t>(l)];
+    if (refit_[static_cast<std::size_t>(l)]) set_leaf_fit(tree, node, coef_of(l), rank_[static_cast<std::size_t>(l)]);
+    tree.node(node).stats = leaf_stats_[static_cast<std::size_t>(l)];
   }
+  propagate_stats(tree, *data_, salt_);
+}
+
+RepairOutcome evaluate_tree(EvalWork& work, const Dataset& data, Tree& tree, std::uint64_t salt, const EvalOptions& opt,
+                            const RepairSpec& repair, PhaseTimer& timer, const ForEach& loop) {
+  RepairOutcome outcome;
+  for (int round = 0; round < 2; ++round) {
+    { auto s = timer.scope("transfers"); work.begin(data, tree, opt, salt); }
+    const int nc = work.n_chunks();
+    {
+      auto s = timer.scope("redistribute");
+      loop(nc, [&](int c) { work.redistribute_chunk(c); });
+    }
+    {
+      auto s = timer.scope("separate");
+      work.separate_offsets();
+      loop(nc, [&](int c) { work.separate_chunk(c); });
+    }
+    if (round > 0 || repair.min_rows <= 0) break;
+    auto s = timer.scope("repair");
+    thread_local RoutedCounts routed;
+    work.routed_counts(repair.min_rows, routed);
+    outcome = repair_tree(tree, repair, routed, data);
+    GPUDM_REQUIRE(outcome.complete, "gmt: repair could not find a small leaf's rows (internal error)");
+    if (outcome.repairs == 0) break;  // the routing stands; otherwise route the repaired tree
+  }
+  {
+    auto s = timer.scope("reorganize");
+    work.reorganize_layout();
+    loop(work.n_qr_tasks(), [&](int t) { work.reorganize_block(t); });
+  }
+  {
+    auto s = timer.scope("calc_models");
+    loop(work.n_qr_tasks(), [&](int t) { work.qr_block(t); });
+    loop(work.n_leaves(), [&](int l) { work.solve_leaf(l); });
+  }
+  {
+    auto s = timer.scope("estimate_errors");
+    loop(work.n_chunks(), [&](int c) { work.estimate_chunk(c); });
+  }
+  {
+    auto s = timer.scope("reduction");
+    loop(work.n_leaves(), [&](int l) { work.reduce_leaf(l); });
+    work.finish(tree);
+  }
+  return outcome;
 }
 
 }  // namespace gmt

@@ -5,21 +5,23 @@
 // produce bit-identical errors and models (and therefore identical EA runs for the same seed).
 // Host-only code (CUDA-free); the CUDA backend implements the same procedures as kernels.
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/gmt/evaluator.hpp"
-#include "algorithms/gmt/flat_tree.hpp"
+#include "algorithms/gmt/tree.hpp"
 
 namespace gpudm {
 namespace gmt {
 
 class EvalWork {
  public:
-  // Binds one individual; sizes every buffer. Cheap when called again with similar sizes.
-  void begin(const Dataset& data, const FlatTree& tree, const EvalOptions& opt, EvalOutput& out);
+  // Binds one tree (its leaves in breadth-first order are the slots); sizes every buffer. Cheap
+  // when called again with similar sizes.
+  void begin(const Dataset& data, const Tree& tree, const EvalOptions& opt, std::uint64_t salt);
 
   int n_chunks() const { return n_chunks_; }
   int n_leaves() const { return n_leaves_; }
@@ -31,6 +33,8 @@ class EvalWork {
   void separate_offsets();
   // ... then a stable scatter of chunk c's row ids into their leaf buckets.
   void separate_chunk(int c);
+  // After separate: the routing counts and the rows of the leaves under min_rows (repair.hpp).
+  void routed_counts(int min_rows, RoutedCounts& out) const;
   // reorganize: lays out the affected leaves' matrices and TSQR blocks (one thread) ...
   void reorganize_layout();
   // ... then copies block t's rows into its leaf matrix, column-major [1, attrs..., y] in double.
@@ -39,12 +43,13 @@ class EvalWork {
   void qr_block(int t);
   // ... then QR of leaf l's stacked R factors with the rank rule, back substitution.
   void solve_leaf(int l);
-  // estimate_errors: chunk c's per-leaf SSE/SAE and lowest/highest-target rows.
+  // estimate_errors: chunk c's per-leaf SSE/SAE and the keys of the dipole rows.
   void estimate_chunk(int c);
   // reduction: merge the chunk partials of leaf l (in chunk order) ...
   void reduce_leaf(int l);
-  // ... then propagate counts, errors and dipoles from the leaves up to the root (one thread).
-  void reduce_tree();
+  // ... then write the leaves' statistics and models into the tree and propagate counts, errors
+  // and dipoles to the root (one thread).
+  void finish(Tree& tree);
 
  private:
   struct QrTask {
@@ -54,30 +59,50 @@ class EvalWork {
     int r_rows;                // min(rows, width)
   };
   const Dataset* data_ = nullptr;
-  const FlatTree* tree_ = nullptr;
+  const Tree* tree_ = nullptr;
   EvalOptions opt_;
-  EvalOutput* out_ = nullptr;
+  std::uint64_t salt_ = 0;
   std::size_t n_ = 0;
   int n_chunks_ = 0, n_leaves_ = 0, cols_ = 0;
 
+  std::vector<std::int32_t> leaf_slot_;      // per node: leaf slot, -1 for internal nodes
+  std::vector<std::int32_t> leaf_node_;      // per slot: node
+  std::vector<std::uint8_t> refit_;          // per slot
+  std::vector<std::int32_t> attr_begin_;     // per slot + 1: model attributes in attrs_
+  std::vector<std::int32_t> attrs_;
+  std::vector<double> coef_;                 // per slot: coef_begin_[slot], attributes + 1 values
+  std::vector<std::int32_t> rank_;           // per slot
   std::vector<std::int32_t> leaf_of_;        // per row: leaf slot
   std::vector<std::int64_t> chunk_counts_;   // n_chunks x n_leaves: counts, then write offsets
   std::vector<std::int64_t> leaf_count_, leaf_begin_;
   std::vector<std::int64_t> order_;          // row ids grouped by leaf, ascending within a leaf
-  std::vector<std::vector<int>> leaf_attrs_; // per leaf: model attributes (ascending)
   std::vector<std::int64_t> mat_offset_;     // per leaf: offset of its matrix in mat_, -1 if none
   std::vector<double> mat_;
   std::vector<QrTask> tasks_;
   std::vector<int> leaf_task0_, leaf_ntasks_;
   std::vector<double> rblocks_;
   std::vector<double> part_sse_, part_sae_;
-  std::vector<std::int64_t> part_lo_, part_hi_;
+  std::vector<std::uint64_t> part_lo_, part_hi_, part_rnd_;
+  std::vector<NodeStats> leaf_stats_;        // per slot, after reduce_leaf
+
+  int attr_count(int slot) const { return attr_begin_[static_cast<std::size_t>(slot) + 1] - attr_begin_[static_cast<std::size_t>(slot)]; }
+  const std::int32_t* attrs_of(int slot) const { return attrs_.data() + attr_begin_[static_cast<std::size_t>(slot)]; }
+  double* coef_of(int slot) { return coef_.data() + attr_begin_[static_cast<std::size_t>(slot)] + slot; }
 };
 
-// One individual, every procedure in order on the calling thread, each timed as its phase in
-// `timer` (the sequential backend; the OpenMP backend's individual-parallel mode per thread).
-void evaluate_in_order(EvalWork& work, const Dataset& data, const FlatTree& tree, const EvalOptions& opt,
-                       EvalOutput& out, PhaseTimer& timer);
+// Runs `body(i)` for i in [0, n): in order (sequential) or over threads (OpenMP). The backends'
+// only difference.
+using ForEach = std::function<void(int n, const std::function<void(int)>& body)>;
+ForEach for_each_in_order();
+
+// One tree: routing, the repair rule (repair.hpp), then every procedure in order, each timed as
+// its phase in `timer`; the statistics and models are written into the tree. `loop` runs the
+// work items of a procedure (in order, or spread over threads).
+RepairOutcome evaluate_tree(EvalWork& work, const Dataset& data, Tree& tree, std::uint64_t salt, const EvalOptions& opt,
+                            const RepairSpec& repair, PhaseTimer& timer, const ForEach& loop);
+
+// Counts, errors and dipoles of the internal nodes from their leaves (children after parents).
+void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt);
 
 // Householder QR in place of the m x n column-major matrix A (leading dimension lda), no
 // pivoting: on return the upper triangle of the first min(m, n) rows holds R.
@@ -89,6 +114,10 @@ void householder_qr(double* a, std::int64_t m, int n, std::int64_t lda);
 // max_params: keep at most this many columns (EvalOptions::rows_per_param); later ones are dropped.
 int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol, double* coef, double* sse,
                             int max_params = std::numeric_limits<int>::max());
+
+// Writes a refit leaf's result into the tree: attributes whose coefficient is exactly 0 were
+// dropped by the rank rule and leave the model.
+void set_leaf_fit(Tree& tree, int node, const double* coef, int rank);
 
 }  // namespace gmt
 }  // namespace gpudm

@@ -1,15 +1,24 @@
 #pragma once
-// ModelTreeEvaluator: the backend interface of the GMT family (CUDA-free). The EA flattens each
-// modified individual (flat_tree.hpp) and hands a whole generation to evaluate() in one call.
-// Every backend runs the paper's six procedures and records each as a PhaseTimer phase:
+// ModelTreeEvaluator: the backend interface of the GMT family (CUDA-free). The EA hands a whole
+// generation's modified individuals (compact trees, tree.hpp) to evaluate() in one call. Every
+// backend runs the paper's six procedures and records each as a PhaseTimer phase:
 //   redistribute    rows -> leaves (route every training row through the tree)
 //   separate        group row ids by leaf (stable counting sort; CUB radix sort on the GPU)
 //   reorganize      per-leaf matrices [1, model attributes, y] of the affected leaves
 //   calc_models     Householder QR least squares in every affected leaf
 //   estimate_errors per-chunk partial SSE/SAE and dipole candidates per leaf
 //   reduction       merge the partials, propagate errors and dipoles up to the root
-// plus "transfers" (moving the flat trees in and the results out; host copies on CPU backends).
-// The EA itself records "flattening" and "cpu_ea".
+// plus "transfers" (moving the trees in and the results out; host copies on CPU backends) and
+// "repair" (the repair rule applied from the routing counts, repair.hpp). The GPU fast path
+// fuses redistribute .. estimate_errors into one statistics pass (backends/cuda/gmt/).
+// The EA itself records "cpu_ea".
+//
+// One call evaluates each tree *after* the repair rule (repair.hpp): nodes with a child under
+// `repair.min_rows` rows are repaired (decided from the routing counts, without evaluating the
+// tree first), then every node gets its statistics and every refit leaf its model, written into
+// the tree (Tree::set_fit drops the attributes the rank rule dropped). So an individual is
+// evaluated once per generation whatever its repairs (issue 23; before, up to 8 evaluations).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,7 +26,8 @@
 #include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/phase_timer.hpp"
-#include "algorithms/gmt/flat_tree.hpp"
+#include "algorithms/gmt/repair.hpp"
+#include "algorithms/gmt/tree.hpp"
 
 namespace gpudm {
 namespace gmt {
@@ -47,9 +57,9 @@ struct EvalOptions {
   OmpMode omp_mode = OmpMode::kAuto;
 
   // ---- CUDA backend only (backends/cuda/gmt/evaluator.cu states its tolerances) ----
-  // kFast (default): a generation's trees in one launch sequence, per-leaf sufficient statistics
-  // in FP64, batched solves. kFaithful: the paper's six procedures per individual (CUB radix sort,
-  // cuSOLVER geqrf/ormqr, cuBLAS trsm per affected leaf).
+  // kFast (default): a generation's trees in one fused statistics pass (per-leaf sufficient
+  // statistics in FP64, batched solves, one graph, one sync). kFaithful: the paper's six
+  // procedures per individual (CUB radix sort, cuSOLVER geqrf/ormqr, cuBLAS trsm per leaf).
   enum class GpuPath { kFast, kFaithful };
   GpuPath gpu_path = GpuPath::kFast;
   // Faithful path: least squares in float (the paper) or double (the CPU evaluators).
@@ -63,30 +73,58 @@ struct EvalOptions {
   // query fails always does (backends/cuda/gmt/leaf_solver.cu). Not a config param (it would change
   // every run's identity); tests set it to 1 to check the fallback on every leaf.
   long long ormqr_max_rows = 0x7FFFFFFFLL;
-  // Fast path: Gram accumulation on FP64 CUDA cores (kFp64) or FP64 tensor cores (kDmma, sm_80+).
-  enum class GramEngine { kFp64, kDmma };
-  GramEngine gram_engine = GramEngine::kFp64;
   // Fast path: a pivot of the centred Gram at or below fast_pivot_guard x its column's centred
   // norm^2 (near-dependent columns, ill-conditioned leaves) sends the leaf to the exact QR solver.
   double fast_pivot_guard = 1e-6;
-  // Fast path: replay the generation's kernels as CUDA graphs (launch overhead of small data).
+  // Fast path: replay the generation's kernels as one CUDA graph (launch overhead of small data).
   bool cuda_graphs = true;
   // Usable device memory in bytes (0 = what the device has free); a test lowers it to check
   // the out-of-memory message.
   double device_memory_limit = 0.0;
 };
 
+// One call's input: the trees (repaired and evaluated in place), one salt per tree (the dipole
+// draw, tree.hpp dipole_key), the repair rule.
+struct EvalBatch {
+  std::vector<Tree*> trees;
+  std::vector<std::uint64_t> salts;
+  RepairSpec repair;
+  // The SSE in a clean leaf's stats (dirty == 0 with coefficients) is that of an evaluation of the
+  // same rows and model: a backend may keep it instead of summing it again (the GPU fast path
+  // does; the CPU backends sum every leaf, which gives the same value bit for bit). The EA sets
+  // it; a caller with hand-made coefficients leaves it false.
+  bool clean_sse_known = false;
+  std::size_t size() const { return trees.size(); }
+};
+
+// What the last evaluate() did (counters for describe() and the family's metrics).
+struct EvalCounters {
+  std::int64_t calls = 0, trees = 0, repaired_trees = 0, repairs = 0;
+  std::int64_t second_passes = 0;  // trees evaluated again because a repair needed statistics the pass skipped
+};
+
 // The lifecycle of backend.hpp: configure(EvalOptions), prepare(training set) once (uploads and
 // layouts; the dataset must outlive the evaluator's use), then evaluate() per generation.
 class ModelTreeEvaluator : public BackendOf<EvalOptions> {
  public:
-  // Evaluates a batch of individuals (one generation's modified ones); out is resized to match.
-  virtual void evaluate(const std::vector<const FlatTree*>& trees, std::vector<EvalOutput>& out,
-                        PhaseTimer& timer) = 0;
+  virtual void evaluate(const EvalBatch& batch, PhaseTimer& timer) = 0;
   // Relative difference of a tree's SSE from the reference backend's that this backend
   // guarantees (the family's validation): the CPU backends share the reference's arithmetic.
   virtual double sse_tolerance() const { return 1e-9; }
+  const EvalCounters& counters() const { return counters_; }
+
+ protected:
+  EvalCounters counters_;
 };
+
+// A batch of one tree (tests, validation): salt given, no repair.
+inline EvalBatch single(Tree& t, std::uint64_t salt, RepairSpec repair = {}) {
+  EvalBatch b;
+  b.trees = {&t};
+  b.salts = {salt};
+  b.repair = repair;
+  return b;
+}
 
 }  // namespace gmt
 }  // namespace gpudm

@@ -24,7 +24,8 @@ using namespace gmt;
 // The evaluator's phases (the paper's six procedures and the transfers), seconds in `t`.
 double evaluator_seconds(const PhaseTimer& t) {
   double s = 0.0;
-  for (const char* ph : {"redistribute", "separate", "reorganize", "calc_models", "estimate_errors", "reduction", "transfers"})
+  for (const char* ph : {"flattening", "redistribute", "separate", "repair", "reorganize", "calc_models", "estimate_errors",
+                         "reduction", "transfers"})
     s += t.seconds(ph);
   return s;
 }
@@ -72,15 +73,26 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
   // piece_trees trees (so a time cap can stop within one large batch of a slow backend) and
   // ordered so that any prefix is spread over the run (middle first, then the quarters, ...).
   struct Piece {
-    std::vector<const FlatTree*> trees;
+    SampledBatch trees;   // a slice of a sampled batch (salts and repair rule along)
     std::size_t batch;
+    std::vector<Tree> copies;  // evaluation edits trees: each pass evaluates fresh copies
+    EvalBatch fresh() {
+      EvalBatch b = trees.batch(copies);
+      return b;
+    }
   };
   std::vector<Piece> pieces;
   const std::size_t piece_trees = static_cast<std::size_t>(std::max<std::int64_t>(1, piece_size));
   for (std::size_t i : pick_batches(s, max_evaluations))
     for (std::size_t k = 0; k < s.batches[i].size(); k += piece_trees) {
-      Piece p{{}, i};
-      for (std::size_t t = k; t < std::min(s.batches[i].size(), k + piece_trees); ++t) p.trees.push_back(&s.batches[i][t]);
+      Piece p{{}, i, {}};
+      const SampledBatch& b = s.batches[i];
+      p.trees.generation = b.generation;
+      p.trees.repair = b.repair;
+      for (std::size_t t = k; t < std::min(b.size(), k + piece_trees); ++t) {
+        p.trees.trees.push_back(b.trees[t]);
+        p.trees.salts.push_back(b.salts[t]);
+      }
       pieces.push_back(std::move(p));
     }
   {
@@ -100,28 +112,38 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
   }
   PhaseTimer prep;
   { auto sc = prep.scope(prepare_phase(eval)); eval.prepare(train); }
-  std::vector<EvalOutput> outs;
-  std::string counts;  // node counts of the first piece's trees: equal on every backend
+  std::string counts;  // node counts of the first piece's trees (after their repairs): equal on every backend
   // First pass: the time cap fixes how many pieces are kept; without warm-up it is the first
-  // timed repetition.
+  // timed repetition. Copies of a piece's trees are made outside the clock.
   PhaseTimer first_timer;
   double first_seconds = 0.0;
   {
-    Stopwatch sw;
     std::size_t kept = pieces.size();
     for (std::size_t k = 0; k < pieces.size(); ++k) {
-      eval.evaluate(pieces[k].trees, outs, first_timer);
+      const EvalBatch b = pieces[k].fresh();
+      Stopwatch sw;
+      eval.evaluate(b, first_timer);
+      first_seconds += sw.seconds();
       if (k == 0)
-        for (const auto& o : outs)
-          for (const auto& n : o.nodes) counts += std::to_string(n.count) + ",";
-      if (max_seconds > 0 && sw.seconds() >= max_seconds) {
+        for (const Tree* t : b.trees)
+          for (const TreeNode& n : t->nodes()) counts += std::to_string(n.stats.count) + ",";
+      if (max_seconds > 0 && first_seconds >= max_seconds) {
         kept = k + 1;
         break;
       }
     }
-    first_seconds = sw.seconds();
     pieces.resize(kept);
   }
+  auto replay_all = [&](PhaseTimer& t) {
+    double sec = 0.0;
+    for (auto& p : pieces) {
+      const EvalBatch b = p.fresh();
+      Stopwatch sw;
+      eval.evaluate(b, t);
+      sec += sw.seconds();
+    }
+    return sec;
+  };
   std::int64_t replayed = 0;
   std::vector<std::size_t> sources;
   for (const auto& p : pieces) {
@@ -142,13 +164,12 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
   if (ctx.warmup == 0) add_sample(first_timer, first_seconds);
   for (int i = 1; i < ctx.warmup; ++i) {
     PhaseTimer scratch;
-    for (const auto& p : pieces) eval.evaluate(p.trees, outs, scratch);
+    replay_all(scratch);
   }
   while (static_cast<int>(res.timing.samples.size()) < reps) {
     PhaseTimer t;
-    Stopwatch sw;
-    for (const auto& p : pieces) eval.evaluate(p.trees, outs, t);
-    add_sample(t, sw.seconds());
+    const double sec = replay_all(t);
+    add_sample(t, sec);
   }
   for (const auto& ph : prep.phases()) res.breakdown.add(ph.name, ph.seconds * double(res.timing.samples.size()), ph.clock);
   res.metrics["estimated"] = true;
@@ -157,7 +178,7 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
       " run (trees of " + std::to_string(sources.size()) + " of its " + std::to_string(s.batches.size()) +
       " sampled generation batches, spread over the run) re-evaluated on this backend; time = seconds per evaluation x " +
       "the run's evaluations" + (s.run.scale != 1.0 ? " (x " + std::to_string(s.run.scale) + ", the run's own extrapolation)" : std::string()) +
-      " + the run's host EA time (cpu_ea + flattening)";
+      " + the run's host EA time (cpu_ea)";
   res.metrics["replayed_evaluations"] = replayed;
   res.metrics["replayed_batches"] = sources.size();
   res.metrics["recorded_backend"] = s.run.backend;
@@ -175,16 +196,17 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     auto ref = ctx.registry->create<ModelTreeEvaluator>("gmt", reference);
     ref->configure(eval.options());
     ref->prepare(train);
-    std::vector<EvalOutput> a, b;
     PhaseTimer scratch, scratch_ref;  // one each: a host and a device backend time 'transfers' on different clocks
-    const std::vector<const FlatTree*> one{pieces.front().trees.front()};
-    ref->evaluate(one, a, scratch_ref);
-    eval.evaluate(one, b, scratch);
-    const double sa = a[0].nodes[0].sse, sb = b[0].nodes[0].sse;
+    const SampledBatch& first = pieces.front().trees;
+    Tree ta = first.trees.front(), tb = first.trees.front();
+    EvalBatch ba = single(ta, first.salts.front(), first.repair), bb = single(tb, first.salts.front(), first.repair);
+    ba.clean_sse_known = bb.clean_sse_known = true;
+    ref->evaluate(ba, scratch_ref);
+    eval.evaluate(bb, scratch);
+    const double sa = ta.node(0).stats.sse, sb = tb.node(0).stats.sse;
     const double err = std::fabs(sa - sb) / std::max(1e-300, std::fabs(sa));
-    const bool same_counts = a[0].nodes.size() == b[0].nodes.size() &&
-                             std::equal(a[0].nodes.begin(), a[0].nodes.end(), b[0].nodes.begin(),
-                                        [](const NodeStats& x, const NodeStats& y) { return x.count == y.count; });
+    bool same_counts = ta.size() == tb.size();
+    for (int i = 0; same_counts && i < ta.size(); ++i) same_counts = ta.node(i).stats.count == tb.node(i).stats.count;
     res.validation = {{"reference_backend", reference},
                       {"quantity", "relative difference of the first replayed tree's SSE (node counts must be equal)"},
                       {"max_error", err},
@@ -303,7 +325,7 @@ class GmtFamily final : public Family {
       GmtEA ea(p, *eval, train, t);
       if (record) {
         writer = std::make_unique<BatchSampleWriter>(sample_file, ctx.dataset, train.rows(), train.cols(), ctx.seed);
-        ea.set_batch_observer([&](int generation, const std::vector<const FlatTree*>& batch) {
+        ea.set_batch_observer([&](int generation, const EvalBatch& batch) {
           if (generation >= 1 && generation % sample_every == 0) writer->add(generation, batch);
         });
       }
@@ -336,7 +358,7 @@ class GmtFamily final : public Family {
       r.evaluations = summary.evaluations;
       r.iterations = summary.iterations;
       r.scale = estimated ? double(extrapolate) / double(summary.iterations) : 1.0;
-      r.host_seconds = last_timer.seconds("cpu_ea") + last_timer.seconds("flattening");
+      r.host_seconds = last_timer.seconds("cpu_ea");
       r.run_seconds = last_seconds;
       r.evaluator_seconds = evaluator_seconds(last_timer);
       writer->finish(r);
@@ -344,8 +366,8 @@ class GmtFamily final : public Family {
       res.metrics["batch_sample_batches"] = writer->batches();
     }
 
-    res.metrics["thresholds_centered"] = center_thresholds(best.root.get(), train);  // partition unchanged
-    const Node* root = best.root.get();
+    res.metrics["thresholds_centered"] = center_thresholds(best.tree, train);  // partition unchanged
+    const Tree& root = best.tree;
     const Scores st = score(root, train);
     res.metrics["train_rmse"] = st.rmse;
     res.metrics["train_mae"] = st.mae;
@@ -368,6 +390,8 @@ class GmtFamily final : public Family {
     res.metrics["best_found_at"] = summary.best_found_at;
     res.metrics["stop_reason"] = summary.stop_reason;
     res.metrics["evaluations"] = summary.evaluations;
+    res.metrics["evaluate_calls"] = summary.evaluate_calls;
+    res.metrics["repairs"] = summary.repairs;
     add_pass_metrics(res, train, summary.evaluations);
     const double med = res.timing.median();
     // Rows routed through a tree per second (evaluations x training rows / induction time).
@@ -382,15 +406,13 @@ class GmtFamily final : public Family {
       res.metrics["backend_info"] = eval->describe();  // the run's counters, before prepare() resets them
       ref->prepare(train);
       eval->prepare(train);
-      auto again = root->clone();
-      mark_subtree_dirty(again.get());
-      FlatTree f;
-      flatten(again.get(), static_cast<int>(train.cols()), 7, f);
-      std::vector<EvalOutput> a, b;
+      Tree ta = root, tb = root;
+      ta.mark_dirty(0);
+      tb.mark_dirty(0);
       PhaseTimer scratch, scratch_ref;  // one each: a host and a device backend time 'transfers' on different clocks
-      ref->evaluate({&f}, a, scratch_ref);
-      eval->evaluate({&f}, b, scratch);
-      const double sa = a[0].nodes[0].sse, sb = b[0].nodes[0].sse;
+      ref->evaluate(single(ta, 7), scratch_ref);
+      eval->evaluate(single(tb, 7), scratch);
+      const double sa = ta.node(0).stats.sse, sb = tb.node(0).stats.sse;
       const double err = std::fabs(sa - sb) / std::max(1e-300, std::fabs(sa));
       const double tol = eval->sse_tolerance();
       res.validation = {{"reference_backend", reference},

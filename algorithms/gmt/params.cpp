@@ -100,7 +100,7 @@ const ParamTable<GmtCase>& params_table() {
                   "degrees-of-freedom guard: a leaf of n rows keeps at most max(1, n / rows_per_param) parameters (0 = off)")
         .at_least(0);
     t.add_enum<E::GpuPath>("gpu_path", ev(&E::gpu_path), {{"fast", E::GpuPath::kFast}, {"faithful", E::GpuPath::kFaithful}},
-                           "CUDA backend: fast (a generation's trees in one launch sequence, FP64 sufficient statistics) | "
+                           "CUDA backend: fast (a generation's trees in one fused statistics pass: FP64 sufficient statistics, batched solves, one graph and one sync per generation) | "
                            "faithful (the paper's six procedures per individual: CUB sort, cuSOLVER geqrf/ormqr + cuBLAS "
                            "trsm per leaf)")
         .backend_only();
@@ -116,15 +116,11 @@ const ParamTable<GmtCase>& params_table() {
                "CUDA faithful path: threads per block (0 = the paper's Sec. 5.3 setting by rows)")
         .range(0, 1024)
         .backend_only();
-    t.add_enum<E::GramEngine>("gram_engine", ev(&E::gram_engine),
-                              {{"fp64", E::GramEngine::kFp64}, {"dmma", E::GramEngine::kDmma}},
-                              "CUDA fast path: Gram accumulation on FP64 CUDA cores (fp64) or FP64 tensor cores (dmma)")
-        .backend_only();
     t.add<double>("fast_pivot_guard", ev(&E::fast_pivot_guard),
                   "CUDA fast path: a pivot <= this x its column's centred norm^2 sends the leaf to the exact QR solver")
         .range(0, 1)
         .backend_only();
-    t.add<bool>("cuda_graphs", ev(&E::cuda_graphs), "CUDA fast path: replay each generation's kernels as CUDA graphs")
+    t.add<bool>("cuda_graphs", ev(&E::cuda_graphs), "CUDA fast path: replay each generation's kernels as one CUDA graph")
         .backend_only();
     t.add<double>("device_memory_limit", ev(&E::device_memory_limit),
                   "CUDA backend: usable device memory in bytes (0 = all free memory)")
@@ -133,7 +129,7 @@ const ParamTable<GmtCase>& params_table() {
 
     // ---- the family's runs: recorded batches, replay, estimates, hold-out ----
     t.add("batch_sample_every", &C::batch_sample_every,
-          "record every k-th generation's batch of modified individuals (flattened) and the run's totals in "
+          "record every k-th generation's batch of modified individuals (compact trees) and the run's totals in "
           "batch_sample_file, for replay_from on a slower backend (0 = off)")
         .at_least(0);
     t.add("batch_sample_file", &C::batch_sample_file,

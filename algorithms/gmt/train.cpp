@@ -11,12 +11,12 @@
 namespace gpudm {
 namespace gmt {
 
-Scores score(const Node* root, const Dataset& d, double gross_threshold) {
+Scores score(const Tree& tree, const Dataset& d, double gross_threshold) {
   Scores s;
   s.rows = static_cast<std::int64_t>(d.rows());
   double se = 0.0, ae = 0.0, se_rest = 0.0;
   for (std::size_t r = 0; r < d.rows(); ++r) {
-    const double e = static_cast<double>(d.target(r)) - predict(root, d, r);
+    const double e = static_cast<double>(d.target(r)) - tree.predict(d, r);
     se += e * e;
     ae += std::fabs(e);
     if (gross_threshold > 0.0 && std::fabs(e) > gross_threshold) ++s.gross;
@@ -42,7 +42,7 @@ TrainResult train(const Dataset& data, const GmtParams& p, ModelTreeEvaluator& e
   });
   if (bar) bar->finish();
   r.summary = ea.summary();
-  r.thresholds_centered = center_thresholds(r.best.root.get(), data);
+  r.thresholds_centered = center_thresholds(r.best.tree, data);
   r.seconds = sw.seconds();
   return r;
 }
@@ -75,7 +75,7 @@ std::vector<double> model_imputation(const nlohmann::json& j) {
   return v;
 }
 
-nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info,
+nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const nlohmann::ordered_json& info,
                                   const std::vector<double>& impute) {
   nlohmann::ordered_json j;
   j["format"] = kModelFormat;
@@ -93,7 +93,7 @@ nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const 
   return j;
 }
 
-std::unique_ptr<Node> model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path) {
+Tree model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path) {
   GPUDM_REQUIRE(j.is_object() && j.value("format", "") == kModelFormat,
                 path + ": not a gpudm GMT model (missing \"format\": \"gpudm-gmt-model\")");
   GPUDM_REQUIRE(j.value("version", 0) == 1, path + ": unsupported model version");

@@ -25,7 +25,7 @@ struct Scores {
   std::int64_t gross = 0;
   double rmse_without_gross = 0.0;
 };
-Scores score(const Node* root, const Dataset& d, double gross_threshold = 0.0);
+Scores score(const Tree& tree, const Dataset& d, double gross_threshold = 0.0);
 
 struct TrainResult {
   Individual best;
@@ -45,11 +45,11 @@ TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& 
 
 // Model file: {"format": "gpudm-gmt-model", "version": 1, "attributes": [...], "tree": {...}, ...}.
 inline constexpr const char* kModelFormat = "gpudm-gmt-model";
-nlohmann::ordered_json model_json(const Node* root, const Dataset& train, const nlohmann::ordered_json& info,
+nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const nlohmann::ordered_json& info,
                                   const std::vector<double>& impute = {});
 // The imputation values stored in a model file (empty when the training data had none missing).
 std::vector<double> model_imputation(const nlohmann::json& j);
-std::unique_ptr<Node> model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path);
+Tree model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path);
 
 // Missing attribute values (NaN) are replaced by a per-column value before training and
 // prediction: the training mean (Weka's ReplaceMissingValues does the same for M5P/REPTree).

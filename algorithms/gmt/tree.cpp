@@ -2,184 +2,354 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <limits>
 #include <cstdio>
 #include <functional>
+#include <limits>
 #include <sstream>
 
 #include "algorithms/core/json_limits.hpp"
+#include "algorithms/gmt/leaf_stats.hpp"
 
 namespace gpudm {
 namespace gmt {
 
-std::unique_ptr<Node> Node::clone() const {
-  auto n = std::make_unique<Node>();
-  n->attr = attr;
-  n->threshold = threshold;
-  n->model_attrs = model_attrs;
-  n->coef = coef;
-  n->dirty = dirty;
-  n->stats = stats;
-  if (left) n->left = left->clone();
-  if (right) n->right = right->clone();
-  return n;
+std::uint64_t dipole_key(std::uint64_t salt, std::uint64_t row) { return leafstats::dipole_key(salt, row); }
+
+Tree Tree::leaf(const std::vector<int>& attrs) {
+  Tree t;
+  t.set_model(0, attrs);
+  return t;
 }
 
-void Node::make_leaf(std::vector<int> attrs) {
-  attr = kLeafNode;
-  threshold = 0.0f;
-  left.reset();
-  right.reset();
-  model_attrs = std::move(attrs);
-  coef.clear();
-  dirty = true;
-}
-
-std::vector<NodeRef> collect_nodes(Node* root) {
-  std::vector<NodeRef> out;
-  std::function<void(Node*, Node*, int)> rec = [&](Node* n, Node* p, int d) {
-    out.push_back({n, p, d});
-    if (!n->is_leaf()) {
-      rec(n->left.get(), n, d + 1);
-      rec(n->right.get(), n, d + 1);
+Tree Tree::from_parts(std::vector<TreeNode> nodes, std::vector<std::int32_t> attr_pool, std::vector<double> coef_pool,
+                      int cols, const std::string& where) {
+  const auto bad = [&](const std::string& what) { return Error(where + ": " + what); };
+  if (nodes.empty()) throw bad("a tree without nodes");
+  const auto nn = static_cast<std::int64_t>(nodes.size());
+  if (nn > (std::int64_t{1} << 26)) throw bad("a tree of " + std::to_string(nn) + " nodes");
+  nodes[0].parent = -1;
+  nodes[0].depth = 0;
+  std::int64_t next_child = 1;  // breadth-first: the children of the k-th internal node come next
+  for (std::int64_t i = 0; i < nn; ++i) {
+    TreeNode& n = nodes[static_cast<std::size_t>(i)];
+    if (n.attr >= 0) {
+      if (n.attr >= cols) throw bad("node " + std::to_string(i) + " tests attribute " + std::to_string(n.attr) + " of " + std::to_string(cols));
+      if (n.left != next_child || next_child + 1 >= nn) throw bad("node " + std::to_string(i) + " has its children out of place");
+      for (int side = 0; side < 2; ++side) {
+        TreeNode& c = nodes[static_cast<std::size_t>(n.left + side)];
+        c.parent = static_cast<std::int32_t>(i);
+        c.depth = n.depth + 1;
+      }
+      next_child += 2;
+      continue;
     }
-  };
-  if (root) rec(root, nullptr, 0);
+    if (n.attr != kLeafNode) throw bad("node " + std::to_string(i) + " has attribute " + std::to_string(n.attr));
+    n.left = -1;
+    if (n.m_off < 0 || n.m_len < 0 || n.m_len > cols || static_cast<std::int64_t>(n.m_off) + n.m_len > static_cast<std::int64_t>(attr_pool.size()))
+      throw bad("leaf " + std::to_string(i) + " has its model outside the pool");
+    for (std::int32_t k = 0; k < n.m_len; ++k) {
+      const std::int32_t a = attr_pool[static_cast<std::size_t>(n.m_off + k)];
+      if (a < 0 || a >= cols || (k > 0 && a <= attr_pool[static_cast<std::size_t>(n.m_off + k - 1)]))
+        throw bad("leaf " + std::to_string(i) + " has model attributes out of range or order");
+    }
+    n.has_coef = n.has_coef ? 1 : 0;
+    n.dirty = n.dirty ? 1 : 0;
+    if (n.has_coef && (n.c_off < 0 || static_cast<std::int64_t>(n.c_off) + n.m_len + 1 > static_cast<std::int64_t>(coef_pool.size())))
+      throw bad("leaf " + std::to_string(i) + " has its coefficients outside the pool");
+  }
+  if (next_child != nn) throw bad("nodes that no test reaches");
+  Tree t;
+  t.nodes_ = std::move(nodes);
+  t.attr_pool_ = std::move(attr_pool);
+  t.coef_pool_ = std::move(coef_pool);
+  return t;
+}
+
+View<std::int32_t> Tree::attrs(int i) const {
+  const TreeNode& n = node(i);
+  return {attr_pool_.data() + n.m_off, static_cast<std::size_t>(n.m_len)};
+}
+
+View<double> Tree::coef(int i) const {
+  const TreeNode& n = node(i);
+  if (!n.has_coef) return {};
+  return {coef_pool_.data() + n.c_off, static_cast<std::size_t>(n.m_len) + 1};
+}
+
+int Tree::n_leaves() const {
+  int k = 0;
+  for (const TreeNode& n : nodes_) k += n.is_leaf() ? 1 : 0;
+  return k;
+}
+
+int Tree::levels() const {
+  int d = 0;
+  for (const TreeNode& n : nodes_) d = std::max(d, n.depth);
+  return d + 1;
+}
+
+int Tree::model_attributes() const {
+  int w = 0;
+  for (const TreeNode& n : nodes_)
+    if (n.is_leaf()) w += n.m_len;
+  return w;
+}
+
+bool Tree::leaf_needs_refit(int i) const {
+  const TreeNode& n = node(i);
+  return n.dirty || !n.has_coef;
+}
+
+std::vector<int> Tree::subtree(int i) const {
+  std::vector<int> out{i};
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const TreeNode& n = node(out[k]);
+    if (!n.is_leaf()) {
+      out.push_back(n.left);
+      out.push_back(n.left + 1);
+    }
+  }
   return out;
 }
 
-int count_leaves(const Node* n) { return n->is_leaf() ? 1 : count_leaves(n->left.get()) + count_leaves(n->right.get()); }
-int count_internal(const Node* n) {
-  return n->is_leaf() ? 0 : 1 + count_internal(n->left.get()) + count_internal(n->right.get());
-}
-int tree_depth(const Node* n) {
-  return n->is_leaf() ? 1 : 1 + std::max(tree_depth(n->left.get()), tree_depth(n->right.get()));
-}
-int count_model_attributes(const Node* n) {
-  return n->is_leaf() ? static_cast<int>(n->model_attrs.size())
-                      : count_model_attributes(n->left.get()) + count_model_attributes(n->right.get());
-}
-void mark_subtree_dirty(Node* n) {
-  if (n->is_leaf()) {
-    n->dirty = true;
-    return;
+std::vector<int> Tree::preorder() const {
+  std::vector<int> out;
+  out.reserve(nodes_.size());
+  std::vector<int> stack{0};
+  while (!stack.empty()) {
+    const int i = stack.back();
+    stack.pop_back();
+    out.push_back(i);
+    const TreeNode& n = node(i);
+    if (!n.is_leaf()) {
+      stack.push_back(n.left + 1);
+      stack.push_back(n.left);
+    }
   }
-  mark_subtree_dirty(n->left.get());
-  mark_subtree_dirty(n->right.get());
+  return out;
 }
 
-void flatten(const Node* root, int cols, std::uint64_t salt, FlatTree& f) {
-  const int levels = tree_depth(root);
-  GPUDM_REQUIRE(levels <= 24, "gmt: tree of " + std::to_string(levels) + " levels is too deep to flatten");
-  const std::size_t nn = (std::size_t{1} << levels) - 1;
-  f.levels = levels;
-  f.cols = cols;
-  f.salt = salt;
-  f.attr.assign(nn, kAbsentNode);
-  f.threshold.assign(nn, 0.0f);
-  f.leaf_slot.assign(nn, -1);
-  f.leaf_node.clear();
-  f.refit.clear();
-  f.mask.clear();
-  f.coef.clear();
-  const std::size_t w = static_cast<std::size_t>(cols) + 1;
-  std::function<void(const Node*, std::size_t)> rec = [&](const Node* n, std::size_t i) {
-    if (n->is_leaf()) {
-      f.attr[i] = kLeafNode;
-      f.leaf_slot[i] = static_cast<std::int32_t>(f.leaf_node.size());
-      f.leaf_node.push_back(static_cast<std::int32_t>(i));
-      const bool refit = n->dirty || n->coef.size() != n->model_attrs.size() + 1;
-      f.refit.push_back(refit ? 1 : 0);
-      const std::size_t m0 = f.mask.size();
-      f.mask.resize(m0 + static_cast<std::size_t>(cols), 0);
-      const std::size_t c0 = f.coef.size();
-      f.coef.resize(c0 + w, 0.0);
-      for (std::size_t k = 0; k < n->model_attrs.size(); ++k) {
-        f.mask[m0 + static_cast<std::size_t>(n->model_attrs[k])] = 1;
-        if (!refit) f.coef[c0 + 1 + static_cast<std::size_t>(n->model_attrs[k])] = n->coef[k + 1];
-      }
-      if (!refit) f.coef[c0] = n->coef[0];
-      return;
-    }
-    f.attr[i] = n->attr;
-    f.threshold[i] = n->threshold;
-    rec(n->left.get(), 2 * i + 1);
-    rec(n->right.get(), 2 * i + 2);
-  };
-  rec(root, 0);
+void Tree::append_model(TreeNode& n, View<std::int32_t> a, View<double> c) {
+  n.m_off = static_cast<std::int32_t>(attr_pool_.size());
+  n.m_len = static_cast<std::int32_t>(a.size());
+  attr_pool_.insert(attr_pool_.end(), a.begin(), a.end());
+  n.c_off = static_cast<std::int32_t>(coef_pool_.size());
+  if (n.has_coef) coef_pool_.insert(coef_pool_.end(), c.begin(), c.end());
 }
 
-void apply_evaluation(Node* root, const FlatTree& f, const EvalOutput& ev) {
-  const std::size_t w = static_cast<std::size_t>(f.cols) + 1;
-  std::function<void(Node*, std::size_t)> rec = [&](Node* n, std::size_t i) {
-    n->stats = ev.nodes[i];
-    if (!n->is_leaf()) {
-      rec(n->left.get(), 2 * i +1);
-      rec(n->right.get(), 2 * i + 2);
-      return;
+template <class Subst>
+Tree Tree::build(Source root, Subst sub, std::vector<Source>* sources) {
+  Tree out;
+  out.nodes_.clear();
+  std::vector<Source> local;
+  std::vector<Source>& src = sources ? *sources : local;
+  src.clear();
+  root = sub(root);
+  src.push_back(root);
+  out.nodes_.push_back(root.tree->node(root.node));
+  out.nodes_[0].parent = -1;
+  out.nodes_[0].depth = 0;
+  for (std::size_t k = 0; k < out.nodes_.size(); ++k) {
+    const Source s = src[k];
+    const TreeNode& from = s.tree->node(s.node);
+    TreeNode& to = out.nodes_[k];
+    if (from.is_leaf()) {
+      to.left = -1;
+      out.append_model(to, s.tree->attrs(s.node), s.tree->coef(s.node));
+      continue;
     }
-    const auto slot = static_cast<std::size_t>(f.leaf_slot[i]);
-    const double* c = ev.coef.data() + slot * w;
-    if (f.refit[slot]) {
-      std::vector<int> kept;
-      std::vector<double> coef{c[0]};
-      for (int a : n->model_attrs) {
-        const double v = c[1 + static_cast<std::size_t>(a)];
-        if (v != 0.0) {
-          kept.push_back(a);
-          coef.push_back(v);
-        }
-      }
-      n->model_attrs = std::move(kept);
-      n->coef = std::move(coef);
+    const int child = static_cast<int>(out.nodes_.size());
+    for (int side = 0; side < 2; ++side) {
+      const Source c = sub(Source{s.tree, from.left + side});
+      TreeNode n = c.tree->node(c.node);
+      n.parent = static_cast<std::int32_t>(k);
+      n.depth = out.nodes_[k].depth + 1;
+      src.push_back(c);
+      out.nodes_.push_back(n);
     }
-    n->dirty = false;
-  };
-  rec(root, 0);
+    out.nodes_[k].left = child;  // (`to` may dangle after the push_backs)
+  }
+  return out;
 }
 
-double predict(const Node* n, const Dataset& d, std::size_t row) {
-  while (!n->is_leaf()) n = d.at(row, static_cast<std::size_t>(n->attr)) <= n->threshold ? n->left.get() : n->right.get();
-  double y = n->coef.empty() ? 0.0 : n->coef[0];
-  for (std::size_t k = 0; k < n->model_attrs.size() && k + 1 < n->coef.size(); ++k)
-    y += n->coef[k + 1] * static_cast<double>(d.at(row, static_cast<std::size_t>(n->model_attrs[k])));
+Tree Tree::join(int attr, float threshold, const Tree& left, const Tree& right) {
+  Tree base;  // root + two placeholder leaves
+  base.nodes_.resize(3);
+  base.nodes_[0].attr = attr;
+  base.nodes_[0].threshold = threshold;
+  base.nodes_[0].left = 1;
+  base.nodes_[1].parent = base.nodes_[2].parent = 0;
+  base.nodes_[1].depth = base.nodes_[2].depth = 1;
+  return build(Source{&base, 0}, [&](Source s) {
+    if (s.tree == &base && s.node == 1) return Source{&left, 0};
+    if (s.tree == &base && s.node == 2) return Source{&right, 0};
+    return s;
+  });
+}
+
+Tree Tree::extract(int i) const {
+  return build(Source{this, i}, [](Source s) { return s; });
+}
+
+void Tree::replace(int i, const Tree& sub) {
+  *this = build(Source{this, 0}, [&](Source s) {
+    if (s.tree == this && s.node == i) return Source{&sub, 0};
+    return s;
+  });
+}
+
+void Tree::make_leaf(int i, const std::vector<int>& attrs) { replace(i, leaf(attrs)); }
+
+Tree Tree::grafted(const std::vector<int>& at, const std::vector<Source>& with, std::vector<Source>* sources) const {
+  GPUDM_REQUIRE(at.size() == with.size(), "gmt: grafted() needs one source per node");
+  return build(
+      Source{this, 0},
+      [&](Source s) {
+        if (s.tree == this)
+          for (std::size_t k = 0; k < at.size(); ++k)
+            if (at[k] == s.node) return with[k];
+        return s;
+      },
+      sources);
+}
+
+void Tree::set_model(int i, const std::vector<int>& a) {
+  TreeNode& n = node(i);
+  n.attr = kLeafNode;
+  n.threshold = 0.0f;
+  n.left = -1;
+  n.m_off = static_cast<std::int32_t>(attr_pool_.size());
+  n.m_len = static_cast<std::int32_t>(a.size());
+  attr_pool_.insert(attr_pool_.end(), a.begin(), a.end());
+  n.has_coef = 0;
+  n.dirty = 1;
+  n.rank = -1;
+}
+
+void Tree::set_fit(int i, const std::vector<int>& a, const std::vector<double>& c, int rank) {
+  GPUDM_REQUIRE(c.size() == a.size() + 1, "gmt: a leaf fit needs one coefficient per attribute and the intercept");
+  TreeNode& n = node(i);
+  const std::size_t had = n.has_coef ? static_cast<std::size_t>(n.m_len) + 1 : 0;  // coefficients at c_off now
+  if (a.size() <= static_cast<std::size_t>(n.m_len)) {
+    std::copy(a.begin(), a.end(), attr_pool_.begin() + n.m_off);  // the kept attributes are a subset
+  } else {
+    n.m_off = static_cast<std::int32_t>(attr_pool_.size());
+    attr_pool_.insert(attr_pool_.end(), a.begin(), a.end());
+  }
+  n.m_len = static_cast<std::int32_t>(a.size());
+  if (c.size() > had || n.c_off + c.size() > coef_pool_.size()) {  // (not n.m_len: updated above)
+    n.c_off = static_cast<std::int32_t>(coef_pool_.size());
+    coef_pool_.insert(coef_pool_.end(), c.begin(), c.end());
+  } else {
+    std::copy(c.begin(), c.end(), coef_pool_.begin() + n.c_off);
+  }
+  n.has_coef = 1;
+  n.dirty = 0;
+  n.rank = rank;
+}
+
+void Tree::mark_dirty(int i) {
+  for (int k : subtree(i))
+    if (node(k).is_leaf()) node(k).dirty = 1;
+}
+
+void Tree::compact_pools() {
+  if (attr_pool_.size() <= 2 * static_cast<std::size_t>(model_attributes()) + 16) return;
+  std::vector<std::int32_t> a;
+  std::vector<double> c;
+  for (TreeNode& n : nodes_) {
+    if (!n.is_leaf()) continue;
+    const auto off = static_cast<std::int32_t>(a.size());
+    a.insert(a.end(), attr_pool_.begin() + n.m_off, attr_pool_.begin() + n.m_off + n.m_len);
+    n.m_off = off;
+    if (n.has_coef) {
+      const auto coff = static_cast<std::int32_t>(c.size());
+      c.insert(c.end(), coef_pool_.begin() + n.c_off, coef_pool_.begin() + n.c_off + n.m_len + 1);
+      n.c_off = coff;
+    }
+  }
+  attr_pool_.swap(a);
+  coef_pool_.swap(c);
+}
+
+int Tree::route(const Dataset& d, std::size_t row) const {
+  int i = 0;
+  while (!node(i).is_leaf()) {
+    const TreeNode& n = node(i);
+    i = n.left + (d.at(row, static_cast<std::size_t>(n.attr)) <= n.threshold ? 0 : 1);
+  }
+  return i;
+}
+
+double Tree::predict(const Dataset& d, std::size_t row) const {
+  const int l = route(d, row);
+  const auto c = coef(l);
+  if (c.empty()) return 0.0;
+  const auto a = attrs(l);
+  double y = c[0];
+  for (std::size_t k = 0; k < a.size(); ++k) y += c[k + 1] * static_cast<double>(d.at(row, static_cast<std::size_t>(a[k])));
   return y;
 }
 
-namespace {
-int center_rec(Node* n, const Dataset& d, const std::vector<std::uint32_t>& rows) {
-  if (n->is_leaf()) return 0;
-  const auto a = static_cast<std::size_t>(n->attr);
-  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-  std::vector<std::uint32_t> left, right;
-  for (std::uint32_t r : rows) {
-    const float x = d.at(r, a);
-    if (x <= n->threshold) {
-      left.push_back(r);
-      lo = std::max(lo, x);
-    } else {
-      right.push_back(r);
-      hi = std::min(hi, x);
+bool Tree::same_model(const Tree& o) const {
+  if (size() != o.size()) return false;
+  for (int i = 0; i < size(); ++i) {
+    const TreeNode &a = node(i), &b = o.node(i);
+    if (a.attr != b.attr || a.left != b.left) return false;
+    if (!a.is_leaf() && a.threshold != b.threshold) return false;
+    if (a.is_leaf()) {
+      const auto aa = attrs(i), ba = o.attrs(i);
+      if (!std::equal(aa.begin(), aa.end(), ba.begin(), ba.end())) return false;
+      const auto ac = coef(i), bc = o.coef(i);
+      if (!std::equal(ac.begin(), ac.end(), bc.begin(), bc.end())) return false;
     }
   }
-  int moved = 0;
-  if (!left.empty() && !right.empty()) {
-    float m = static_cast<float>(0.5 * (static_cast<double>(lo) + static_cast<double>(hi)));
-    if (!(m < hi)) m = lo;  // adjacent floats: keep every left value <= m < every right value
-    if (m != n->threshold) {
-      n->threshold = m;
-      moved = 1;
-    }
-  }
-  return moved + center_rec(n->left.get(), d, left) + center_rec(n->right.get(), d, right);
+  return true;
 }
-}  // namespace
 
-int center_thresholds(Node* root, const Dataset& train) {
-  std::vector<std::uint32_t> rows(train.rows());
-  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::uint32_t>(i);
-  return root ? center_rec(root, train, rows) : 0;
+int count_leaves(const Tree& t) { return t.n_leaves(); }
+int count_internal(const Tree& t) { return t.n_internal(); }
+int tree_depth(const Tree& t) { return t.levels(); }
+int count_model_attributes(const Tree& t) { return t.model_attributes(); }
+
+int center_thresholds(Tree& t, const Dataset& d) {
+  // Rows per node, breadth-first: a node's rows are split between its children.
+  std::vector<std::vector<std::uint32_t>> rows(static_cast<std::size_t>(t.size()));
+  rows[0].resize(d.rows());
+  for (std::size_t i = 0; i < d.rows(); ++i) rows[0][i] = static_cast<std::uint32_t>(i);
+  int moved = 0;
+  for (int i = 0; i < t.size(); ++i) {
+    TreeNode& n = t.node(i);
+    auto& mine = rows[static_cast<std::size_t>(i)];
+    if (n.is_leaf()) {
+      std::vector<std::uint32_t>().swap(mine);
+      continue;
+    }
+    const auto a = static_cast<std::size_t>(n.attr);
+    float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    auto& left = rows[static_cast<std::size_t>(n.left)];
+    auto& right = rows[static_cast<std::size_t>(n.left + 1)];
+    for (std::uint32_t r : mine) {
+      const float x = d.at(r, a);
+      if (x <= n.threshold) {
+        left.push_back(r);
+        lo = std::max(lo, x);
+      } else {
+        right.push_back(r);
+        hi = std::min(hi, x);
+      }
+    }
+    std::vector<std::uint32_t>().swap(mine);
+    if (!left.empty() && !right.empty()) {
+      float m = static_cast<float>(0.5 * (static_cast<double>(lo) + static_cast<double>(hi)));
+      if (!(m < hi)) m = lo;  // adjacent floats: keep every left value <= m < every right value
+      if (m != n.threshold) {
+        n.threshold = m;
+        ++moved;
+      }
+    }
+  }
+  return moved;
 }
 
 namespace {
@@ -190,69 +360,77 @@ std::string num(double v) {
 }
 }  // namespace
 
-std::string to_text(const Node* root, const Dataset& d) {
+std::string to_text(const Tree& t, const Dataset& d) {
   std::ostringstream os;
-  std::vector<const Node*> leaves;
-  std::function<void(const Node*, int)> rec = [&](const Node* n, int depth) {
-    auto line = [&](const char* op, const Node* child) {
-      for (int i = 0; i < depth; ++i) os << "|   ";
-      os << d.attribute(static_cast<std::size_t>(n->attr)).name << ' ' << op << ' ' << num(n->threshold);
-      if (child->is_leaf()) {
+  std::vector<int> leaves;
+  std::function<void(int, int)> rec = [&](int i, int depth) {
+    const TreeNode& n = t.node(i);
+    auto line = [&](const char* op, int child) {
+      for (int k = 0; k < depth; ++k) os << "|   ";
+      os << d.attribute(static_cast<std::size_t>(n.attr)).name << ' ' << op << ' ' << num(n.threshold);
+      const TreeNode& c = t.node(child);
+      if (c.is_leaf()) {
         leaves.push_back(child);
-        os << " : LM" << leaves.size() << " (" << child->stats.count << " rows, rmse "
-           << num(child->stats.count ? std::sqrt(child->stats.sse / double(child->stats.count)) : 0.0) << ")\n";
+        os << " : LM" << leaves.size() << " (" << c.stats.count << " rows, rmse "
+           << num(c.stats.count ? std::sqrt(c.stats.sse / double(c.stats.count)) : 0.0) << ")\n";
       } else {
         os << '\n';
         rec(child, depth + 1);
       }
     };
-    line("<=", n->left.get());
-    line(">", n->right.get());
+    line("<=", n.left);
+    line(">", n.left + 1);
   };
-  if (root->is_leaf()) {
-    leaves.push_back(root);
-    os << "LM1 (" << root->stats.count << " rows)\n";
+  if (t.node(0).is_leaf()) {
+    leaves.push_back(0);
+    os << "LM1 (" << t.node(0).stats.count << " rows)\n";
   } else {
-    rec(root, 0);
+    rec(0, 0);
   }
   os << '\n';
   for (std::size_t k = 0; k < leaves.size(); ++k) {
-    const Node* l = leaves[k];
-    os << "LM" << (k + 1) << ": y = " << num(l->coef.empty() ? 0.0 : l->coef[0]);
-    for (std::size_t j = 0; j < l->model_attrs.size() && j + 1 < l->coef.size(); ++j) {
-      const double c = l->coef[j + 1];
-      os << (c < 0 ? " - " : " + ") << num(std::fabs(c)) << " * "
-         << d.attribute(static_cast<std::size_t>(l->model_attrs[j])).name;
+    const auto c = t.coef(leaves[k]);
+    const auto a = t.attrs(leaves[k]);
+    os << "LM" << (k + 1) << ": y = " << num(c.empty() ? 0.0 : c[0]);
+    for (std::size_t j = 0; j < a.size() && j + 1 < c.size(); ++j) {
+      os << (c[j + 1] < 0 ? " - " : " + ") << num(std::fabs(c[j + 1])) << " * "
+         << d.attribute(static_cast<std::size_t>(a[j])).name;
     }
     os << '\n';
   }
-  os << "\nleaves: " << leaves.size() << ", attributes in models: " << count_model_attributes(root) << '\n';
+  os << "\nleaves: " << leaves.size() << ", attributes in models: " << t.model_attributes() << '\n';
   return os.str();
 }
 
-nlohmann::ordered_json to_json(const Node* n, const Dataset& d) {
-  nlohmann::ordered_json j;
-  if (n->is_leaf()) {
-    j["leaf"] = true;
-    j["rows"] = n->stats.count;
-    j["intercept"] = n->coef.empty() ? 0.0 : n->coef[0];
-    auto terms = nlohmann::ordered_json::array();
-    for (std::size_t k = 0; k < n->model_attrs.size(); ++k) {
-      nlohmann::ordered_json t;
-      t["attribute"] = n->model_attrs[k];
-      t["name"] = d.attribute(static_cast<std::size_t>(n->model_attrs[k])).name;
-      t["coef"] = k + 1 < n->coef.size() ? n->coef[k + 1] : 0.0;
-      terms.push_back(t);
+nlohmann::ordered_json to_json(const Tree& t, const Dataset& d) {
+  std::function<nlohmann::ordered_json(int)> rec = [&](int i) {
+    const TreeNode& n = t.node(i);
+    nlohmann::ordered_json j;
+    if (n.is_leaf()) {
+      const auto c = t.coef(i);
+      const auto a = t.attrs(i);
+      j["leaf"] = true;
+      j["rows"] = n.stats.count;
+      j["intercept"] = c.empty() ? 0.0 : c[0];
+      auto terms = nlohmann::ordered_json::array();
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        nlohmann::ordered_json term;
+        term["attribute"] = a[k];
+        term["name"] = d.attribute(static_cast<std::size_t>(a[k])).name;
+        term["coef"] = k + 1 < c.size() ? c[k + 1] : 0.0;
+        terms.push_back(term);
+      }
+      j["terms"] = terms;
+      return j;
     }
-    j["terms"] = terms;
+    j["attribute"] = n.attr;
+    j["name"] = d.attribute(static_cast<std::size_t>(n.attr)).name;
+    j["threshold"] = n.threshold;
+    j["left"] = rec(n.left);
+    j["right"] = rec(n.left + 1);
     return j;
-  }
-  j["attribute"] = n->attr;
-  j["name"] = d.attribute(static_cast<std::size_t>(n->attr)).name;
-  j["threshold"] = n->threshold;
-  j["left"] = to_json(n->left.get(), d);
-  j["right"] = to_json(n->right.get(), d);
-  return j;
+  };
+  return rec(0);
 }
 
 namespace {
@@ -262,43 +440,42 @@ int attribute_of(const nlohmann::json& v, int cols, const std::string& what) {
   return static_cast<int>(json_int_in(v, 0, cols - 1, what));
 }
 
-std::unique_ptr<Node> node_from_json(const nlohmann::json& j, int cols, const std::string& where, int depth) {
-  // The recursive tree functions (count, flatten, predict, the destructor) need a bounded depth.
+Tree node_from_json(const nlohmann::json& j, int cols, const std::string& where, int depth) {
+  // The recursive writers (text, JSON) need a bounded depth.
   GPUDM_REQUIRE(depth < kMaxModelLevels, where + ": model tree deeper than " + std::to_string(kMaxModelLevels) + " levels");
   GPUDM_REQUIRE(j.is_object(), where + ": tree node is not an object");
-  auto n = std::make_unique<Node>();
-  n->dirty = false;
   const auto leaf = j.find("leaf");
   if (leaf != j.end() && leaf->is_boolean() && leaf->get<bool>()) {
     GPUDM_REQUIRE(j.contains("intercept") && j["intercept"].is_number(), where + ": leaf without a numeric 'intercept'");
-    n->coef.push_back(j["intercept"].get<double>());
-    if (!j.contains("terms")) return n;
-    GPUDM_REQUIRE(j["terms"].is_array(), where + ": leaf 'terms' is not an array");
-    for (const auto& t : j["terms"]) {
-      GPUDM_REQUIRE(t.is_object() && t.contains("attribute") && t.contains("coef") && t["coef"].is_number(),
-                    where + ": a leaf term needs 'attribute' and a numeric 'coef'");
-      n->model_attrs.push_back(attribute_of(t["attribute"], cols, where + ": leaf term attribute"));
-      n->coef.push_back(t["coef"].get<double>());
+    std::vector<int> attrs;
+    std::vector<double> coef{j["intercept"].get<double>()};
+    if (j.contains("terms")) {
+      GPUDM_REQUIRE(j["terms"].is_array(), where + ": leaf 'terms' is not an array");
+      for (const auto& t : j["terms"]) {
+        GPUDM_REQUIRE(t.is_object() && t.contains("attribute") && t.contains("coef") && t["coef"].is_number(),
+                      where + ": a leaf term needs 'attribute' and a numeric 'coef'");
+        attrs.push_back(attribute_of(t["attribute"], cols, where + ": leaf term attribute"));
+        coef.push_back(t["coef"].get<double>());
+      }
     }
-    return n;
+    Tree t = Tree::leaf(attrs);
+    t.set_fit(0, attrs, coef, -1);
+    return t;
   }
   GPUDM_REQUIRE(j.contains("attribute") && j.contains("threshold") && j.contains("left") && j.contains("right"),
                 where + ": internal node needs attribute, threshold, left and right");
-  n->attr = attribute_of(j["attribute"], cols, where + ": test attribute");
+  const int attr = attribute_of(j["attribute"], cols, where + ": test attribute");
   GPUDM_REQUIRE(j["threshold"].is_number() && std::isfinite(j["threshold"].get<double>()) &&
                     std::fabs(j["threshold"].get<double>()) <= std::numeric_limits<float>::max(),
                 where + ": threshold " + j["threshold"].dump() + " is not a finite float");
-  n->threshold = j["threshold"].get<float>();
-  n->left = node_from_json(j["left"], cols, where, depth + 1);
-  n->right = node_from_json(j["right"], cols, where, depth + 1);
-  return n;
+  const Tree l = node_from_json(j["left"], cols, where, depth + 1);
+  const Tree r = node_from_json(j["right"], cols, where, depth + 1);
+  return Tree::join(attr, j["threshold"].get<float>(), l, r);
 }
 
 }  // namespace
 
-std::unique_ptr<Node> from_json(const nlohmann::json& j, int cols, const std::string& where) {
-  return node_from_json(j, cols, where, 0);
-}
+Tree from_json(const nlohmann::json& j, int cols, const std::string& where) { return node_from_json(j, cols, where, 0); }
 
 }  // namespace gmt
 }  // namespace gpudm

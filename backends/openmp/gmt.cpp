@@ -1,6 +1,7 @@
 // OpenMP GMT evaluator: rows over threads in fixed chunks with per-chunk partial sums (merged in
 // chunk order, so the results equal the sequential backend's bit for bit), TSQR blocks of all
-// affected leaves over threads, then leaves over threads for the final solves and merges.
+// affected leaves over threads, then leaves over threads for the final solves and merges; or, on
+// small data, the generation's individuals over threads (omp_mode).
 #include "backends/openmp/gmt.hpp"
 
 #include <omp.h>
@@ -28,34 +29,35 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
   }
   void prepare(const Dataset& train) override {
     GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
+    GPUDM_REQUIRE(train.rows() < 0xFFFFFFFFull, "gmt: datasets of 2^32 - 1 rows or more are not supported");
     data_ = &train;
   }
-  void evaluate(const std::vector<const gmt::FlatTree*>& trees, std::vector<gmt::EvalOutput>& out,
-                PhaseTimer& timer) override {
+  void evaluate(const gmt::EvalBatch& batch, PhaseTimer& timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "gmt: evaluate() called before prepare()");
+    GPUDM_REQUIRE(batch.salts.size() == batch.trees.size(), "gmt: one salt per tree");
     const int threads = options_.threads > 0 ? options_.threads : omp_get_max_threads();
-    out.resize(trees.size());
+    ++counters_.calls;
+    std::vector<gmt::RepairOutcome> outcomes(batch.size());
     // omp_mode "individuals", or "auto" on small data (fewer row chunks than threads; every set
-    // under 16,384 rows has one chunk):
-    // individuals over threads instead, each evaluated in order by its thread's own EvalWork —
-    // the same per-individual arithmetic, so the results equal the sequential backend's bit for
-    // bit. Phase seconds in this mode are the threads' summed phase times divided by the threads
-    // that worked (they add up to about the wall time; per-phase wall times do not exist here).
+    // under 16,384 rows has one chunk): individuals over threads, each evaluated in order by its
+    // thread's own EvalWork — the same per-individual arithmetic, so the results equal the
+    // sequential backend's bit for bit. Phase seconds in this mode are the threads' summed phase
+    // times divided by the threads that worked (they add up to about the wall time).
     const std::size_t chunk = static_cast<std::size_t>(std::max(1, options_.chunk_rows));
     const int chunks = static_cast<int>((data_->rows() + chunk - 1) / chunk);
     using Mode = gmt::EvalOptions::OmpMode;
-    const bool by_individual = options_.omp_mode == Mode::kIndividuals ||
-                               (options_.omp_mode == Mode::kAuto && chunks < threads);
-    if (trees.size() > 1 && by_individual) {
-      const int used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), trees.size()));
+    const bool by_individual = options_.omp_mode == Mode::kIndividuals || (options_.omp_mode == Mode::kAuto && chunks < threads);
+    if (batch.size() > 1 && by_individual) {
+      const int used = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads), batch.size()));
       if (works_.size() < static_cast<std::size_t>(used)) works_.resize(static_cast<std::size_t>(used));
       std::vector<PhaseTimer> timers(static_cast<std::size_t>(used));
-      std::vector<std::exception_ptr> errors(trees.size());  // an exception must not leave the region
+      std::vector<std::exception_ptr> errors(batch.size());  // an exception must not leave the region
 #pragma omp parallel for schedule(dynamic, 1) num_threads(used)
-      for (std::size_t k = 0; k < trees.size(); ++k) {
+      for (std::size_t k = 0; k < batch.size(); ++k) {
         const auto me = static_cast<std::size_t>(omp_get_thread_num());
         try {
-          gmt::evaluate_in_order(works_[me], *data_, *trees[k], options_, out[k], timers[me]);
+          outcomes[k] = gmt::evaluate_tree(works_[me], *data_, *batch.trees[k], batch.salts[k], options_, batch.repair,
+                                           timers[me], gmt::for_each_in_order());
         } catch (...) {
           errors[k] = std::current_exception();
         }
@@ -63,52 +65,27 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
       for (const auto& e : errors)
         if (e) std::rethrow_exception(e);
       timer.merge(PhaseTimer::mean(timers));
-      return;
-    }
-    for (std::size_t k = 0; k < trees.size(); ++k) {
-      { auto s = timer.scope("transfers"); work_.begin(*data_, *trees[k], options_, out[k]); }
-      const int nc = work_.n_chunks();
-      {
-        auto s = timer.scope("redistribute");
-#pragma omp parallel for schedule(static) num_threads(threads) if (nc > 1)
-        for (int c = 0; c < nc; ++c) work_.redistribute_chunk(c);
-      }
-      {
-        auto s = timer.scope("separate");
-        work_.separate_offsets();
-#pragma omp parallel for schedule(static) num_threads(threads) if (nc > 1)
-        for (int c = 0; c < nc; ++c) work_.separate_chunk(c);
-      }
-      int nt = 0;
-      {
-        auto s = timer.scope("reorganize");
-        work_.reorganize_layout();
-        nt = work_.n_qr_tasks();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (nt > 1)
-        for (int t = 0; t < nt; ++t) work_.reorganize_block(t);
-      }
-      const int nl = work_.n_leaves();
-      {
-        auto s = timer.scope("calc_models");
-#pragma omp parallel num_threads(threads) if (nt > 1 || nl > 1)
-        {
-#pragma omp for schedule(dynamic, 1)
-          for (int t = 0; t < nt; ++t) work_.qr_block(t);
-#pragma omp for schedule(dynamic, 1)
-          for (int l = 0; l < nl; ++l) work_.solve_leaf(l);
+    } else {
+      const gmt::ForEach loop = [threads](int n, const std::function<void(int)>& body) {
+        std::exception_ptr error;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
+        for (int i = 0; i < n; ++i) {
+          try {
+            body(i);
+          } catch (...) {
+#pragma omp critical(gmt_omp_error)
+            if (!error) error = std::current_exception();
+          }
         }
-      }
-      {
-        auto s = timer.scope("estimate_errors");
-#pragma omp parallel for schedule(static) num_threads(threads) if (nc > 1)
-        for (int c = 0; c < nc; ++c) work_.estimate_chunk(c);
-      }
-      {
-        auto s = timer.scope("reduction");
-#pragma omp parallel for schedule(dynamic, 4) num_threads(threads) if (nl > 8)
-        for (int l = 0; l < nl; ++l) work_.reduce_leaf(l);
-        work_.reduce_tree();
-      }
+        if (error) std::rethrow_exception(error);
+      };
+      for (std::size_t k = 0; k < batch.size(); ++k)
+        outcomes[k] = gmt::evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair, timer, loop);
+    }
+    for (const auto& r : outcomes) {
+      ++counters_.trees;
+      counters_.repaired_trees += r.repairs > 0 ? 1 : 0;
+      counters_.repairs += r.repairs;
     }
   }
 

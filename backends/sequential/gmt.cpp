@@ -2,7 +2,6 @@
 // thread (EvalWork holds the shared per-item code; see algorithms/gmt/eval_steps.hpp).
 #include "backends/sequential/gmt.hpp"
 
-#include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gmt/eval_steps.hpp"
 
 namespace gpudm {
@@ -20,13 +19,20 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
   }
   void prepare(const Dataset& train) override {
     GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
+    GPUDM_REQUIRE(train.rows() < 0xFFFFFFFFull, "gmt: datasets of 2^32 - 1 rows or more are not supported");
     data_ = &train;
   }
-  void evaluate(const std::vector<const gmt::FlatTree*>& trees, std::vector<gmt::EvalOutput>& out,
-                PhaseTimer& timer) override {
+  void evaluate(const gmt::EvalBatch& batch, PhaseTimer& timer) override {
     GPUDM_REQUIRE(data_ != nullptr, "gmt: evaluate() called before prepare()");
-    out.resize(trees.size());
-    for (std::size_t k = 0; k < trees.size(); ++k) gmt::evaluate_in_order(work_, *data_, *trees[k], options_, out[k], timer);
+    GPUDM_REQUIRE(batch.salts.size() == batch.trees.size(), "gmt: one salt per tree");
+    ++counters_.calls;
+    for (std::size_t k = 0; k < batch.size(); ++k) {
+      const gmt::RepairOutcome r = gmt::evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair,
+                                                      timer, gmt::for_each_in_order());
+      ++counters_.trees;
+      counters_.repaired_trees += r.repairs > 0 ? 1 : 0;
+      counters_.repairs += r.repairs;
+    }
   }
 
  private:

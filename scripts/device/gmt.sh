@@ -12,6 +12,9 @@
 #     figs     configs/gmt_fig18.json: Armchair 100K and 1M x 2-10 attributes      ~3-5 min
 #     weka     scripts/peers/weka_study.sh with BACKEND=cuda, 10,000 iterations, no time cap;
 #              Weka's outputs reused from results/h200/gmt_weka_study (no Java here)  ~2-3 min
+#     probe    GPU fast path, short inductions (--train gmt, 500-2,000 iterations) on Armchair 1M /
+#              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
+#              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
 #     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
 #     smoke    every GMT config with --smoke (seconds)
 #   Each table stage appends to results/<gpu-tag>/<experiment>.json (--resume), so a stage cut by
@@ -91,7 +94,7 @@ if has tests; then
     echo "compute-sanitizer skipped (GMT_SANITIZER=0)"
   elif [ -n "$SAN" ]; then
     # Small shapes only: the sanitizer runs kernels 10-100x slower.
-    FILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.DeepAndBushyTreesTakeTheGlobalAndGroupedPaths:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.EmptyBatchAndTooLittleDeviceMemory"
+    FILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.DeepAndBushyTrees:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.EmptyBatchAndTooLittleDeviceMemory:GmtCuda.RepairsFoldedIntoTheCallMatchSequential"
     for tool in memcheck racecheck; do
       stamp "== compute-sanitizer --tool $tool"
       timeout 240 "$SAN" --tool "$tool" --error-exitcode 9 "$TESTS/gmt_cuda_tests" --gtest_filter="$FILTER" \
@@ -131,6 +134,18 @@ EOF
   [ "$tmp" != "$cfg" ] && rm -f "$tmp"
   grep -E "^\| |skipped|failed" "$OUT_DIR/$name.log" | head -40
 }
+
+if has probe; then
+  for spec in "armchair:1000:" "armchair:1000:100000" "pol:2000:" "elevators:2000:" "cal_housing:2000:" "year_prediction_msd:500:"; do
+    IFS=: read -r name it rows <<<"$spec"
+    tag="$name${rows:+_$rows}"
+    stamp "== probe $tag ($it iterations)"
+    timeout 300 "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
+      --model-out "$OUT_DIR/probe_$tag.model.json" --metrics-out "$OUT_DIR/probe_$tag.json" >"$OUT_DIR/probe_$tag.log" 2>&1 ||
+      { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
+  done
+  python3 "$ROOT/scripts/device/gmt_probe_summary.py" "$OUT_DIR"
+fi
 
 has table4 && run_table gmt_table4.json table4
 has table3a && run_table gmt_table3.json table3a 0 8

@@ -1,7 +1,8 @@
 // A GMT batch sample file (algorithms/gmt/batch_sample.cpp, read by replay_from): the binary
-// reader (truncation, record types, tree shape, the memory its trees need), then every batch it
-// holds evaluated by the sequential evaluator, which walks the flat trees without bounds checks
-// (as the CUDA one does): a tree of the wrong shape that got past the reader shows up here.
+// reader (truncation, record types, the repair rule, tree shape through Tree::from_parts, the
+// memory its trees need), then every batch it holds evaluated (repair rule included) by the
+// sequential evaluator, which walks the compact trees' node arrays and model pools without bounds
+// checks (as the CUDA one does): a tree of the wrong shape that got past the reader shows up here.
 #include <cstdint>
 #include <memory>
 
@@ -37,13 +38,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (s.cols != dataset->cols()) return 0;  // replay_from refuses a sample of other data
   (void)gmt::pick_batches(s, 8);
-  std::vector<gmt::EvalOutput> out;
   PhaseTimer timer;
   for (const auto& batch : s.batches) {
-    std::vector<const gmt::FlatTree*> trees;
-    for (const auto& t : batch) trees.push_back(&t);
+    std::vector<gmt::Tree> copies;
     try {
-      eval->evaluate(trees, out, timer);
+      eval->evaluate(batch.batch(copies), timer);
     } catch (const Error&) {
     }
   }

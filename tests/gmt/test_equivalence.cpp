@@ -4,6 +4,7 @@
 
 #include "algorithms/gmt/ea.hpp"
 #include "algorithms/gmt/train.hpp"
+#include "algorithms/gmt/tree.hpp"
 #include "common.hpp"
 
 using namespace gpudm;
@@ -40,30 +41,36 @@ TEST(GmtEquivalence, OpenmpEvaluationIsEquivalentToSequential) {
     p.init_model_attrs = 3;
     GmtEA ea(p, *seq, d, t);
     Rng rng(77);
-    std::vector<std::unique_ptr<Node>> trees;
-    std::vector<FlatTree> flats(12);
-    std::vector<const FlatTree*> ptrs;
-    for (int i = 0; i < 12; ++i) {
-      trees.push_back(ea.init_tree(rng));
-      flatten(trees.back().get(), 5, static_cast<std::uint64_t>(i), flats[static_cast<std::size_t>(i)]);
-      ptrs.push_back(&flats[static_cast<std::size_t>(i)]);
-    }
-    std::vector<EvalOutput> a, b;
-    seq->evaluate(ptrs, a, t);
-    omp->evaluate(ptrs, b, t);
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      ASSERT_EQ(a[k].nodes.size(), b[k].nodes.size());
-      for (std::size_t i = 0; i < a[k].nodes.size(); ++i) {
-        EXPECT_EQ(a[k].nodes[i].count, b[k].nodes[i].count);
-        EXPECT_EQ(a[k].nodes[i].sse, b[k].nodes[i].sse);  // exact: same summation order
-        EXPECT_EQ(a[k].nodes[i].sae, b[k].nodes[i].sae);
-        EXPECT_EQ(a[k].nodes[i].dipole_lo, b[k].nodes[i].dipole_lo);
-        EXPECT_EQ(a[k].nodes[i].dipole_hi, b[k].nodes[i].dipole_hi);
-        EXPECT_EQ(a[k].nodes[i].dipole_rand, b[k].nodes[i].dipole_rand);
+    std::vector<Tree> trees;
+    for (int i = 0; i < 12; ++i) trees.push_back(ea.init_tree(rng));
+    gmt_test::make_clean(trees[5]);  // a tree whose leaves keep their models
+    // Without and with the repair rule (the initial trees' leaves hold 5 or more of 500 sampled
+    // rows, about 200 of the 20,000: min_rows 400 repairs many of them, in both modes).
+    const RepairSpec rules[] = {{}, {400, RepairMode::promote}, {400, RepairMode::collapse}};
+    for (const RepairSpec& rule : rules) {
+      SCOPED_TRACE("repair min_rows " + std::to_string(rule.min_rows) + (rule.mode == RepairMode::promote ? " promote" : " collapse"));
+      std::vector<Tree> a = trees, b = trees;
+      const std::int64_t repairs0 = seq->counters().repairs;
+      seq->evaluate(gmt_test::batch_of(a, 0, rule), t);
+      omp->evaluate(gmt_test::batch_of(b, 0, rule), t);
+      if (rule.min_rows > 0) {
+        EXPECT_GT(seq->counters().repairs, repairs0) << "the rule must repair some trees";
       }
-      EXPECT_EQ(a[k].coef, b[k].coef);
-      EXPECT_EQ(a[k].rank, b[k].rank);
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        ASSERT_EQ(a[k].size(), b[k].size());
+        EXPECT_TRUE(a[k].same_model(b[k]));  // structure, models and coefficients bit for bit
+        for (int i = 0; i < a[k].size(); ++i) {
+          const TreeNode &x = a[k].node(i), &y = b[k].node(i);
+          EXPECT_EQ(x.stats.count, y.stats.count);
+          EXPECT_EQ(x.stats.sse, y.stats.sse);  // exact: same summation order
+          EXPECT_EQ(x.stats.sae, y.stats.sae);
+          EXPECT_EQ(x.stats.dipole_lo, y.stats.dipole_lo);
+          EXPECT_EQ(x.stats.dipole_hi, y.stats.dipole_hi);
+          EXPECT_EQ(x.stats.dipole_rand, y.stats.dipole_rand);
+          EXPECT_EQ(x.rank, y.rank);
+          EXPECT_EQ(x.dirty, y.dirty);
+        }
+      }
     }
   }
 }
@@ -83,8 +90,9 @@ TEST(GmtEquivalence, SameSeedSameTreeOnEveryCpuBackend) {
     o.threads = 3;
     e->configure(o);
     TrainResult r = train(d, p, *e, false);
-    models.push_back(to_json(r.best.root.get(), d).dump() + " fitness " + std::to_string(r.best.fitness) + " history " +
-                     std::to_string(r.summary.best_history.back()));
+    models.push_back(to_json(r.best.tree, d).dump() + " fitness " + std::to_string(r.best.fitness) + " history " +
+                     std::to_string(r.summary.best_history.back()) + " evaluations " + std::to_string(r.summary.evaluations) +
+                     " calls " + std::to_string(r.summary.evaluate_calls) + " repairs " + std::to_string(r.summary.repairs));
   }
   EXPECT_EQ(models[0], models[1]);
 }

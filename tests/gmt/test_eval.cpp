@@ -1,6 +1,8 @@
 // The evaluator's six procedures against a brute-force reference on hand-made trees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <Eigen/Dense>
 
 #include "algorithms/core/phase_timer.hpp"
@@ -12,21 +14,16 @@ using namespace gpudm::gmt;
 
 namespace {
 
-// x1 <= 3 ? LM(x1) : (x2 <= 5 ? LM(x2) : LM(x1, x2))
-std::unique_ptr<Node> optimal_tree() {
-  auto root = std::make_unique<Node>();
-  root->attr = 0;
-  root->threshold = 3.0f;
-  root->left = std::make_unique<Node>();
-  root->left->make_leaf({0});
-  root->right = std::make_unique<Node>();
-  root->right->attr = 1;
-  root->right->threshold = 5.0f;
-  root->right->left = std::make_unique<Node>();
-  root->right->left->make_leaf({1});
-  root->right->right = std::make_unique<Node>();
-  root->right->right->make_leaf({0, 1});
-  return root;
+// x1 <= 3 ? LM(x1) : (x2 <= 5 ? LM(x2) : LM(x1, x2)); breadth-first: 0 root, 1 LM(x1), 2 the x2 test,
+// 3 LM(x2), 4 LM(x1, x2).
+Tree optimal_tree() { return Tree::join(0, 3.0f, Tree::leaf({0}), Tree::join(1, 5.0f, Tree::leaf({1}), Tree::leaf({0, 1}))); }
+
+// The row of minimum dipole_key among `rows` (the definition of dipole_rand).
+std::int64_t min_key_row(const std::vector<std::size_t>& rows, std::uint64_t salt) {
+  std::int64_t best = -1;
+  for (std::size_t r : rows)
+    if (best < 0 || dipole_key(salt, r) < dipole_key(salt, static_cast<std::uint64_t>(best))) best = static_cast<std::int64_t>(r);
+  return best;
 }
 
 struct Reference {
@@ -60,84 +57,115 @@ TEST_P(GmtEvaluatorTest, MatchesBruteForceAndRecoversExactModels) {
   o.qr_block_rows = 100;   // many TSQR blocks per leaf
   eval->configure(o);
   eval->prepare(d);
-  auto root = optimal_tree();
-  FlatTree f;
-  flatten(root.get(), 3, 1, f);
-  EXPECT_EQ(f.levels, 3);
-  EXPECT_EQ(f.n_nodes(), 7);
-  EXPECT_EQ(f.n_leaves(), 3);
-  EXPECT_EQ(f.attr[0], 0);
-  EXPECT_EQ(f.attr[1], kLeafNode);
-  EXPECT_EQ(f.attr[2], 1);
-  EXPECT_EQ(f.attr[3], kAbsentNode);
-  EXPECT_EQ(f.attr[5], kLeafNode);
-  EXPECT_EQ(f.attr[6], kLeafNode);
-  std::vector<EvalOutput> out;
+  Tree tree = optimal_tree();
+  // The compact layout: 5 nodes, breadth-first, children adjacent.
+  EXPECT_EQ(tree.size(), 5);
+  EXPECT_EQ(tree.n_leaves(), 3);
+  EXPECT_EQ(tree.levels(), 3);
+  EXPECT_EQ(tree.node(0).attr, 0);
+  EXPECT_EQ(tree.node(0).left, 1);
+  EXPECT_EQ(tree.node(1).attr, kLeafNode);
+  EXPECT_EQ(tree.node(2).attr, 1);
+  EXPECT_EQ(tree.node(2).left, 3);
+  EXPECT_EQ(tree.node(2).parent, 0);
+  EXPECT_EQ(tree.node(3).attr, kLeafNode);
+  EXPECT_EQ(tree.node(4).attr, kLeafNode);
+  EXPECT_EQ(tree.node(4).parent, 2);
+  EXPECT_EQ(tree.node(4).depth, 2);
+  EXPECT_EQ(gmt_test::layout_error(tree, 3), "");
   PhaseTimer t;
-  eval->evaluate({&f}, out, t);
+  const std::uint64_t salt = 1;
+  eval->evaluate(single(tree, salt), t);
   for (const char* phase : {"transfers", "redistribute", "separate", "reorganize", "calc_models", "estimate_errors", "reduction"}) {
     bool found = false;
     for (const auto& ph : t.phases()) found = found || (ph.name == phase && ph.calls == 1);
     EXPECT_TRUE(found) << "phase " << phase << " not recorded once";
   }
-  std::vector<std::size_t> a, b, c;
+  EXPECT_EQ(t.seconds("repair"), 0.0) << "no repair rule given";
+  std::vector<std::size_t> a, b, c, all;
   for (std::size_t r = 0; r < d.rows(); ++r) {
+    all.push_back(r);
     if (d.at(r, 0) <= 3.0f) a.push_back(r);
     else if (d.at(r, 1) <= 5.0f) b.push_back(r);
     else c.push_back(r);
   }
   const Reference ra = brute_leaf(d, a, {0}), rb = brute_leaf(d, b, {1}), rc = brute_leaf(d, c, {0, 1});
-  const auto& n = out[0].nodes;
-  EXPECT_EQ(n[1].count, ra.count);
-  EXPECT_EQ(n[5].count, rb.count);
-  EXPECT_EQ(n[6].count, rc.count);
-  EXPECT_EQ(n[2].count, rb.count + rc.count);
-  EXPECT_EQ(n[0].count, 3000);
-  EXPECT_NEAR(n[1].sse, ra.sse, 1e-6 * ra.sse);
-  EXPECT_NEAR(n[5].sse, rb.sse, 1e-6 * rb.sse);
-  EXPECT_NEAR(n[6].sse, rc.sse, 1e-6 * rc.sse);
-  EXPECT_NEAR(n[0].sse, ra.sse + rb.sse + rc.sse, 1e-6 * n[0].sse);
+  auto n = [&](int i) { return tree.node(i).stats; };
+  EXPECT_EQ(n(1).count, ra.count);
+  EXPECT_EQ(n(3).count, rb.count);
+  EXPECT_EQ(n(4).count, rc.count);
+  EXPECT_EQ(n(2).count, rb.count + rc.count);
+  EXPECT_EQ(n(0).count, 3000);
+  EXPECT_NEAR(n(1).sse, ra.sse, 1e-6 * ra.sse);
+  EXPECT_NEAR(n(3).sse, rb.sse, 1e-6 * rb.sse);
+  EXPECT_NEAR(n(4).sse, rc.sse, 1e-6 * rc.sse);
+  EXPECT_NEAR(n(0).sse, ra.sse + rb.sse + rc.sse, 1e-6 * n(0).sse);
   // Noise 0.05: the models are close to the generator's.
-  const double* c0 = out[0].coef.data();  // leaf slot 0 = node 1: y = 2 x1 + 1
-  EXPECT_NEAR(c0[0], 1.0, 0.02);
-  EXPECT_NEAR(c0[1], 2.0, 0.02);
-  EXPECT_EQ(c0[2], 0.0);
-  // Dipoles: lo/hi are the extreme targets of the node, rand a row of the node.
-  for (int i : {0, 1, 2, 5, 6}) {
-    ASSERT_GE(n[static_cast<std::size_t>(i)].dipole_lo, 0);
-    ASSERT_GE(n[static_cast<std::size_t>(i)].dipole_rand, 0);
-    EXPECT_LE(d.target(static_cast<std::size_t>(n[static_cast<std::size_t>(i)].dipole_lo)),
-              d.target(static_cast<std::size_t>(n[static_cast<std::size_t>(i)].dipole_hi)));
+  ASSERT_EQ(tree.attrs(1).size(), 1u);  // node 1: y = 2 x1 + 1
+  EXPECT_EQ(tree.attrs(1)[0], 0);
+  ASSERT_EQ(tree.coef(1).size(), 2u);
+  EXPECT_NEAR(tree.coef(1)[0], 1.0, 0.02);
+  EXPECT_NEAR(tree.coef(1)[1], 2.0, 0.02);
+  EXPECT_EQ(gmt_test::coef_of(tree, 1, 1), 0.0);
+  EXPECT_EQ(tree.node(1).rank, 2);
+  EXPECT_EQ(tree.node(4).rank, 3);
+  for (int i : {1, 3, 4}) {
+    EXPECT_EQ(tree.node(i).dirty, 0);
+    EXPECT_EQ(tree.node(i).has_coef, 1);
+  }
+  // Dipoles: lo/hi are the extreme targets of the node, rand the node's row of minimum dipole_key.
+  const std::vector<std::size_t> bc = [&] {
+    std::vector<std::size_t> v = b;
+    v.insert(v.end(), c.begin(), c.end());
+    std::sort(v.begin(), v.end());
+    return v;
+  }();
+  const std::vector<std::size_t>* rows_of[5] = {&all, &a, &bc, &b, &c};
+  for (int i : {0, 1, 2, 3, 4}) {
+    ASSERT_GE(n(i).dipole_lo, 0);
+    ASSERT_GE(n(i).dipole_rand, 0);
+    EXPECT_LE(d.target(static_cast<std::size_t>(n(i).dipole_lo)), d.target(static_cast<std::size_t>(n(i).dipole_hi)));
+    EXPECT_EQ(n(i).dipole_rand, min_key_row(*rows_of[i], salt)) << "node " << i;
   }
   float lo = 1e30f, hi = -1e30f;
   for (std::size_t r : a) lo = std::min(lo, d.target(r)), hi = std::max(hi, d.target(r));
-  EXPECT_EQ(d.target(static_cast<std::size_t>(n[1].dipole_lo)), lo);
-  EXPECT_EQ(d.target(static_cast<std::size_t>(n[1].dipole_hi)), hi);
-  EXPECT_LE(d.at(static_cast<std::size_t>(n[1].dipole_rand), 0), 3.0f);
+  EXPECT_EQ(d.target(static_cast<std::size_t>(n(1).dipole_lo)), lo);
+  EXPECT_EQ(d.target(static_cast<std::size_t>(n(1).dipole_hi)), hi);
+  EXPECT_LE(d.at(static_cast<std::size_t>(n(1).dipole_rand), 0), 3.0f);
+  // Another salt draws (almost surely) another row; the same salt the same row.
+  Tree again = optimal_tree();
+  eval->evaluate(single(again, salt), t);
+  EXPECT_EQ(again.node(0).stats.dipole_rand, n(0).dipole_rand);
+  Tree other = optimal_tree();
+  eval->evaluate(single(other, salt + 1), t);
+  EXPECT_EQ(other.node(0).stats.dipole_rand, min_key_row(all, salt + 1));
+  EXPECT_NE(other.node(0).stats.dipole_rand, n(0).dipole_rand);
 }
 
 TEST_P(GmtEvaluatorTest, UnchangedLeavesKeepTheirModels) {
   const Dataset d = gmt_test::make_dataset(500, 3, 2, gmt_test::piecewise, 0.1);
   auto eval = gmt_test::registry().create<ModelTreeEvaluator>("gmt", GetParam());
   eval->prepare(d);
-  auto root = optimal_tree();
-  FlatTree f;
-  flatten(root.get(), 3, 1, f);
-  std::vector<EvalOutput> out;
+  Tree tree = optimal_tree();
   PhaseTimer t;
-  eval->evaluate({&f}, out, t);
-  apply_evaluation(root.get(), f, out[0]);
-  // Pretend leaf 1's model is something else and not dirty: it must be passed through.
-  root->left->coef = {5.0, 0.0};
-  root->left->dirty = false;
-  flatten(root.get(), 3, 1, f);
-  EXPECT_EQ(f.refit[0], 0);
-  eval->evaluate({&f}, out, t);
-  EXPECT_EQ(out[0].coef[0], 5.0);
+  eval->evaluate(single(tree, 1), t);
+  // Pretend leaf 1's model is something else and not dirty: it must be passed through (its
+  // zero coefficient included: only a refit drops attributes).
+  tree.set_fit(1, {0}, {5.0, 0.0}, 2);
+  EXPECT_FALSE(tree.leaf_needs_refit(1));
+  const std::vector<double> right3(tree.coef(3).begin(), tree.coef(3).end());
+  tree.mark_dirty(3);  // leaf 3 refits: the same rows, the same model as before
+  eval->evaluate(single(tree, 1), t);
+  ASSERT_EQ(tree.coef(1).size(), 2u);
+  EXPECT_EQ(tree.coef(1)[0], 5.0);
+  EXPECT_EQ(tree.coef(1)[1], 0.0);
+  EXPECT_EQ(std::vector<int>(tree.attrs(1).begin(), tree.attrs(1).end()), std::vector<int>{0});
+  EXPECT_EQ(tree.node(1).rank, 2);
+  EXPECT_EQ(std::vector<double>(tree.coef(3).begin(), tree.coef(3).end()), right3);
   double sse = 0;
   for (std::size_t r = 0; r < d.rows(); ++r)
     if (d.at(r, 0) <= 3.0f) sse += (d.target(r) - 5.0) * (d.target(r) - 5.0);
-  EXPECT_NEAR(out[0].nodes[1].sse, sse, 1e-9 * sse);
+  EXPECT_NEAR(tree.node(1).stats.sse, sse, 1e-9 * sse);
 }
 
 TEST_P(GmtEvaluatorTest, EmptyLeafAndConstantAttribute) {
@@ -145,26 +173,24 @@ TEST_P(GmtEvaluatorTest, EmptyLeafAndConstantAttribute) {
   for (std::size_t r = 0; r < d.rows(); ++r) d.at(r, 1) = 7.0f;  // constant attribute
   auto eval = gmt_test::registry().create<ModelTreeEvaluator>("gmt", GetParam());
   eval->prepare(d);
-  auto root = std::make_unique<Node>();
-  root->attr = 0;
-  root->threshold = 100.0f;  // everything goes left: the right leaf is empty
-  root->left = std::make_unique<Node>();
-  root->left->make_leaf({0, 1});
-  root->right = std::make_unique<Node>();
-  root->right->make_leaf({1});
-  FlatTree f;
-  flatten(root.get(), 2, 1, f);
-  std::vector<EvalOutput> out;
+  // everything goes left: the right leaf is empty
+  Tree tree = Tree::join(0, 100.0f, Tree::leaf({0, 1}), Tree::leaf({1}));
   PhaseTimer t;
-  eval->evaluate({&f}, out, t);
-  EXPECT_EQ(out[0].nodes[2].count, 0);
-  EXPECT_EQ(out[0].nodes[2].sse, 0.0);
-  EXPECT_EQ(out[0].nodes[2].dipole_rand, -1);
-  EXPECT_EQ(out[0].rank[1], 0);
-  EXPECT_EQ(out[0].rank[0], 2);           // intercept + x1; the constant x2 is dropped
-  EXPECT_EQ(out[0].coef[0 * 3 + 2], 0.0);
-  apply_evaluation(root.get(), f, out[0]);
-  EXPECT_EQ(root->left->model_attrs, std::vector<int>{0});  // dropped attribute removed from the model
+  eval->evaluate(single(tree, 1), t);
+  EXPECT_EQ(tree.node(2).stats.count, 0);
+  EXPECT_EQ(tree.node(2).stats.sse, 0.0);
+  EXPECT_EQ(tree.node(2).stats.dipole_rand, -1);
+  EXPECT_EQ(tree.node(2).stats.dipole_lo, -1);
+  EXPECT_EQ(tree.node(2).stats.dipole_hi, -1);
+  EXPECT_EQ(tree.node(2).rank, 0);
+  EXPECT_EQ(tree.node(1).rank, 2);  // intercept + x1; the constant x2 is dropped
+  EXPECT_EQ(gmt_test::coef_of(tree, 1, 1), 0.0);
+  // dropped attributes are removed from the model (the empty leaf's too: every coefficient is 0)
+  EXPECT_EQ(std::vector<int>(tree.attrs(1).begin(), tree.attrs(1).end()), std::vector<int>{0});
+  EXPECT_EQ(tree.attrs(2).size(), 0u);
+  ASSERT_EQ(tree.coef(2).size(), 1u);
+  EXPECT_EQ(tree.coef(2)[0], 0.0);
+  EXPECT_EQ(gmt_test::layout_error(tree, 2), "");
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, GmtEvaluatorTest, ::testing::ValuesIn(gmt_test::cpu_backends()));

@@ -52,9 +52,16 @@ TEST(GmtFamily, RunsACaseOnEveryCpuBackendWithTheSameTree) {
     EXPECT_GT(r.metrics["test_rmse"].get<double>(), 0.0);
     EXPECT_GE(r.metrics["leaves"].get<int>(), 1);
     EXPECT_TRUE(r.validation["passed"].get<bool>());
-    for (const char* ph : {"redistribute", "separate", "reorganize", "calc_models", "estimate_errors", "reduction",
-                           "flattening", "transfers", "cpu_ea"})
+    for (const char* ph : {"redistribute", "separate", "repair", "reorganize", "calc_models", "estimate_errors", "reduction",
+                           "transfers", "cpu_ea"})
       EXPECT_GT(r.breakdown.seconds(ph), 0.0) << backend << " " << ph;
+    EXPECT_EQ(r.breakdown.seconds("flattening"), 0.0) << "CPU backends read the compact trees";
+    // Repairs are folded into the evaluator: one call per generation (the initial population's included).
+    const auto calls = r.metrics["evaluate_calls"].get<long long>();
+    EXPECT_GE(calls, 1);
+    EXPECT_LE(calls, r.metrics["iterations"].get<long long>() + 1);
+    EXPECT_GE(r.metrics["evaluations"].get<long long>(), calls);
+    EXPECT_GE(r.metrics["repairs"].get<long long>(), 0);
     sums.push_back(r.checksum);
   }
   for (const auto& s : sums) EXPECT_EQ(s, sums[0]);

@@ -87,35 +87,23 @@ TEST(GmtHostile, MalformedIntegersOnTheCommandLineNameTheOption) {
 }
 
 // ---- batch samples (replay_from) ------------------------------------------------------------------
-// The evaluators (CPU and CUDA) walk a flat tree without bounds checks, so a tree read from a
-// damaged or foreign sample file must be rejected with the file named, never evaluated.
+// The evaluators (CPU and CUDA) walk a compact tree's node array without bounds checks, so a tree
+// read from a damaged or foreign sample file must be rejected with the file named (Tree::from_parts),
+// never evaluated.
 namespace {
 
-// A flat tree of `levels` levels over 3 attributes: node attributes as given, a leaf record
-// (refit) for every kLeafNode except those listed in `no_record`.
-FlatTree flat(int levels, std::vector<std::int32_t> attr, std::vector<int> no_record = {}) {
-  FlatTree t;
-  t.levels = levels;
-  t.cols = 3;
-  t.attr = std::move(attr);
-  t.threshold.assign(t.attr.size(), 0.5f);
-  t.leaf_slot.assign(t.attr.size(), -1);
-  for (std::size_t i = 0; i < t.attr.size(); ++i)
-    if (t.attr[i] == kLeafNode && std::find(no_record.begin(), no_record.end(), int(i)) == no_record.end()) {
-      t.leaf_slot[i] = t.n_leaves();
-      t.leaf_node.push_back(static_cast<std::int32_t>(i));
-      t.refit.push_back(1);
-      t.mask.insert(t.mask.end(), 3, 0);
-      t.coef.insert(t.coef.end(), 4, 0.0);
-    }
+// x1 <= 0.5 ? LM(x2) : (x3 <= 0.5 ? LM() : LM(x1, x3)) over 3 attributes; node 1 clean.
+Tree valid_tree() {
+  Tree t = Tree::join(0, 0.5f, Tree::leaf({1}), Tree::join(2, 0.5f, Tree::leaf({}), Tree::leaf({0, 2})));
+  t.set_fit(1, {1}, {0.25, -1.5}, 2);
   return t;
 }
 
-std::string sample_error(const FlatTree& tree, std::int64_t evaluations = 10) {
+std::string sample_error(Tree tree, std::int64_t evaluations = 10, RepairSpec repair = {5, RepairMode::promote}) {
   const std::string path = ::testing::TempDir() + "/hostile_sample.bin";
   {
     BatchSampleWriter w(path, "d", 100, 3, 1);
-    w.add(1, {&tree});
+    w.add(1, single(tree, 7, repair));
     RecordedRun r;
     r.backend = "sequential";
     r.evaluations = evaluations;
@@ -123,7 +111,41 @@ std::string sample_error(const FlatTree& tree, std::int64_t evaluations = 10) {
   }
   std::string e;
   try {
-    (void)read_batch_sample(path);
+    const BatchSample s = read_batch_sample(path);
+    // A tree that got through is the tree that was written.
+    EXPECT_EQ(s.batches.size(), 1u);
+    if (s.batches.size() == 1 && s.batches[0].size() == 1) {
+      EXPECT_TRUE(s.batches[0].trees[0].same_model(tree));
+      EXPECT_EQ(s.batches[0].salts[0], 7u);
+      EXPECT_EQ(s.batches[0].repair.min_rows, repair.min_rows);
+      EXPECT_EQ(s.batches[0].repair.mode, repair.mode);
+    }
+  } catch (const Error& x) {
+    e = x.what();
+  }
+  std::remove(path.c_str());
+  return e;
+}
+
+// The bytes of a sample file by hand: the header, then what `body` writes.
+template <class Body>
+std::string raw_sample_error(std::uint32_t version, Body body, std::size_t max_bytes = std::size_t{64} << 20) {
+  const std::string path = ::testing::TempDir() + "/raw_sample.bin";
+  {
+    std::ofstream o(path, std::ios::binary);
+    const auto put = [&o](auto v) { o.write(reinterpret_cast<const char*>(&v), sizeof v); };
+    o.write("GMTBATCH", 8);
+    put(version);
+    put(std::uint32_t{1});  // dataset name "d"
+    o.write("d", 1);
+    put(std::uint64_t{100});  // rows, cols, seed
+    put(std::uint64_t{3});
+    put(std::uint64_t{1});
+    body(put);
+  }
+  std::string e;
+  try {
+    (void)read_batch_sample(path, max_bytes);
   } catch (const Error& x) {
     e = x.what();
   }
@@ -134,56 +156,108 @@ std::string sample_error(const FlatTree& tree, std::int64_t evaluations = 10) {
 }  // namespace
 
 TEST(GmtHostile, ABatchSampleTreeOfTheWrongShapeIsRejected) {
-  constexpr std::int32_t L = kLeafNode, A = kAbsentNode;
-  EXPECT_EQ(sample_error(flat(2, {0, L, L})), "");
-  EXPECT_EQ(sample_error(flat(3, {1, L, 2, A, A, L, L})), "");
-  EXPECT_NE(sample_error(flat(2, {5, L, L})).find("is corrupt (node 0 tests attribute 5 of 3)"), std::string::npos);
-  EXPECT_NE(sample_error(flat(1, {0})).find("node 0 tests attribute 0 of 3 on the last level"), std::string::npos);
-  EXPECT_NE(sample_error(flat(2, {0, L, A})).find("node 2 is a missing child"), std::string::npos);
-  EXPECT_NE(sample_error(flat(2, {L, L, A})).find("node 1 lies below a leaf"), std::string::npos);
-  EXPECT_NE(sample_error(flat(2, {0, L, L}, {2})).find("leaf node 2 has no leaf record"), std::string::npos);
-  EXPECT_NE(sample_error(flat(2, {A, A, A})).find("a tree without a root"), std::string::npos);
-  EXPECT_NE(sample_error(flat(2, {0, L, L}), 0).find("is corrupt (its summary record)"), std::string::npos);
+  EXPECT_EQ(sample_error(valid_tree()), "");
+  EXPECT_EQ(sample_error(Tree::leaf({0, 1, 2})), "");
+  EXPECT_EQ(sample_error(valid_tree(), 10, {0, RepairMode::collapse}), "");
+  auto bad = [](auto edit) {
+    Tree t = valid_tree();
+    edit(t);
+    return sample_error(t);
+  };
+  const std::string corrupt = "hostile_sample.bin' is corrupt: ";
+  EXPECT_NE(bad([](Tree& t) { t.node(0).attr = 5; }).find(corrupt + "node 0 tests attribute 5 of 3"), std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.node(2).left = 2; }).find(corrupt + "node 2 has its children out of place"), std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.node(2).left = 4; }).find(corrupt + "node 2 has its children out of place"), std::string::npos);
+  // a test on the last node: no children
+  EXPECT_NE(bad([](Tree& t) { t.node(4).attr = 1; }).find(corrupt + "node 4 has its children out of place"), std::string::npos);
+  // a leaf with tests below it in the array
+  EXPECT_NE(bad([](Tree& t) { t.node(2).attr = kLeafNode; }).find(corrupt + "nodes that no test reaches"), std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.node(3).attr = -2; }).find(corrupt + "node 3 has attribute -2"), std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.node(4).m_len = 40; }).find(corrupt + "leaf 4 has its model outside the pool"), std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.node(4).m_off = -1; }).find(corrupt + "leaf 4 has its model outside the pool"), std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.set_model(4, {2, 0}); }).find(corrupt + "leaf 4 has model attributes out of range or order"),
+            std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.set_model(4, {3}); }).find(corrupt + "leaf 4 has model attributes out of range or order"),
+            std::string::npos);
+  EXPECT_NE(bad([](Tree& t) { t.node(1).c_off = 1000; }).find(corrupt + "leaf 1 has its coefficients outside the pool"),
+            std::string::npos);
+  EXPECT_NE(sample_error(valid_tree(), 0).find("is corrupt (its summary record)"), std::string::npos);
+  // a tree without nodes, a repair rule that is none, a sample of the flat format (version 1)
+  const auto one_tree_of = [](std::uint32_t nodes) {
+    return [nodes](auto put) {
+      put(std::uint32_t{1});  // a batch record: generation, repair rule, trees
+      put(std::int32_t{1});
+      put(std::int32_t{5});
+      put(std::int32_t{0});
+      put(std::uint32_t{1});
+      put(std::uint64_t{7});  // salt, nodes
+      put(nodes);
+    };
+  };
+  std::string e = raw_sample_error(2, one_tree_of(0));
+  EXPECT_NE(e.find("is corrupt (a tree of 0 nodes)"), std::string::npos) << e;
+  e = raw_sample_error(2, [](auto put) {
+    put(std::uint32_t{1});
+    put(std::int32_t{1});
+    put(std::int32_t{5});
+    put(std::int32_t{2});  // mode 2
+    put(std::uint32_t{0});
+  });
+  EXPECT_NE(e.find("is corrupt (repair rule 5, 2)"), std::string::npos) << e;
+  e = raw_sample_error(1, [](auto) {});
+  EXPECT_NE(e.find("has version 1 (this build reads version 2; record it again with batch_sample_every)"), std::string::npos) << e;
+  e = raw_sample_error(2, [](auto put) { put(std::uint32_t{9}); });
+  EXPECT_NE(e.find("is corrupt (record type 9)"), std::string::npos) << e;
 }
 
 // A few bytes that declare 4 billion trees, or trees of 2^24 nodes: an error, never an attempt
 // to allocate what the header claims.
 TEST(GmtHostile, ABatchSampleCannotMakeTheReaderAllocateWhatItDeclares) {
-  const std::string path = ::testing::TempDir() + "/huge_sample.bin";
-  auto write = [&](std::uint32_t trees, std::int32_t levels, std::uint32_t headers) {
-    std::ofstream o(path, std::ios::binary);
-    const auto put = [&o](auto v) { o.write(reinterpret_cast<const char*>(&v), sizeof v); };
-    o.write("GMTBATCH", 8);
-    put(std::uint32_t{1});  // version
-    put(std::uint32_t{1});  // dataset name "d"
-    o.write("d", 1);
-    put(std::uint64_t{100});  // rows, cols, seed
-    put(std::uint64_t{3});
-    put(std::uint64_t{1});
-    put(std::uint32_t{1});  // a batch record: generation, trees
-    put(std::int32_t{1});
-    put(trees);
-    for (std::uint32_t k = 0; k < headers; ++k) {  // the first trees' headers, nothing more
-      put(levels);
-      put(std::int32_t{3});
-      put(std::uint64_t{7});
-    }
+  const auto trees_of = [](std::uint32_t trees, std::uint32_t nodes, std::uint32_t headers) {
+    return [=](auto put) {
+      put(std::uint32_t{1});  // a batch record: generation, repair rule, trees
+      put(std::int32_t{1});
+      put(std::int32_t{5});
+      put(std::int32_t{0});
+      put(trees);
+      for (std::uint32_t k = 0; k < headers; ++k) {  // the first trees' headers, nothing more
+        put(std::uint64_t{7});
+        put(nodes);
+      }
+    };
   };
-  auto error_of = [&](std::size_t max_bytes) {
-    try {
-      (void)read_batch_sample(path, max_bytes);
-    } catch (const Error& e) {
-      return std::string(e.what());
-    }
-    return std::string();
-  };
-  write(0xffffffffu, 2, 0);
-  EXPECT_NE(error_of(0).find("is truncated"), std::string::npos) << error_of(0);
-  write(4, 24, 4);  // 4 x 2^24 nodes: 800 MB for 64 bytes of file
-  const std::string e = error_of(std::size_t{64} << 20);
-  EXPECT_NE(e.find("needs more than 192 MiB of host memory for its trees, more than the 64 MiB available"), std::string::npos)
+  std::string e = raw_sample_error(2, trees_of(0xffffffffu, 3, 0), 0);
+  EXPECT_NE(e.find("is truncated"), std::string::npos) << e;
+  e = raw_sample_error(2, trees_of(4, (1u << 24) + 1, 4));
+  EXPECT_NE(e.find("is corrupt (a tree of 16777217 nodes)"), std::string::npos) << e;
+  // 2^24 nodes: more than a GiB for 40 bytes of file
+  e = raw_sample_error(2, trees_of(4, 1u << 24, 4));
+  const std::size_t mib = ((std::size_t{1} << 24) * sizeof(TreeNode)) >> 20;
+  EXPECT_NE(e.find("needs more than " + std::to_string(mib) + " MiB of host memory for its trees, more than the 64 MiB available"),
+            std::string::npos)
       << e;
-  std::remove(path.c_str());
+  // pools: an attribute pool of 2^28 + 1 entries is corrupt
+  e = raw_sample_error(2, [](auto put) {
+    put(std::uint32_t{1});
+    put(std::int32_t{1});
+    put(std::int32_t{5});
+    put(std::int32_t{0});
+    put(std::uint32_t{1});
+    put(std::uint64_t{7});
+    put(std::uint32_t{1});  // one node: a leaf
+    put(std::int32_t{kLeafNode});
+    put(0.0f);
+    put(std::int32_t{-1});
+    put(std::int32_t{0});  // m_off, m_len, c_off
+    put(std::int32_t{0});
+    put(std::int32_t{0});
+    put(std::uint8_t{1});  // dirty, has_coef
+    put(std::uint8_t{0});
+    put(std::int64_t{0});  // count, sse
+    put(0.0);
+    put(std::uint32_t{(1u << 28) + 1});
+  });
+  EXPECT_NE(e.find("is corrupt (a model pool of 268435457)"), std::string::npos) << e;
 }
 
 TEST(GmtHostile, ParamsAreRangeCheckedAtValidation) {

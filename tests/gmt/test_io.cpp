@@ -24,23 +24,24 @@ TEST(GmtIo, ModelJsonRoundTripPredictsTheSame) {
   p.population = 10;
   p.iterations = 30;
   TrainResult r = train(d, p, *eval, false);
-  const auto j = model_json(r.best.root.get(), d, {{"note", "test"}});
-  auto back = model_from_json(nlohmann::json::parse(j.dump()), d, "mem");
-  EXPECT_EQ(count_leaves(back.get()), count_leaves(r.best.root.get()));
-  for (std::size_t row = 0; row < d.rows(); ++row)
-    EXPECT_DOUBLE_EQ(predict(back.get(), d, row), predict(r.best.root.get(), d, row));
+  const auto j = model_json(r.best.tree, d, {{"note", "test"}});
+  const Tree back = model_from_json(nlohmann::json::parse(j.dump()), d, "mem");
+  EXPECT_EQ(count_leaves(back), count_leaves(r.best.tree));
+  EXPECT_EQ(gmt_test::layout_error(back, 3), "");
+  EXPECT_TRUE(back.same_model(r.best.tree));  // structure, thresholds, models and coefficients
+  for (std::size_t row = 0; row < d.rows(); ++row) EXPECT_DOUBLE_EQ(back.predict(d, row), r.best.tree.predict(d, row));
   // The text form names every leaf model.
-  const std::string text = to_text(r.best.root.get(), d);
+  const std::string text = to_text(r.best.tree, d);
   EXPECT_NE(text.find("LM1: y = "), std::string::npos);
 }
 
 TEST(GmtIo, ModelFromAnotherDatasetIsRejected) {
   const Dataset d = gmt_test::make_dataset(100, 3, 7, gmt_test::piecewise);
   const Dataset other = gmt_test::make_dataset(100, 2, 7, gmt_test::piecewise);
-  Node leaf;
-  leaf.make_leaf({2});
-  leaf.coef = {1.0, 2.0};
-  const auto j = model_json(&leaf, d, {});
+  Tree leaf = Tree::leaf({2});
+  leaf.set_fit(0, {2}, {1.0, 2.0}, 2);
+  const auto j = model_json(leaf, d, {});
+  EXPECT_TRUE(model_from_json(nlohmann::json::parse(j.dump()), d, "m.json").same_model(leaf));
   EXPECT_THROW(model_from_json(nlohmann::json::parse(j.dump()), other, "m.json"), Error);
   EXPECT_THROW(model_from_json(nlohmann::json::parse(R"({"format":"x"})"), d, "m.json"), Error);
 }
@@ -114,8 +115,8 @@ TEST(GmtIo, CliTestFractionHoldsOutRows) {
   Dataset tr, te;
   holdout_split(load_csv(csv), 0.25, 1, &tr, &te);
   std::ifstream mo(model);
-  auto root = model_from_json(nlohmann::json::parse(mo), te, model);
-  EXPECT_NEAR(score(root.get(), te).rmse, m["test"]["rmse"].get<double>(), 1e-9);
+  const Tree root = model_from_json(nlohmann::json::parse(mo), te, model);
+  EXPECT_NEAR(score(root, te).rmse, m["test"]["rmse"].get<double>(), 1e-9);
   EXPECT_NE(train_cli({"--dataset", csv, "--test", csv, "--param", "test_fraction=0.25", "--quiet"}, env), 0);
 }
 
@@ -150,8 +151,8 @@ TEST(GmtIo, MalformedData) {
   q.min_leaf_rows = 1;
   q.init_model_attrs = 10;  // every attribute in the initial models
   TrainResult r = train(tiny, q, *eval, false);
-  EXPECT_LE(count_model_attributes(r.best.root.get()), 6 * count_leaves(r.best.root.get()));
-  EXPECT_TRUE(std::isfinite(score(r.best.root.get(), tiny).rmse));
+  EXPECT_LE(count_model_attributes(r.best.tree), 6 * count_leaves(r.best.tree));
+  EXPECT_TRUE(std::isfinite(score(r.best.tree, tiny).rmse));
   // Classification data is refused.
   Dataset cls("c", Task::classification, 10, {Attribute{"a"}}, {"x", "y"});
   EXPECT_THROW(eval->prepare(cls), Error);
@@ -191,16 +192,13 @@ TEST(GmtParams, TableDefaultsAreTheStructsAndRangesAreCheckedAtConfigTime) {
   EXPECT_EQ(spec("population").check(1), "expects an int in [2, 16777216], got 1");
   EXPECT_NE(spec("crossover").check(1.5), "");
   EXPECT_NE(spec("gpu_threads").check(2048), "");
-  EXPECT_NE(spec("gram_engine").check("tf32"), "");
   EXPECT_NE(spec("precision").check("half"), "");
   EXPECT_NE(spec("chunk_rows").check(0), "");
   EXPECT_NE(spec("mut_prune").check(-1), "");
-  EXPECT_EQ(spec("gram_engine").check("dmma"), "");
-  const GmtCase c = read_case(nlohmann::json{{"gpu_path", "faithful"}, {"precision", "float"}, {"gram_engine", "dmma"},
-                                             {"gpu_blocks", 128}, {"gpu_threads", 256}, {"cuda_graphs", false}});
+  const GmtCase c = read_case(nlohmann::json{{"gpu_path", "faithful"}, {"precision", "float"}, {"gpu_blocks", 128},
+                                             {"gpu_threads", 256}, {"cuda_graphs", false}});
   EXPECT_EQ(c.eval.gpu_path, EvalOptions::GpuPath::kFaithful);
   EXPECT_EQ(c.eval.gpu_precision, EvalOptions::GpuPrecision::kFloat);
-  EXPECT_EQ(c.eval.gram_engine, EvalOptions::GramEngine::kDmma);
   EXPECT_EQ(c.eval.gpu_blocks, 128);
   EXPECT_EQ(c.eval.gpu_threads, 256);
   EXPECT_FALSE(c.eval.cuda_graphs);
@@ -208,4 +206,5 @@ TEST(GmtParams, TableDefaultsAreTheStructsAndRangesAreCheckedAtConfigTime) {
   EXPECT_THROW(read_case(nlohmann::json{{"fast_pivot_guard", 1.0}}), Error);
   EXPECT_THROW(read_case(nlohmann::json{{"cx_subtrees", 0}, {"cx_tests", 0}, {"cx_branches", 0}, {"cx_asymmetric", 0}}), Error);
   EXPECT_THROW(read_case(nlohmann::json{{"no_such", 1}}), Error);
+  EXPECT_THROW(read_case(nlohmann::json{{"gram_engine", "dmma"}}), Error);  // the fast path's Gram engine param is gone (issue 23)
 }

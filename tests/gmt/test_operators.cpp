@@ -14,27 +14,24 @@ using namespace gpudm::gmt;
 
 namespace {
 
-void expect_valid(const Node* n, int cols, int depth, int max_depth, int min_rows, bool evaluated) {
-  ASSERT_LE(depth, max_depth);
-  if (n->is_leaf()) {
-    EXPECT_FALSE(n->left || n->right);
-    for (std::size_t k = 0; k < n->model_attrs.size(); ++k) {
-      EXPECT_GE(n->model_attrs[k], 0);
-      EXPECT_LT(n->model_attrs[k], cols);
-      if (k > 0) EXPECT_LT(n->model_attrs[k - 1], n->model_attrs[k]);
+void expect_valid(const Tree& t, int cols, int max_depth, int min_rows, bool evaluated) {
+  ASSERT_EQ(gmt_test::layout_error(t, cols), "");
+  ASSERT_LE(t.levels(), max_depth);
+  for (int i = 0; i < t.size(); ++i) {
+    const TreeNode& n = t.node(i);
+    if (n.is_leaf()) {
+      if (evaluated) {
+        EXPECT_EQ(n.has_coef, 1) << "node " << i;
+        EXPECT_EQ(n.dirty, 0) << "node " << i;
+        EXPECT_EQ(t.coef(i).size(), t.attrs(i).size() + 1) << "node " << i;
+        EXPECT_GE(n.stats.count, min_rows) << "node " << i;
+      }
+      continue;
     }
     if (evaluated) {
-      EXPECT_EQ(n->coef.size(), n->model_attrs.size() + 1);
-      EXPECT_GE(n->stats.count, min_rows);
+      EXPECT_EQ(n.stats.count, t.node(n.left).stats.count + t.node(n.left + 1).stats.count) << "node " << i;
     }
-    return;
   }
-  ASSERT_TRUE(n->left && n->right);
-  EXPECT_GE(n->attr, 0);
-  EXPECT_LT(n->attr, cols);
-  if (evaluated) EXPECT_EQ(n->stats.count, n->left->stats.count + n->right->stats.count);
-  expect_valid(n->left.get(), cols, depth + 1, max_depth, min_rows, evaluated);
-  expect_valid(n->right.get(), cols, depth + 1, max_depth, min_rows, evaluated);
 }
 
 struct Fixture {
@@ -51,7 +48,7 @@ struct Fixture {
   }
   Individual fresh(Rng& rng) {
     Individual ind;
-    ind.root = ea->init_tree(rng);
+    ind.tree = ea->init_tree(rng);
     ea->evaluate({&ind});
     return ind;
   }
@@ -65,9 +62,9 @@ TEST(GmtOperators, InitialTreesAreValidAndDipolar) {
   int internal = 0;
   for (int i = 0; i < 20; ++i) {
     Individual ind = fx.fresh(rng);
-    expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
-    EXPECT_LE(tree_depth(ind.root.get()), fx.p.init_max_depth);
-    internal += count_internal(ind.root.get());
+    expect_valid(ind.tree, 4, fx.p.max_depth, fx.p.min_leaf_rows, true);
+    EXPECT_LE(tree_depth(ind.tree), fx.p.init_max_depth);
+    internal += count_internal(ind.tree);
     EXPECT_TRUE(std::isfinite(ind.fitness));
   }
   EXPECT_GT(internal, 0);  // the piecewise target is split
@@ -76,26 +73,30 @@ TEST(GmtOperators, InitialTreesAreValidAndDipolar) {
 TEST(GmtOperators, EveryMutationVariantKeepsTheTreeValid) {
   Fixture fx;
   Rng rng(2);
-  using Op = std::function<bool(Node*, int, Rng&)>;
+  using Op = std::function<bool(Tree&, int, Rng&)>;
   const std::vector<std::pair<std::string, Op>> ops = {
-      {"new_test", [&](Node* n, int, Rng& r) { return fx.ea->mutate_new_test(n, r); }},
-      {"shift_threshold", [&](Node* n, int, Rng& r) { return fx.ea->mutate_shift_threshold(n, r); }},
-      {"swap_test", [&](Node* n, int, Rng& r) { return fx.ea->mutate_swap_test(n, r); }},
-      {"prune", [&](Node* n, int, Rng& r) { return fx.ea->mutate_prune(n, r); }},
-      {"change_model", [&](Node* n, int, Rng& r) { return fx.ea->mutate_change_model(n, r); }},
-      {"expand", [&](Node* n, int depth, Rng& r) { return fx.ea->mutate_expand(n, depth + 1, r); }},
+      {"new_test", [&](Tree& t, int n, Rng& r) { return fx.ea->mutate_new_test(t, n, r); }},
+      {"shift_threshold", [&](Tree& t, int n, Rng& r) { return fx.ea->mutate_shift_threshold(t, n, r); }},
+      {"swap_test", [&](Tree& t, int n, Rng& r) { return fx.ea->mutate_swap_test(t, n, r); }},
+      {"prune", [&](Tree& t, int n, Rng& r) { return fx.ea->mutate_prune(t, n, r); }},
+      {"change_model", [&](Tree& t, int n, Rng& r) { return fx.ea->mutate_change_model(t, n, r); }},
+      {"expand", [&](Tree& t, int n, Rng& r) { return fx.ea->mutate_expand(t, n, r); }},
   };
   for (const auto& [name, op] : ops) {
     int applied = 0;
     for (int trial = 0; trial < 15; ++trial) {
       Individual ind = fx.fresh(rng);
-      auto nodes = collect_nodes(ind.root.get());
-      const NodeRef& target = nodes[rng.below(nodes.size())];
-      if (!op(target.node, target.depth, rng)) continue;
+      const int target = rng.below_int(ind.tree.size());
+      if (!op(ind.tree, target, rng)) continue;
       ++applied;
-      expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, 0, false);
+      expect_valid(ind.tree, 4, fx.p.max_depth, 0, false);
+      // The changed subtree (at the same index: nodes before it keep theirs) is dirty.
+      for (int k : ind.tree.subtree(target))
+        if (ind.tree.node(k).is_leaf()) {
+          EXPECT_TRUE(ind.tree.leaf_needs_refit(k)) << name << " node " << k;
+        }
       fx.ea->evaluate({&ind});
-      expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
+      expect_valid(ind.tree, 4, fx.p.max_depth, fx.p.min_leaf_rows, true);
     }
     EXPECT_GT(applied, 0) << name << " never applied";
   }
@@ -107,18 +108,19 @@ TEST(GmtOperators, NewTestSplitsItsDipole) {
   int checked = 0;
   for (int trial = 0; trial < 30 && checked < 10; ++trial) {
     Individual ind = fx.fresh(rng);
-    Node* root = ind.root.get();
-    if (root->is_leaf()) {
-      if (!fx.ea->mutate_expand(root, 0, rng)) continue;
-    } else if (!fx.ea->mutate_new_test(root, rng)) {
+    Tree& t = ind.tree;
+    if (t.node(0).is_leaf()) {
+      if (!fx.ea->mutate_expand(t, 0, rng)) continue;
+    } else if (!fx.ea->mutate_new_test(t, 0, rng)) {
       continue;
     }
     // The dipole was (rand, farther extreme) of the node before the change.
-    const auto a = static_cast<std::size_t>(root->stats.dipole_rand);
-    const auto lo = static_cast<std::size_t>(root->stats.dipole_lo), hi = static_cast<std::size_t>(root->stats.dipole_hi);
+    const TreeNode& root = t.node(0);
+    const auto a = static_cast<std::size_t>(root.stats.dipole_rand);
+    const auto lo = static_cast<std::size_t>(root.stats.dipole_lo), hi = static_cast<std::size_t>(root.stats.dipole_hi);
     const auto b = std::fabs(fx.d.target(hi) - fx.d.target(a)) >= std::fabs(fx.d.target(lo) - fx.d.target(a)) ? hi : lo;
-    const bool a_left = fx.d.at(a, static_cast<std::size_t>(root->attr)) <= root->threshold;
-    const bool b_left = fx.d.at(b, static_cast<std::size_t>(root->attr)) <= root->threshold;
+    const bool a_left = fx.d.at(a, static_cast<std::size_t>(root.attr)) <= root.threshold;
+    const bool b_left = fx.d.at(b, static_cast<std::size_t>(root.attr)) <= root.threshold;
     EXPECT_NE(a_left, b_left);
     ++checked;
   }
@@ -141,10 +143,14 @@ TEST(GmtOperators, EveryCrossoverVariantKeepsTreesValid) {
       const int c = ea.crossover(a, b, rng);
       if (c == 0) continue;
       ++changed;
-      if (variant == 3) EXPECT_TRUE(c == 1 || c == 2);
+      if (variant == 3) {
+        EXPECT_TRUE(c == 1 || c == 2);
+      }
+      expect_valid(a.tree, 4, p.max_depth, 0, false);
+      expect_valid(b.tree, 4, p.max_depth, 0, false);
       ea.evaluate({&a, &b});
-      expect_valid(a.root.get(), 4, 1, p.max_depth, p.min_leaf_rows, true);
-      expect_valid(b.root.get(), 4, 1, p.max_depth, p.min_leaf_rows, true);
+      expect_valid(a.tree, 4, p.max_depth, p.min_leaf_rows, true);
+      expect_valid(b.tree, 4, p.max_depth, p.min_leaf_rows, true);
     }
     EXPECT_GT(changed, 0) << "crossover variant " << variant << " never applied";
   }
@@ -152,28 +158,23 @@ TEST(GmtOperators, EveryCrossoverVariantKeepsTreesValid) {
 
 TEST(GmtOperators, EmptyLeavesAllowedOnlyWhenAsked) {
   Fixture fx;
-  auto make = [] {
-    auto root = std::make_unique<Node>();
-    root->attr = 0;
-    root->threshold = 1000.0f;  // right side empty
-    root->left = std::make_unique<Node>();
-    root->left->make_leaf({0});
-    root->right = std::make_unique<Node>();
-    root->right->make_leaf({});
-    return root;
-  };
+  // right side empty
+  auto make = [] { return Tree::join(0, 1000.0f, Tree::leaf({0}), Tree::leaf({})); };
   Individual ind;
-  ind.root = make();
+  ind.tree = make();
   fx.ea->evaluate({&ind});
-  EXPECT_TRUE(ind.root->is_leaf());  // repaired: the split with an empty side was pruned
+  EXPECT_TRUE(ind.tree.node(0).is_leaf());  // repaired: the split with an empty side was pruned
+  EXPECT_EQ(ind.tree.size(), 1);
+  EXPECT_EQ(ind.tree.node(0).stats.count, static_cast<std::int64_t>(fx.d.rows()));
+  EXPECT_EQ(std::vector<int>(ind.tree.attrs(0).begin(), ind.tree.attrs(0).end()), std::vector<int>{0});  // the big leaf's model
   GmtParams p = fx.p;
   p.min_leaf_rows = 0;
   GmtEA allow(p, *fx.eval, fx.d, fx.timer);
   Individual keep;
-  keep.root = make();
+  keep.tree = make();
   allow.evaluate({&keep});
-  EXPECT_FALSE(keep.root->is_leaf());
-  EXPECT_EQ(keep.root->right->stats.count, 0);
+  EXPECT_FALSE(keep.tree.node(0).is_leaf());
+  EXPECT_EQ(keep.tree.node(2).stats.count, 0);
 }
 
 TEST(GmtOperators, LinearRankingFavoursTheBest) {
@@ -186,41 +187,29 @@ TEST(GmtOperators, LinearRankingFavoursTheBest) {
 }
 
 namespace {
-// x1 <= t1 ? leaf : (x2 <= t2 ? leaf : leaf)
-std::unique_ptr<Node> two_tests(float t1, float t2) {
-  auto root = std::make_unique<Node>();
-  root->attr = 0;
-  root->threshold = t1;
-  root->left = std::make_unique<Node>();
-  root->left->make_leaf({0});
-  root->right = std::make_unique<Node>();
-  root->right->attr = 1;
-  root->right->threshold = t2;
-  root->right->left = std::make_unique<Node>();
-  root->right->left->make_leaf({});
-  root->right->right = std::make_unique<Node>();
-  root->right->right->make_leaf({0, 1});
-  return root;
-}
+// x1 <= t1 ? leaf : (x2 <= t2 ? leaf : leaf); breadth-first 0 root, 1 LM(x1), 2 the x2 test,
+// 3 LM(), 4 LM(x1, x2)
+Tree two_tests(float t1, float t2) { return Tree::join(0, t1, Tree::leaf({0}), Tree::join(1, t2, Tree::leaf({}), Tree::leaf({0, 1}))); }
 }  // namespace
 
 TEST(GmtOperators, SwapTestExchangesTheTestWithADescendant) {
   Fixture fx;
   Rng rng(6);
   Individual ind;
-  ind.root = two_tests(3.0f, 5.0f);
+  ind.tree = two_tests(3.0f, 5.0f);
   fx.ea->evaluate({&ind});
-  ASSERT_FALSE(ind.root->right->is_leaf());
-  ASSERT_TRUE(fx.ea->mutate_swap_test(ind.root.get(), rng));
-  EXPECT_EQ(ind.root->attr, 1);
-  EXPECT_EQ(ind.root->threshold, 5.0f);
-  EXPECT_EQ(ind.root->right->attr, 0);
-  EXPECT_EQ(ind.root->right->threshold, 3.0f);
-  EXPECT_TRUE(ind.root->left->dirty && ind.root->right->left->dirty && ind.root->right->right->dirty);
+  Tree& t = ind.tree;
+  ASSERT_FALSE(t.node(2).is_leaf());
+  ASSERT_TRUE(fx.ea->mutate_swap_test(t, 0, rng));
+  EXPECT_EQ(t.node(0).attr, 1);
+  EXPECT_EQ(t.node(0).threshold, 5.0f);
+  EXPECT_EQ(t.node(2).attr, 0);
+  EXPECT_EQ(t.node(2).threshold, 3.0f);
+  EXPECT_TRUE(t.node(1).dirty && t.node(3).dirty && t.node(4).dirty);
   // A node without internal descendants has nothing to swap with.
-  EXPECT_FALSE(fx.ea->mutate_swap_test(ind.root->right.get(), rng));
+  EXPECT_FALSE(fx.ea->mutate_swap_test(t, 2, rng));
   fx.ea->evaluate({&ind});
-  expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
+  expect_valid(t, 4, fx.p.max_depth, fx.p.min_leaf_rows, true);
 }
 
 TEST(GmtOperators, RepairPromotesThePopulatedSubtreeOrCollapses) {
@@ -228,21 +217,28 @@ TEST(GmtOperators, RepairPromotesThePopulatedSubtreeOrCollapses) {
   // The root's test sends no row left (x1 >= 0): 'promote' puts the right subtree in its place,
   // 'collapse' turns the root into a leaf.
   Individual ind;
-  ind.root = two_tests(-1.0f, 5.0f);
+  ind.tree = two_tests(-1.0f, 5.0f);
+  const std::int64_t repairs0 = fx.eval->counters().repairs;
   fx.ea->evaluate({&ind});
-  ASSERT_FALSE(ind.root->is_leaf());
-  EXPECT_EQ(ind.root->attr, 1);
-  EXPECT_EQ(ind.root->threshold, 5.0f);
-  EXPECT_EQ(ind.root->stats.count, static_cast<std::int64_t>(fx.d.rows()));
-  EXPECT_EQ(ind.root->right->model_attrs, (std::vector<int>{0, 1}));
-  expect_valid(ind.root.get(), 4, 1, fx.p.max_depth, fx.p.min_leaf_rows, true);
+  EXPECT_EQ(fx.eval->counters().repairs, repairs0 + 1);
+  const Tree& t = ind.tree;
+  ASSERT_FALSE(t.node(0).is_leaf());
+  EXPECT_EQ(t.size(), 3);
+  EXPECT_EQ(t.node(0).attr, 1);
+  EXPECT_EQ(t.node(0).threshold, 5.0f);
+  EXPECT_EQ(t.node(0).stats.count, static_cast<std::int64_t>(fx.d.rows()));
+  EXPECT_EQ(std::vector<int>(t.attrs(2).begin(), t.attrs(2).end()), (std::vector<int>{0, 1}));
+  expect_valid(t, 4, fx.p.max_depth, fx.p.min_leaf_rows, true);
   GmtParams p = fx.p;
   p.repair = RepairMode::collapse;
   GmtEA ea(p, *fx.eval, fx.d, fx.timer);
   Individual c;
-  c.root = two_tests(-1.0f, 5.0f);
+  c.tree = two_tests(-1.0f, 5.0f);
   ea.evaluate({&c});
-  EXPECT_TRUE(c.root->is_leaf());
+  EXPECT_TRUE(c.tree.node(0).is_leaf());
+  EXPECT_EQ(c.tree.size(), 1);
+  EXPECT_EQ(c.tree.attrs(0).size(), 0u);  // the big child was not a leaf: a constant leaf
+  EXPECT_EQ(c.tree.node(0).stats.count, static_cast<std::int64_t>(fx.d.rows()));
 }
 
 TEST(GmtOperators, ShiftThresholdMovesTowardsARowOfTheNode) {
@@ -251,17 +247,20 @@ TEST(GmtOperators, ShiftThresholdMovesTowardsARowOfTheNode) {
   int moved = 0;
   for (int trial = 0; trial < 20; ++trial) {
     Individual ind;
-    ind.root = two_tests(3.0f, 5.0f);
+    ind.tree = two_tests(3.0f, 5.0f);
     fx.ea->evaluate({&ind});
-    Node* n = ind.root->right.get();  // rows with x1 > 3
-    const auto r = static_cast<std::size_t>(n->stats.dipole_rand);
+    Tree& t = ind.tree;
+    const int n = 2;  // rows with x1 > 3
+    const auto r = static_cast<std::size_t>(t.node(n).stats.dipole_rand);
     ASSERT_GT(fx.d.at(r, 0), 3.0f);  // dipole_rand is a row of the node
-    const float x = fx.d.at(r, 1), before = n->threshold;
-    if (!fx.ea->mutate_shift_threshold(n, rng)) continue;
+    const float x = fx.d.at(r, 1), before = t.node(n).threshold;
+    if (!fx.ea->mutate_shift_threshold(t, n, rng)) continue;
     ++moved;
-    EXPECT_GE(n->threshold, std::min(before, x));
-    EXPECT_LE(n->threshold, std::max(before, x));
-    EXPECT_EQ(n->attr, 1);
+    EXPECT_GE(t.node(n).threshold, std::min(before, x));
+    EXPECT_LE(t.node(n).threshold, std::max(before, x));
+    EXPECT_EQ(t.node(n).attr, 1);
+    EXPECT_TRUE(t.node(3).dirty && t.node(4).dirty);
+    EXPECT_FALSE(t.node(1).dirty);  // outside the changed subtree
   }
   EXPECT_GT(moved, 10);
 }
@@ -274,10 +273,13 @@ TEST(GmtOperators, DipoleRandIsAUniformRowOfTheNode) {
   const int trials = 400;
   for (int t = 0; t < trials; ++t) {
     Individual ind;
-    ind.root = two_tests(1.0f, 5.0f);
+    ind.tree = two_tests(1.0f, 5.0f);
     fx.ea->evaluate({&ind});  // a new salt each time
-    const auto r = static_cast<std::size_t>(ind.root->stats.dipole_rand);
+    const auto r = static_cast<std::size_t>(ind.tree.node(0).stats.dipole_rand);
     if (fx.d.at(r, 0) <= 1.0f) ++left;
+    // the root's draw is the smaller of its children's (a min-reduction)
+    const NodeStats &a = ind.tree.node(1).stats, &b = ind.tree.node(2).stats;
+    EXPECT_TRUE(ind.tree.node(0).stats.dipole_rand == a.dipole_rand || ind.tree.node(0).stats.dipole_rand == b.dipole_rand);
   }
   const double share = double(left) / trials;
   EXPECT_GT(share, 0.04);
@@ -288,30 +290,20 @@ TEST(GmtOperators, DipoleRandIsAUniformRowOfTheNode) {
 // (and so every training prediction) is unchanged, and a second call moves nothing.
 TEST(GmtTree, CenterThresholdsKeepsTheTrainingPartition) {
   const Dataset d = gmt_test::make_dataset(400, 2, 5, gmt_test::piecewise, 0.1);
-  auto root = std::make_unique<Node>();
-  root->attr = 0;
-  root->threshold = d.at(17, 0);  // exactly on a training value: the gap is to its right
-  root->left = std::make_unique<Node>();
-  root->right = std::make_unique<Node>();
-  root->right->attr = 1;
-  root->right->threshold = 4.0f;
-  root->right->left = std::make_unique<Node>();
-  root->right->right = std::make_unique<Node>();
-  Node* leaves[] = {root->left.get(), root->right->left.get(), root->right->right.get()};
-  for (int k = 0; k < 3; ++k) {
-    leaves[k]->model_attrs = {0};
-    leaves[k]->coef = {1.0 + k, 0.5 - k};
-  }
+  // exactly on a training value: the gap is to its right
+  Tree t = Tree::join(0, d.at(17, 0), Tree::leaf({0}), Tree::join(1, 4.0f, Tree::leaf({0}), Tree::leaf({0})));
+  const int leaves[] = {1, 3, 4};
+  for (int k = 0; k < 3; ++k) t.set_fit(leaves[k], {0}, {1.0 + k, 0.5 - k}, 2);
   std::vector<double> before(d.rows());
-  for (std::size_t r = 0; r < d.rows(); ++r) before[r] = predict(root.get(), d, r);
-  const float t0 = root->threshold;
-  EXPECT_EQ(center_thresholds(root.get(), d), 2);
-  EXPECT_GT(root->threshold, t0);
+  for (std::size_t r = 0; r < d.rows(); ++r) before[r] = t.predict(d, r);
+  const float t0 = t.node(0).threshold;
+  EXPECT_EQ(center_thresholds(t, d), 2);
+  EXPECT_GT(t.node(0).threshold, t0);
   float next_above = std::numeric_limits<float>::infinity();
   for (std::size_t r = 0; r < d.rows(); ++r)
     if (d.at(r, 0) > t0) next_above = std::min(next_above, d.at(r, 0));
-  EXPECT_LT(root->threshold, next_above);
-  EXPECT_FLOAT_EQ(root->threshold, static_cast<float>(0.5 * (double(t0) + double(next_above))));
-  for (std::size_t r = 0; r < d.rows(); ++r) EXPECT_EQ(predict(root.get(), d, r), before[r]) << "row " << r;
-  EXPECT_EQ(center_thresholds(root.get(), d), 0);
+  EXPECT_LT(t.node(0).threshold, next_above);
+  EXPECT_FLOAT_EQ(t.node(0).threshold, static_cast<float>(0.5 * (double(t0) + double(next_above))));
+  for (std::size_t r = 0; r < d.rows(); ++r) EXPECT_EQ(t.predict(d, r), before[r]) << "row " << r;
+  EXPECT_EQ(center_thresholds(t, d), 0);
 }

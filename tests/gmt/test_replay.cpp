@@ -1,6 +1,7 @@
-// Batch samples (algorithms/gmt/batch_sample.*): flattened trees survive the file round trip, and
-// the family estimates a backend's induction time by replaying the batches a run recorded
-// (batch_sample_every / replay_from), flagged estimated, validated against the oracle.
+// Batch samples (algorithms/gmt/batch_sample.*): compact trees, with their salts and repair rule,
+// survive the file round trip, and the family estimates a backend's induction time by replaying
+// the batches a run recorded (batch_sample_every / replay_from), flagged estimated, validated
+// against the oracle.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -29,31 +30,31 @@ std::string temp_file(const std::string& name) {
 TEST(GmtBatchSample, TreesSurviveTheRoundTrip) {
   const Dataset d = gmt_test::make_dataset(500, 4, 3, gmt_test::piecewise, 0.1);
   auto seq = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
+  seq->prepare(d);
   PhaseTimer t;
   GmtParams p;
   p.init_model_attrs = 2;
   GmtEA ea(p, *seq, d, t);
   Rng rng(5);
-  std::vector<std::unique_ptr<Node>> roots;
-  std::vector<FlatTree> flats(6);
-  std::vector<const FlatTree*> ptrs;
-  for (int i = 0; i < 6; ++i) {
-    roots.push_back(ea.init_tree(rng));
-    flatten(roots.back().get(), 4, 100 + static_cast<std::uint64_t>(i), flats[static_cast<std::size_t>(i)]);
-    ptrs.push_back(&flats[static_cast<std::size_t>(i)]);
-  }
-  FlatTree& keep = flats[2];  // a tree whose leaves keep their models: coefficients must survive
-  for (int l = 0; l < keep.n_leaves(); ++l) {
-    keep.refit[static_cast<std::size_t>(l)] = 0;
-    for (int c = 0; c < 4; ++c)
-      if (keep.mask[static_cast<std::size_t>(l * 4 + c)]) keep.coef[static_cast<std::size_t>(l * 5 + 1 + c)] = 0.5 + c;
-    keep.coef[static_cast<std::size_t>(l * 5)] = -1.25 * l;
-  }
+  std::vector<Tree> trees;
+  for (int i = 0; i < 6; ++i) trees.push_back(ea.init_tree(rng));
+  // Tree 1 evaluated (statistics and fitted models), then one leaf changed (dirty); tree 2 with
+  // hand-made clean models: flags, coefficients and the clean leaves' statistics must survive.
+  seq->evaluate(single(trees[1], 3), t);
+  for (int i = 0; i < trees[1].size(); ++i)
+    if (trees[1].node(i).is_leaf()) {
+      trees[1].set_model(i, {0, 3});
+      break;
+    }
+  gmt_test::make_clean(trees[2]);
   const std::string path = temp_file("roundtrip.bin");
+  const RepairSpec promote{5, RepairMode::promote}, collapse{3, RepairMode::collapse};
   {
     BatchSampleWriter w(path, "synthetic", d.rows(), d.cols(), 42);
-    w.add(7, ptrs);
-    w.add(9, {ptrs[0], ptrs[2]});
+    w.add(7, gmt_test::batch_of(trees, 100, promote));
+    std::vector<Tree> two = {trees[0], trees[2]};
+    w.add(9, gmt_test::batch_of(two, 200, collapse));
+    EXPECT_EQ(w.batches(), 2);
     RecordedRun r;
     r.backend = "sequential";
     r.evaluations = 1234;
@@ -70,23 +71,60 @@ TEST(GmtBatchSample, TreesSurviveTheRoundTrip) {
   EXPECT_EQ(s.cols, 4u);
   EXPECT_EQ(s.seed, 42u);
   ASSERT_EQ(s.batches.size(), 2u);
-  EXPECT_EQ(s.generation, (std::vector<int>{7, 9}));
+  EXPECT_EQ(s.batches[0].generation, 7);
+  EXPECT_EQ(s.batches[1].generation, 9);
+  EXPECT_EQ(s.batches[0].repair.min_rows, 5);
+  EXPECT_EQ(s.batches[0].repair.mode, RepairMode::promote);
+  EXPECT_EQ(s.batches[1].repair.min_rows, 3);
+  EXPECT_EQ(s.batches[1].repair.mode, RepairMode::collapse);
+  EXPECT_EQ(s.batches[1].salts, (std::vector<std::uint64_t>{200, 201}));
   EXPECT_EQ(s.trees(), 8);
   EXPECT_EQ(s.run.evaluations, 1234);
   EXPECT_EQ(s.run.scale, 2.5);
   EXPECT_EQ(s.run.host_seconds, 0.75);
   for (std::size_t k = 0; k < 6; ++k) {
-    const FlatTree &a = flats[k], &b = s.batches[0][k];
-    EXPECT_EQ(a.levels, b.levels);
-    EXPECT_EQ(a.salt, b.salt);
-    EXPECT_EQ(a.attr, b.attr);
-    EXPECT_EQ(a.threshold, b.threshold);
-    EXPECT_EQ(a.leaf_slot, b.leaf_slot);
-    EXPECT_EQ(a.leaf_node, b.leaf_node);
-    EXPECT_EQ(a.refit, b.refit);
-    EXPECT_EQ(a.mask, b.mask);
-    EXPECT_EQ(a.coef, b.coef);
+    SCOPED_TRACE("tree " + std::to_string(k));
+    const Tree &a = trees[k], &b = s.batches[0].trees[k];
+    EXPECT_EQ(s.batches[0].salts[k], 100 + k);
+    EXPECT_EQ(gmt_test::layout_error(b, 4), "");
+    EXPECT_TRUE(a.same_model(b));
+    ASSERT_EQ(a.size(), b.size());
+    for (int i = 0; i < a.size(); ++i) {
+      const TreeNode &x = a.node(i), &y = b.node(i);
+      EXPECT_EQ(x.parent, y.parent);
+      EXPECT_EQ(x.depth, y.depth);
+      if (!x.is_leaf()) continue;
+      EXPECT_EQ(x.dirty, y.dirty) << "node " << i;
+      EXPECT_EQ(x.has_coef, y.has_coef) << "node " << i;
+      EXPECT_EQ(a.leaf_needs_refit(i), b.leaf_needs_refit(i)) << "node " << i;
+      if (!a.leaf_needs_refit(i)) {  // what a backend may keep for a clean leaf (EvalBatch::clean_sse_known)
+        EXPECT_EQ(x.stats.count, y.stats.count) << "node " << i;
+        EXPECT_EQ(x.stats.sse, y.stats.sse) << "node " << i;
+      }
+    }
   }
+  EXPECT_TRUE(s.batches[1].trees[1].same_model(trees[2]));
+  // The replayed batch: copies of the recorded trees, the salts, the repair rule, clean SSE known;
+  // evaluating it gives what evaluating the original trees gives.
+  std::vector<Tree> copies;
+  const EvalBatch replay = s.batches[0].batch(copies);
+  ASSERT_EQ(replay.size(), 6u);
+  EXPECT_TRUE(replay.clean_sse_known);
+  EXPECT_EQ(replay.repair.min_rows, 5);
+  EXPECT_EQ(replay.salts, s.batches[0].salts);
+  std::vector<Tree> direct = trees;
+  seq->evaluate(replay, t);
+  seq->evaluate(gmt_test::batch_of(direct, 100, promote), t);
+  for (std::size_t k = 0; k < 6; ++k) {
+    EXPECT_TRUE(copies[k].same_model(direct[k])) << "tree " << k;
+    ASSERT_EQ(copies[k].size(), direct[k].size());
+    for (int i = 0; i < copies[k].size(); ++i) {
+      EXPECT_EQ(copies[k].node(i).stats.count, direct[k].node(i).stats.count);
+      EXPECT_EQ(copies[k].node(i).stats.sse, direct[k].node(i).stats.sse);
+      EXPECT_EQ(copies[k].node(i).stats.dipole_rand, direct[k].node(i).stats.dipole_rand);
+    }
+  }
+  EXPECT_TRUE(s.batches[0].trees[0].same_model(trees[0]));  // batch() evaluated copies, not the sample's trees
   // Two batches of 6 and 2 trees: a cap of 2 trees picks one batch, a large cap both.
   EXPECT_EQ(pick_batches(s, 1000).size(), 2u);
   EXPECT_EQ(pick_batches(s, 2).size(), 1u);

@@ -1,6 +1,6 @@
 #pragma once
-// Device helpers shared by both GMT paths: routing a row through a flat tree, the dipole hash of
-// algorithms/gmt/eval_steps.cpp, and 64-bit keys that order rows as the CPU's dipole search does.
+// Device helpers of the faithful path: routing a row through a flat tree, and 64-bit keys that
+// order rows as the CPU's dipole search does (algorithms/gmt/leaf_stats.hpp has the same keys).
 #include <cstdint>
 
 #include "backends/cuda/common/dataset.cuh"
@@ -20,14 +20,6 @@ __device__ __forceinline__ int route_row(const int* __restrict__ attr, const flo
     a = __ldg(attr + i);
   }
   return i;
-}
-
-// splitmix64(salt ^ golden * (node + 1)): eval_steps.cpp's node_hash.
-__host__ __device__ __forceinline__ unsigned long long node_hash(unsigned long long salt, unsigned long long node) {
-  unsigned long long z = (salt ^ (0x9E3779B97F4A7C15ull * (node + 1))) + 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
 }
 
 // Float bits mapped so that unsigned order is numeric order (-0 counts as +0, as == does on the CPU).
@@ -65,17 +57,16 @@ __device__ __forceinline__ double predict_row(const BatchView& v, int moff, int 
   return p;
 }
 
-// Upward propagation of one tree (the CPU's reduce_tree): `st` holds the tree's node statistics
-// (counts, sums, lo/hi keys, random rows) indexed by node; leaves are filled. Internal nodes are
+// Upward propagation of one tree (the CPU's propagate_stats): `st` holds the tree's node statistics
+// (counts, sums, lo/hi keys, dipole keys) indexed by node; leaves are filled. Internal nodes are
 // visited from the deepest present node up. One thread.
 struct NodeAcc {
   long long count;
   double sse, sae;
   unsigned long long lo, hi;
-  long long rnd;
+  unsigned long long rnd;  // minimum dipole key (tree.hpp)
 };
-__device__ inline void propagate_tree(NodeAcc* st, const int* attr, const int* present, int n_present,
-                                      unsigned long long salt) {
+__device__ inline void propagate_tree(NodeAcc* st, const int* attr, const int* present, int n_present) {
   for (int k = n_present - 1; k >= 0; --k) {
     const int i = present[k];
     if (attr[i] < 0) continue;  // leaf
@@ -87,12 +78,7 @@ __device__ inline void propagate_tree(NodeAcc* st, const int* attr, const int* p
     p.sae = a.sae + b.sae;
     p.lo = a.lo < b.lo ? a.lo : b.lo;
     p.hi = a.hi > b.hi ? a.hi : b.hi;
-    p.rnd = -1;
-    if (p.count > 0) {
-      const unsigned long long h = node_hash(salt, static_cast<unsigned long long>(i));
-      const bool left = static_cast<long long>(h % static_cast<unsigned long long>(p.count)) < a.count;
-      p.rnd = left ? a.rnd : b.rnd;
-    }
+    p.rnd = a.rnd < b.rnd ? a.rnd : b.rnd;
   }
 }
 
@@ -103,7 +89,7 @@ __device__ __forceinline__ NodeOut to_out(const NodeAcc& a) {
   o.sae = a.sae;
   o.lo = lo_row(a.lo);
   o.hi = hi_row(a.hi);
-  o.rnd = a.rnd;
+  o.rnd = lo_row(a.rnd);
   return o;
 }
 

@@ -4,19 +4,19 @@
 //
 // Agreement with the sequential oracle (tests/gmt/test_cuda.cpp, test_reference.cpp):
 //  - identical: node counts, leaf assignment (through counts and the dipole rows lo / hi / rand),
-//    rank decisions (the same columns dropped);
-//  - double (both paths): SSE/SAE within 1e-8 relative (+ 1e-12 x sum y^2 for exact fits);
+//    rank decisions (the same columns dropped), the repairs (decided from the counts);
+//  - double (both paths): SSE within 1e-8 relative (+ 1e-12 x sum y^2 for exact fits);
 //    coefficients within 1e-8 x the leaf's largest coefficient on well-conditioned leaves, 1e-6
 //    at worst on real data with correlated attributes (fast path). The faithful path solves the
 //    same QR problem in another order (~1e-13). The fast path solves the normal equations of a
 //    centred Gram matrix accumulated in FP64 (shifted by the leaf's first row, so constant
-//    columns are exactly zero); its error grows like eps x cond(G) = eps x cond(X)^2, and every
-//    pivot at or below fast_pivot_guard (1e-6) x its column's centred norm^2, i.e. cond(X) >~ 1e3
-//    in that column, or within 100x of the CPU's rank_tol, is solved again by the exact QR
-//    solver, so no rank decision is taken from a rounded pivot and the coefficients' error stays
-//    below ~1e-6 (Gram rounding ~1e-12 relative / the smallest pivot ratio 1e-6). SSE/SAE are
-//    summed from the residuals of every row (a second pass), not from the statistics, so they
-//    are second order in that error.
+//    columns are exactly zero; leaf_stats.hpp); its error grows like eps x cond(G) =
+//    eps x cond(X)^2, and every pivot at or below fast_pivot_guard (1e-6) x its column's centred
+//    norm^2, i.e. cond(X) >~ 1e3 in that column, or within 100x of the CPU's rank_tol, is solved
+//    again by the exact QR solver, so no rank decision is taken from a rounded pivot and the
+//    coefficients' error stays below ~1e-6. The fast path's SSE comes from the same statistics
+//    (C_yy - |L^-1 C_xy|^2: no second pass over the rows), so its error is eps x cond(G) x the
+//    leaf's centred sum of squares; its SAE is not computed (NaN: nothing in the EA reads it).
 //  - float (faithful path, the paper's precision): counts identical; rank_tol is raised to 1e-5
 //    (float rounding), so rank decisions can differ on nearly dependent columns; SSE within 1e-3.
 // Results of the fast path do not depend on scheduling (fixed summation orders); the faithful
@@ -56,6 +56,8 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
   void prepare(const Dataset& train) override {
     GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
     GPUDM_REQUIRE(train.rows() >= 1 && train.cols() >= 1, "gmt: dataset '" + train.name() + "' is empty");
+    GPUDM_REQUIRE(train.rows() < 0x7FFFFFFFull, "gmt/cuda: datasets of 2^31 rows or more are not supported");
+    counters_ = {};
     set_device(device_);
     fast_.reset();  // every buffer this evaluator held is freed here ...
     faithful_.reset();
@@ -71,6 +73,7 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     solver_->set_ormqr_max_rows(options_.ormqr_max_rows);
     ctx_.stream = stream_.get();
     ctx_.data = data_.view();
+    ctx_.host = &train;
     ctx_.options = &options_;
     ctx_.solver = solver_.get();
     ctx_.props = &device_props(device_);
@@ -79,12 +82,12 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     else fast_ = std::make_unique<g::FastPath>(ctx_);
   }
 
-  void evaluate(const std::vector<const ::gpudm::gmt::FlatTree*>& trees, std::vector<::gpudm::gmt::EvalOutput>& out,
-                PhaseTimer& timer) override {
+  void evaluate(const ::gpudm::gmt::EvalBatch& batch, PhaseTimer& timer) override {
     if (!fast_ && !faithful_) throw Error("gmt/cuda: evaluate() before prepare()");
     set_device(device_);
-    if (fast_) fast_->evaluate(trees, out, timer);
-    else faithful_->evaluate(trees, out, timer);
+    ++counters_.calls;
+    if (fast_) fast_->evaluate(batch, timer, counters_);
+    else faithful_->evaluate(batch, timer, counters_);
   }
 
   nlohmann::ordered_json describe() const override {

@@ -15,6 +15,8 @@
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/gmt/paths.cuh"
 #include "backends/cuda/gmt/policy.cuh"
+#include "algorithms/gmt/eval_steps.hpp"
+#include "algorithms/gmt/repair.hpp"
 
 namespace gpudm::backend::cuda::gmt_cuda {
 
@@ -31,10 +33,9 @@ long long max_params_for(long long rows, double rows_per_param) {
 }
 }  // namespace
 
-void FaithfulPath::evaluate(const std::vector<const ::gpudm::gmt::FlatTree*>& trees,
-                            std::vector<::gpudm::gmt::EvalOutput>& out, ::gpudm::PhaseTimer& timer) {
-  out.resize(trees.size());
-  if (trees.empty()) return;
+void FaithfulPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters) {
+  if (batch.size() == 0) return;
+  GPUDM_REQUIRE(batch.salts.size() == batch.trees.size(), "gmt: one salt per tree");
   const ::gpudm::gmt::EvalOptions& o = *c_.options;
   if (blocks_ == 0) {
     faithful_grid(c_.data.rows, &blocks_, &threads_);
@@ -42,10 +43,11 @@ void FaithfulPath::evaluate(const std::vector<const ::gpudm::gmt::FlatTree*>& tr
     if (o.gpu_threads > 0) threads_ = o.gpu_threads;
   }
   PhaseMarks marks;
-  for (std::size_t k = 0; k < trees.size(); ++k) {
-    evaluate_one(trees[k], out[k], marks);
+  for (std::size_t k = 0; k < batch.size(); ++k) {
+    evaluate_one(*batch.trees[k], batch.salts[k], batch.repair, marks, timer, counters);
     marks.flush(timer);  // evaluate_one synchronised at its end
     marks.clear();
+    ++counters.trees;
   }
 }
 
@@ -73,16 +75,13 @@ void FaithfulPath::calc_models(const PackedBatch& b, const std::vector<int>& cou
   }
 }
 
-void FaithfulPath::evaluate_one(const ::gpudm::gmt::FlatTree* tree, ::gpudm::gmt::EvalOutput& result, PhaseMarks& marks) {
-  const ::gpudm::gmt::EvalOptions& o = *c_.options;
+void FaithfulPath::route(const ::gpudm::gmt::FlatTree& flat, std::vector<int>& counts, PhaseMarks& marks) {
   MemoryGuard& mem = *c_.memory;
   const cudaStream_t s = c_.stream;
   const DatasetView& d = c_.data;
   const std::size_t n = d.rows;
-  const bool use_float = o.gpu_precision == ::gpudm::gmt::EvalOptions::GpuPrecision::kFloat;
-
-  // Listing 1, lines 5-8: flatten (done by the EA) and send the individual.
-  const std::vector<const ::gpudm::gmt::FlatTree*> one{tree};
+  // Listing 1, lines 5-8: the flattened individual is sent.
+  const std::vector<const ::gpudm::gmt::FlatTree*> one{&flat};
   batch_.pack(one, static_cast<int>(d.cols), 0);
   const int L = batch_.leaves(), nn = batch_.total_nodes(), np = batch_.total_present();
   reserve(h_batch_, batch_.bytes());
@@ -102,11 +101,6 @@ void FaithfulPath::evaluate_one(const ::gpudm::gmt::FlatTree* tree, ::gpudm::gmt
   reserve(mat_off_, static_cast<std::size_t>(L), mem, "the leaf matrix offsets");
   reserve(scratch_, static_cast<std::size_t>(nn), mem, "the node statistics");
   reserve(out_, static_cast<std::size_t>(np), mem, "the node results");
-  const std::size_t tables = static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(nn);
-  reserve(t_sse_, tables, mem, "estimate_errors' node tables");
-  reserve(t_sae_, tables, mem, "estimate_errors' node tables");
-  reserve(t_lo_, tables, mem, "estimate_errors' node tables");
-  reserve(t_hi_, tables, mem, "estimate_errors' node tables");
   reserve(h_counts_, static_cast<std::size_t>(L));
   reserve(h_layout_, 2 * static_cast<std::size_t>(L));
   reserve(h_out_, static_cast<std::size_t>(np));
@@ -133,12 +127,76 @@ void FaithfulPath::evaluate_one(const ::gpudm::gmt::FlatTree* tree, ::gpudm::gmt
   }
   marks.end(s, false);
 
-  // Listing 1, line 18: the counts go to the host, which lays out the leaves' matrices.
+  // Listing 1, line 18: the counts go to the host.
   marks.begin("transfers", s, false);
   counts_.download_async(h_counts_.data(), static_cast<std::size_t>(L), s);
   marks.end(s, false);
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
-  std::vector<int> counts(h_counts_.data(), h_counts_.data() + L);
+  counts.assign(h_counts_.data(), h_counts_.data() + L);
+}
+
+void FaithfulPath::evaluate_one(::gpudm::gmt::Tree& tree, std::uint64_t salt, const ::gpudm::gmt::RepairSpec& repair,
+                                PhaseMarks& marks, ::gpudm::PhaseTimer& host, ::gpudm::gmt::EvalCounters& counters) {
+  const ::gpudm::gmt::EvalOptions& o = *c_.options;
+  MemoryGuard& mem = *c_.memory;
+  const cudaStream_t s = c_.stream;
+  const DatasetView& d = c_.data;
+  const std::size_t n = d.rows;
+  const bool use_float = o.gpu_precision == ::gpudm::gmt::EvalOptions::GpuPrecision::kFloat;
+  std::vector<int> counts;
+  for (int round = 0; round < 2; ++round) {
+    {
+      auto sc = host.scope("flattening");  // the paper's copyTreeToTable
+      ::gpudm::gmt::flatten(tree, salt, static_cast<int>(d.cols), flat_);
+    }
+    route(flat_, counts, marks);
+    if (round > 0 || repair.min_rows <= 0) break;
+    // The repair rule from the counts; the rows of the leaves under the limit come from the sorted
+    // row ids (a few per such leaf).
+    auto sc = host.scope("repair");
+    ::gpudm::gmt::RoutedCounts routed;
+    routed.reset(tree.size());
+    long long begin = 0;
+    std::vector<std::pair<int, long long>> small;  // (slot, begin)
+    for (int l = 0; l < flat_.n_leaves(); ++l) {
+      const int node = flat_.compact[static_cast<std::size_t>(l)];
+      routed.count[static_cast<std::size_t>(node)] = counts[static_cast<std::size_t>(l)];
+      if (counts[static_cast<std::size_t>(l)] > 0 && counts[static_cast<std::size_t>(l)] < repair.min_rows) small.emplace_back(l, begin);
+      begin += counts[static_cast<std::size_t>(l)];
+    }
+    if (!::gpudm::gmt::needs_repair(tree, repair, routed.count)) break;
+    std::size_t total = 0;
+    for (const auto& [l, b] : small) total += static_cast<std::size_t>(counts[static_cast<std::size_t>(l)]);
+    reserve(h_rows_, std::max<std::size_t>(total, 1));
+    std::size_t at = 0;
+    for (const auto& [l, b] : small) {
+      const auto m = static_cast<std::size_t>(counts[static_cast<std::size_t>(l)]);
+      GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_rows_.data() + at, sorted_row_.data() + b, m * sizeof(int), cudaMemcpyDeviceToHost, s));
+      at += m;
+    }
+    GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+    at = 0;
+    for (const auto& [l, b] : small) {
+      const int node = flat_.compact[static_cast<std::size_t>(l)];
+      const auto m = static_cast<std::size_t>(counts[static_cast<std::size_t>(l)]);
+      routed.small_begin[static_cast<std::size_t>(node)] = static_cast<std::int32_t>(routed.small_rows.size());
+      for (std::size_t q = 0; q < m; ++q) routed.small_rows.push_back(h_rows_[at + q]);  // ascending: the sort is stable
+      at += m;
+    }
+    const ::gpudm::gmt::RepairOutcome rep = ::gpudm::gmt::repair_tree(tree, repair, routed, *c_.host);
+    GPUDM_REQUIRE(rep.complete, "gmt/cuda: repair could not find a small leaf's rows (internal error)");
+    counters.repairs += rep.repairs;
+    if (rep.repairs == 0) break;
+    ++counters.repaired_trees;
+  }
+  const int L = batch_.leaves(), nn = batch_.total_nodes(), np = batch_.total_present();
+  const auto* bv = reinterpret_cast<const BatchView*>(d_batch_.data());
+  const std::size_t tables = static_cast<std::size_t>(blocks_) * static_cast<std::size_t>(nn);
+  reserve(t_sse_, tables, mem, "estimate_errors' node tables");
+  reserve(t_sae_, tables, mem, "estimate_errors' node tables");
+  reserve(t_lo_, tables, mem, "estimate_errors' node tables");
+  reserve(t_hi_, tables, mem, "estimate_errors' node tables");
+  reserve(t_rnd_, tables, mem, "estimate_errors' node tables");
   std::vector<long long> mat_off(static_cast<std::size_t>(L), -1);
   long long begin = 0, mat_size = 0;
   for (int l = 0; l < L; ++l) {
@@ -187,20 +245,20 @@ void FaithfulPath::evaluate_one(const ::gpudm::gmt::FlatTree* tree, ::gpudm::gmt
   marks.end(s, false);
 
   marks.begin("estimate_errors", s, false);
-  NodeTables part{t_sse_.data(), t_sae_.data(), t_lo_.data(), t_hi_.data()};
+  NodeTables part{t_sse_.data(), t_sae_.data(), t_lo_.data(), t_hi_.data(), t_rnd_.data()};
   last_shared_tables_ = faithful_tables_fit_shared(nn);
   if (!last_shared_tables_) {
     GPUDM_CUDA_CHECK(cudaMemsetAsync(part.sse, 0, tables * sizeof(double), s));
     GPUDM_CUDA_CHECK(cudaMemsetAsync(part.sae, 0, tables * sizeof(double), s));
     GPUDM_CUDA_CHECK(cudaMemsetAsync(part.lo, 0xFF, tables * sizeof(unsigned long long), s));
     GPUDM_CUDA_CHECK(cudaMemsetAsync(part.hi, 0, tables * sizeof(unsigned long long), s));
+    GPUDM_CUDA_CHECK(cudaMemsetAsync(part.rnd, 0xFF, tables * sizeof(unsigned long long), s));
   }
   launch_faithful_estimate_errors(d, bv, sorted_leaf_.data(), sorted_row_.data(), part, nn, blocks_, threads_, s);
   marks.end(s, false);
 
   marks.begin("reduction", s, false);
-  launch_faithful_reduction(bv, blocks_, part, counts_.data(), leaf_begin_.data(), sorted_row_.data(), scratch_.data(),
-                            out_.data(), s);
+  launch_faithful_reduction(bv, blocks_, part, counts_.data(), scratch_.data(), out_.data(), s);
   marks.end(s, false);
 
   marks.begin("transfers", s, false);
@@ -208,9 +266,26 @@ void FaithfulPath::evaluate_one(const ::gpudm::gmt::FlatTree* tree, ::gpudm::gmt
   marks.end(s, false);
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
 
-  std::vector<::gpudm::gmt::EvalOutput> tmp(1);
-  assemble_outputs(one, batch_, h_out_.data(), rank.data(), coef.data(), tmp, 0);
-  result = std::move(tmp[0]);
+  // Results into the compact tree: every leaf's statistics and (refit leaves) model, then the
+  // internal nodes from their leaves.
+  auto sc = host.scope("reduction_host");  // (the device's reduction is the "reduction" phase)
+  const auto& present = batch_.present_nodes();
+  std::vector<int> present_of(flat_.attr.size(), -1);
+  for (std::size_t p = 0; p < present.size(); ++p) present_of[static_cast<std::size_t>(present[p])] = static_cast<int>(p);
+  for (int l = 0; l < L; ++l) {
+    const auto li = static_cast<std::size_t>(l);
+    const int node = flat_.compact[li];
+    const NodeOut& r = h_out_[static_cast<std::size_t>(present_of[static_cast<std::size_t>(flat_.leaf_node[li])])];
+    if (batch_.leaf_refit()[li]) ::gpudm::gmt::set_leaf_fit(tree, node, coef.data() + batch_.model_off()[li], rank[li]);
+    ::gpudm::gmt::NodeStats& st = tree.node(node).stats;
+    st.count = r.count;
+    st.sse = r.sse;
+    st.sae = r.sae;
+    st.dipole_lo = r.lo;
+    st.dipole_hi = r.hi;
+    st.dipole_rand = r.rnd;
+  }
+  ::gpudm::gmt::propagate_stats(tree, *c_.host, salt);
 }
 
 nlohmann::ordered_json FaithfulPath::describe() const {

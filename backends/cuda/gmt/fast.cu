@@ -1,314 +1,707 @@
-// The fast path: a generation's modified individuals in one launch sequence (kernels_fast.cuh):
-// count -> scan -> plan -> scatter -> gram -> solve [graph A], the exact QR solver for the few
-// ambiguous or too-wide leaves (host-driven, cuSOLVER), errors -> kth -> reduce [graph B].
-// Kernel arguments do not change between generations (sizes are read from the uploaded batch),
-// so both sequences are captured once as CUDA graphs and replayed; a buffer that grows makes
-// them be captured again.
+// The fast path's host side (issue 23). Per evaluator call:
+//   flattening   pack the batch's compact trees as they are (node arrays, leaf models; no 2^depth
+//                slots) into one pinned buffer
+//   transfers    one upload
+//   graph        init -> fused statistics pass [redistribute] -> merge -> solve [calc_models]
+//   transfers    one download (leaf counts and dipole keys, the stat leaves' statistics, models,
+//                SSE, flags, stray rows); one synchronisation
+//   repair       the repair rule from the counts (repair.hpp); a repaired leaf's statistics are
+//                its original leaf's plus the moved rows (at most min_rows - 1 per small side),
+//                solved on the host with the same leafstats::solve_stats
+//   reduction    results into the trees, counts / errors / dipoles propagated to the roots
+// Rare cases leave this path: leaves the statistics cannot decide (ambiguous pivots, models of
+// more than FusedPolicy::kMaxKv values) are solved again by the exact QR solver (ExactLeaf), and a
+// tree whose repair needs statistics the pass did not take (a collapsed subtree, a clean leaf that
+// changed) is evaluated again in a second call with every leaf's statistics.
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/gmt/eval_steps.hpp"
+#include "algorithms/gmt/leaf_stats.hpp"
 #include "backends/cuda/common/error.cuh"
+#include "backends/cuda/gmt/fused.cuh"
 #include "backends/cuda/gmt/paths.cuh"
-#include "backends/cuda/gmt/policy.cuh"
 
 namespace gpudm::backend::cuda::gmt_cuda {
 
+namespace ls = ::gpudm::gmt::leafstats;
+using ::gpudm::gmt::Tree;
+using ::gpudm::gmt::TreeNode;
+
+struct FastPath::Host {
+  int B = 0, L = 0, S = 0, A = 0;
+  int max_nl = 0, max_ns = 0;
+  int stray_cap = 0;
+  long long stat_total = 0, work_total = 0;
+  int coef_total = 0;
+  std::vector<int> t_node0, t_leaf0, t_stat0;
+  std::vector<unsigned long long> t_salt;
+  std::vector<PackedNode> nodes;
+  std::vector<int> l_stat, l_node;  // per leaf: stat leaf or -1; the tree's node
+  std::vector<int> s_leaf, s_k, s_fit, s_attr0;
+  std::vector<long long> s_stat0, s_work0;
+  std::vector<int> attrs;
+  std::vector<double> coef_in;
+  // the downloaded outputs (views into h_out_)
+  const LeafOut* leaf_out = nullptr;
+  const StatOut* stat_out = nullptr;
+  const double* stats = nullptr;
+  const double* coef = nullptr;
+  const int* strays = nullptr;
+};
+
 namespace {
-long long max_params_for(long long rows, double rows_per_param) {
-  if (rows_per_param <= 0) return std::numeric_limits<long long>::max();
-  const double mp = std::floor(static_cast<double>(rows) / rows_per_param);
-  return mp < 1.0 ? 1 : static_cast<long long>(mp);
+std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
+template <class T>
+std::size_t bytes_of(std::size_t n) {
+  return align16(n * sizeof(T));
 }
 }  // namespace
 
-FastPath::FastPath(const Context& c) : c_(c) {
-  const ::gpudm::gmt::EvalOptions& o = *c_.options;
-  plan_ = plan_fast(c_.data, *c_.props, o.gram_engine == ::gpudm::gmt::EvalOptions::GramEngine::kDmma);
-  tiles_max_ = gram_tiles(plan_.wmax);
+FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exact_(c) {
+  const long long n = static_cast<long long>(c_.data.rows);
+  GPUDM_REQUIRE(n < 0x7FFFFFFFll, "gmt/cuda: the fast path takes fewer than 2^31 rows");
+  // Chunks: FusedPolicy::kMaxChunkRows rows at most; enough of them that ~56 trees x chunks fill
+  // the device a few times over (small sets) — fixed per dataset, so the summation order is too.
+  const long long sms = std::max(1, c_.props->sm_count);
+  long long chunk = 4096;
+  while (chunk > 256 && (n + chunk - 1) / chunk * 32 < sms * 8) chunk /= 2;
+  chunk_rows_ = static_cast<int>(std::min<long long>(chunk, FusedPolicy::kMaxChunkRows));
+  chunks_ = static_cast<int>(std::max<long long>(1, (n + chunk_rows_ - 1) / chunk_rows_));
+  GPUDM_REQUIRE(chunks_ <= 65535, "gmt/cuda: " + std::to_string(chunks_) + " row chunks exceed the grid");
+  const int kv = static_cast<int>(c_.data.cols) + 1;
+  wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
   graphs_on_ = false;
   graph_note_ = "off: GPUDM_CUDA_DEBUG_SYNC synchronises after every launch";
 #else
-  graphs_on_ = o.cuda_graphs;
+  graphs_on_ = c_.options->cuda_graphs;
   graph_note_ = graphs_on_ ? "on" : "off (cuda_graphs = false)";
 #endif
 }
 
-FastPath::~FastPath() { drop_graphs(); }
+FastPath::~FastPath() { drop_graph(); }
 
-void FastPath::drop_graphs() {
-  if (exec_a_) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_a_));
-  if (exec_b_) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_b_));
-  exec_a_ = exec_b_ = nullptr;
+void FastPath::drop_graph() {
+  if (exec_) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_));
+  exec_ = nullptr;
   graph_epoch_ = -1;
 }
 
+void FastPath::pack(const ::gpudm::gmt::EvalBatch& batch) {
+  Host& h = *h_;
+  h = Host{};
+  h.B = static_cast<int>(batch.size());
+  h.stray_cap = std::max(0, batch.repair.min_rows - 1);
+  const bool all_stats = !batch.clean_sse_known;
+  const int cols = static_cast<int>(c_.data.cols);
+  for (int t = 0; t < h.B; ++t) {
+    const Tree& T = *batch.trees[static_cast<std::size_t>(t)];
+    h.t_node0.push_back(static_cast<int>(h.nodes.size()));
+    h.t_leaf0.push_back(h.L);
+    h.t_stat0.push_back(h.S);
+    h.t_salt.push_back(batch.salts[static_cast<std::size_t>(t)]);
+    int ll = 0, ns = 0;
+    for (int i = 0; i < T.size(); ++i) {
+      const TreeNode& nd = T.node(i);
+      if (!nd.is_leaf()) {
+        GPUDM_REQUIRE(nd.attr < cols, "gmt/cuda: a test on attribute " + std::to_string(nd.attr) + " of " + std::to_string(cols));
+        h.nodes.push_back(PackedNode{nd.attr, nd.threshold, nd.left, 0});
+        continue;
+      }
+      h.nodes.push_back(PackedNode{-1 - ll, 0.0f, -1, 0});
+      h.l_node.push_back(i);
+      const bool refit = T.leaf_needs_refit(i);
+      if (!refit && !all_stats) {
+        h.l_stat.push_back(-1);
+      } else {
+        const auto a = T.attrs(i);
+        const int k = static_cast<int>(a.size());
+        const int kv = k + 1;
+        h.l_stat.push_back(h.S++);
+        h.s_leaf.push_back(h.L + ll);
+        ++ns;
+        h.s_k.push_back(k);
+        h.s_fit.push_back(refit ? 1 : 0);
+        h.s_attr0.push_back(h.A);
+        for (std::int32_t x : a) h.attrs.push_back(x);
+        h.A += k;
+        h.s_stat0.push_back(h.stat_total);
+        h.s_work0.push_back(h.work_total);
+        if (kv <= FusedPolicy::kMaxKv) {
+          h.stat_total += ls::n_stats(kv);
+          h.work_total += static_cast<long long>(kv) * kv + kv;
+        }
+        const auto c = T.coef(i);
+        for (int j = 0; j <= k; ++j) h.coef_in.push_back(refit || c.empty() ? 0.0 : c[static_cast<std::size_t>(j)]);
+        h.coef_total += k + 1;
+      }
+      ++ll;
+    }
+    h.L += ll;
+    h.max_nl = std::max(h.max_nl, ll);
+    h.max_ns = std::max(h.max_ns, ns);
+    GPUDM_REQUIRE(ns <= FusedPolicy::kMaxStatLeaves, "gmt/cuda: a tree with " + std::to_string(ns) + " leaves to fit (the fast path takes " +
+                                                         std::to_string(FusedPolicy::kMaxStatLeaves) + ")");
+  }
+  h.t_node0.push_back(static_cast<int>(h.nodes.size()));
+  h.t_leaf0.push_back(h.L);
+  h.t_stat0.push_back(h.S);
+}
+
 bool FastPath::ensure_capacity() {
+  Host& h = *h_;
   MemoryGuard& mem = *c_.memory;
-  const std::size_t L = static_cast<std::size_t>(std::max(1, batch_.leaves()));
-  const std::size_t ns = static_cast<std::size_t>(plan_.nb) * FastPolicy::kWarps;
-  const std::size_t n = c_.data.rows;
-  const std::size_t refit_trees = static_cast<std::size_t>(batch_.refit_trees());
-  const std::size_t list_cap = std::max<std::size_t>(1, refit_trees * n);
-  const std::size_t items_cap =
-      refit_trees * ((n + FastPolicy::kSegRows - 1) / FastPolicy::kSegRows) + static_cast<std::size_t>(batch_.refit_leaves()) + 1;
+  // input: the view, then the arrays
+  in_bytes_ = align16(sizeof(FusedView)) + 3 * bytes_of<int>(h.B + 1) + bytes_of<unsigned long long>(h.B) +
+              bytes_of<PackedNode>(h.nodes.size()) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
+              bytes_of<int>(h.A) + bytes_of<double>(h.coef_in.size());
+  out_bytes_ = bytes_of<LeafOut>(h.L) + bytes_of<StatOut>(h.S) + bytes_of<double>(static_cast<std::size_t>(h.stat_total)) +
+               bytes_of<double>(static_cast<std::size_t>(h.coef_total)) + bytes_of<int>(static_cast<std::size_t>(h.S) * h.stray_cap);
   bool grew = false;
-  grew |= reserve(d_batch_, batch_.bytes(), mem, "the generation's flattened individuals");
-  grew |= reserve(cnt_, ns * L, mem, "the per-warp leaf counts");
-  grew |= reserve(total_, L, mem, "the leaf counts");
-  grew |= reserve(kth_sub_, L, mem, "the random-row positions");
-  grew |= reserve(kth_local_, L, mem, "the random-row positions");
-  grew |= reserve(list_begin_, L, mem, "the leaf row lists' offsets");
-  grew |= reserve(seg_begin_, L, mem, "the Gram work items");
-  grew |= reserve(seg_leaf_, items_cap, mem, "the Gram work items");
-  grew |= reserve(seg_idx_, items_cap, mem, "the Gram work items");
-  grew |= reserve(list_, list_cap, mem, "the affected leaves' row lists");
-  grew |= reserve(gram_, items_cap * static_cast<std::size_t>(tiles_max_) * 16, mem, "the partial Gram matrices");
-  grew |= reserve(rank_, L, mem, "the leaf ranks");
-  grew |= reserve(amb_, L, mem, "the exact-solver list");
-  grew |= reserve(scalars_, 4, mem, "the fast path's counters");
-  grew |= reserve(psse_, static_cast<std::size_t>(plan_.nb) * L, mem, "estimate_errors' per-block sums");
-  grew |= reserve(psae_, static_cast<std::size_t>(plan_.nb) * L, mem, "estimate_errors' per-block sums");
-  grew |= reserve(plo_, static_cast<std::size_t>(plan_.nb) * L, mem, "estimate_errors' per-block dipoles");
-  grew |= reserve(phi_, static_cast<std::size_t>(plan_.nb) * L, mem, "estimate_errors' per-block dipoles");
-  grew |= reserve(rnd_, L, mem, "the leaves' random rows");
-  grew |= reserve(scratch_, static_cast<std::size_t>(std::max(1, batch_.total_nodes())), mem, "the node statistics");
-  grew |= reserve(out_, static_cast<std::size_t>(std::max(1, batch_.total_present())), mem, "the node results");
-  reserve(h_batch_, batch_.bytes());
-  reserve(h_scalars_, 4);
-  reserve(h_rank_, L);
-  reserve(h_amb_, L);
-  reserve(h_total_, L);
-  reserve(h_list_begin_, L);
-  reserve(h_out_, static_cast<std::size_t>(std::max(1, batch_.total_present())));
-  reserve(h_coef_, static_cast<std::size_t>(std::max(1, batch_.total_model())));
-  if (grew) ++epoch_;
+  grew |= reserve(d_in_, in_bytes_, mem, "the batch of trees");
+  grew |= reserve(d_out_, out_bytes_, mem, "the batch's results");
+  grew |= reserve(part_, static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(std::max<long long>(1, h.stat_total)), mem,
+                  "the per-chunk leaf statistics");
+  grew |= reserve(part_n_, static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk leaf counts");
+  grew |= reserve(part_k_, static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk shift rows");
+  grew |= reserve(work_, static_cast<std::size_t>(std::max<long long>(1, h.work_total)), mem, "the solves' work space");
+  grew |= reserve(work_i_, static_cast<std::size_t>(std::max(1, h.A)), mem, "the solves' work space");
+  reserve(h_in_, in_bytes_);
+  reserve(h_out_, out_bytes_);
+  // launch shapes: grown with headroom, so the graph is captured again only when a batch outgrows them
+  auto grow = [&](int& cap, int need) {
+    if (need <= cap) return;
+    cap = std::max(need, cap + cap / 2);
+    grew = true;
+  };
+  grow(cap_B_, h.B);
+  grow(cap_L_, h.L);
+  grow(cap_S_, h.S);
+  grow(cap_nl_, h.max_nl);
+  grow(cap_ns_, h.max_ns);
+  smem_leaves_ = cap_nl_ <= FusedPolicy::kSmemLeaves;
+  smem_ = fused_smem_bytes(cap_nl_, cap_ns_, chunk_rows_, wide_kv_, smem_leaves_);
+  const std::size_t limit = static_cast<std::size_t>(c_.props->smem_per_block_optin);
+  if (smem_ > limit) {
+    smem_leaves_ = false;
+    smem_ = fused_smem_bytes(cap_nl_, cap_ns_, chunk_rows_, wide_kv_, false);
+  }
+  GPUDM_REQUIRE(smem_ <= limit, "gmt/cuda: a tree of " + std::to_string(h.max_ns) + " leaves to fit needs " + std::to_string(smem_) +
+                                    " bytes of shared memory, the device has " + std::to_string(limit));
+  if (grew) {
+    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(fused_stats_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
+    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(fused_stats_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
+    ++epoch_;
+  }
   return grew;
 }
 
-FastArgs FastPath::args() const {
-  const ::gpudm::gmt::EvalOptions& o = *c_.options;
-  FastArgs a{};
-  a.d = c_.data;
-  a.bv = reinterpret_cast<const BatchView*>(d_batch_.data());
-  a.nb = plan_.nb;
-  a.chunk = plan_.chunk;
-  a.sub = plan_.sub;
-  a.cnt = const_cast<int*>(cnt_.data());
-  a.total = const_cast<int*>(total_.data());
-  a.kth_sub = const_cast<int*>(kth_sub_.data());
-  a.kth_local = const_cast<int*>(kth_local_.data());
-  a.list_begin = const_cast<long long*>(list_begin_.data());
-  a.seg_begin = const_cast<int*>(seg_begin_.data());
-  a.seg_leaf = const_cast<int*>(seg_leaf_.data());
-  a.seg_idx = const_cast<int*>(seg_idx_.data());
-  a.items_cap = static_cast<long long>(seg_leaf_.size());
-  a.list = const_cast<int*>(list_.data());
-  a.list_cap = static_cast<long long>(list_.size());
-  a.gram = const_cast<double*>(gram_.data());
-  a.tiles_max = tiles_max_;
-  a.rank = const_cast<int*>(rank_.data());
-  a.amb = const_cast<int*>(amb_.data());
-  a.scalars = const_cast<int*>(scalars_.data());
-  a.psse = const_cast<double*>(psse_.data());
-  a.psae = const_cast<double*>(psae_.data());
-  a.plo = const_cast<unsigned long long*>(plo_.data());
-  a.phi = const_cast<unsigned long long*>(phi_.data());
-  a.rnd = const_cast<long long*>(rnd_.data());
-  a.scratch = const_cast<NodeAcc*>(scratch_.data());
-  a.out = const_cast<NodeOut*>(out_.data());
-  a.rank_tol = o.rank_tol;
-  a.rows_per_param = o.rows_per_param;
-  a.pivot_guard = o.fast_pivot_guard;
-  a.wmax = plan_.wmax;
-  return a;
+void FastPath::write_view() {
+  Host& h = *h_;
+  unsigned char* hb = h_in_.data();
+  unsigned char* db = d_in_.data();
+  std::size_t at = align16(sizeof(FusedView));
+  FusedView v;
+  auto put = [&](const auto& vec, auto*& dptr) {
+    using T = typename std::decay_t<decltype(vec)>::value_type;
+    if (!vec.empty()) std::memcpy(hb + at, vec.data(), vec.size() * sizeof(T));
+    dptr = reinterpret_cast<std::remove_reference_t<decltype(dptr)>>(db + at);
+    at += bytes_of<T>(vec.size());
+  };
+  put(h.t_node0, v.t_node0);
+  put(h.t_leaf0, v.t_leaf0);
+  put(h.t_stat0, v.t_stat0);
+  put(h.t_salt, v.t_salt);
+  put(h.nodes, v.nodes);
+  put(h.l_stat, v.l_stat);
+  put(h.s_leaf, v.s_leaf);
+  put(h.s_k, v.s_k);
+  put(h.s_fit, v.s_fit);
+  put(h.s_attr0, v.s_attr0);
+  put(h.s_stat0, v.s_stat0);
+  put(h.s_work0, v.s_work0);
+  put(h.attrs, v.attrs);
+  put(h.coef_in, v.coef_in);
+  v.B = h.B;
+  v.L = h.L;
+  v.S = h.S;
+  v.stray_cap = h.stray_cap;
+  v.stat_total = h.stat_total;
+  v.coef_total = h.coef_total;
+  v.chunks = chunks_;
+  v.work_total = h.work_total;
+  v.rows = static_cast<long long>(c_.data.rows);
+  v.ld = static_cast<long long>(c_.data.padded_rows);
+  v.chunk_rows = chunk_rows_;
+  unsigned char* ob = d_out_.data();
+  std::size_t o = 0;
+  v.leaf_out = reinterpret_cast<LeafOut*>(ob + o);
+  o += bytes_of<LeafOut>(h.L);
+  v.stat_out = reinterpret_cast<StatOut*>(ob + o);
+  o += bytes_of<StatOut>(h.S);
+  v.stats = reinterpret_cast<double*>(ob + o);
+  o += bytes_of<double>(static_cast<std::size_t>(h.stat_total));
+  v.coef = reinterpret_cast<double*>(ob + o);
+  o += bytes_of<double>(static_cast<std::size_t>(h.coef_total));
+  v.strays = reinterpret_cast<int*>(ob + o);
+  v.part = part_.data();
+  v.part_n = part_n_.data();
+  v.part_k = part_k_.data();
+  v.work = work_.data();
+  v.work_i = work_i_.data();
+  std::memcpy(hb, &v, sizeof v);
 }
 
-void FastPath::launch_a(PhaseMarks& marks, bool capture) {
+void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   const cudaStream_t s = c_.stream;
-  const FastArgs a = args();
+  const auto* vp = reinterpret_cast<const FusedView*>(d_in_.data());
+  const ::gpudm::gmt::EvalOptions& o = *c_.options;
+  const int aux = FusedPolicy::kAuxBlock;
   marks.begin("redistribute", s, capture);
-  launch_fast_count(a, plan_, s);
-  marks.end(s, capture);
-  marks.begin("separate", s, capture);
-  launch_fast_scan(a, plan_, s);
-  launch_fast_plan(a, plan_, s);
-  launch_fast_scatter(a, plan_, s);
+  fused_init_kernel<<<std::max(1, std::min(1024, (std::max(cap_L_, cap_S_) + aux - 1) / aux)), aux, 0, s>>>(vp);
+  GPUDM_CUDA_CHECK(cudaGetLastError());
+  const dim3 grid(static_cast<unsigned>(std::max(1, cap_B_)), static_cast<unsigned>(chunks_));
+  if (smem_leaves_) fused_stats_kernel<true><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wide_kv_);
+  else fused_stats_kernel<false><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wide_kv_);
+  GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
   marks.begin("calc_models", s, capture);
-  launch_fast_gram(a, plan_, s);
-  launch_fast_solve(a, plan_, s);
+  const int warps_per_block = aux / 32;
+  fused_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp, c_.data);
+  GPUDM_CUDA_CHECK(cudaGetLastError());
+  ls::SolveParams sp;
+  sp.rank_tol = o.rank_tol;
+  sp.pivot_guard = o.fast_pivot_guard;
+  sp.rows_per_param = o.rows_per_param;
+  fused_solve_kernel<<<std::max(1, (cap_S_ + aux - 1) / aux), aux, 0, s>>>(vp, c_.data, sp);
+  GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
+#if defined(GPUDM_CUDA_DEBUG_SYNC)
+  GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+#endif
 }
 
-void FastPath::launch_b(PhaseMarks& marks, bool capture) {
+void FastPath::capture_graph() {
+  drop_graph();
   const cudaStream_t s = c_.stream;
-  const FastArgs a = args();
-  marks.begin("estimate_errors", s, capture);
-  launch_fast_errors(a, plan_, s);
-  marks.end(s, capture);
-  marks.begin("reduction", s, capture);
-  launch_fast_kth(a, plan_, s);
-  launch_fast_reduce(a, plan_, s);
-  marks.end(s, capture);
-}
-
-void FastPath::capture_graphs() {
-  drop_graphs();
-  const cudaStream_t s = c_.stream;
-  auto capture = [&](PhaseMarks& marks, bool first, cudaGraphExec_t* exec) {
-    marks.clear();
-    GPUDM_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-    try {
-      if (first) launch_a(marks, true);
-      else launch_b(marks, true);
-    } catch (...) {
-      cudaGraph_t g = nullptr;
-      cudaStreamEndCapture(s, &g);  // leave capture mode whatever happened
-      if (g) cudaGraphDestroy(g);
-      (void)cudaGetLastError();
-      throw;
-    }
+  marks_.clear();
+  GPUDM_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  try {
+    launch_all(marks_, true);
+  } catch (...) {
     cudaGraph_t g = nullptr;
-    GPUDM_CUDA_CHECK(cudaStreamEndCapture(s, &g));
-    const cudaError_t e = cudaGraphInstantiate(exec, g, 0);
-    GPUDM_CUDA_CHECK_NOTHROW(cudaGraphDestroy(g));
-    GPUDM_CUDA_CHECK(e);
-  };
-  capture(marks_a_, true, &exec_a_);
-  capture(marks_b_, false, &exec_b_);
+    cudaStreamEndCapture(s, &g);  // leave capture mode whatever happened
+    if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+    throw;
+  }
+  cudaGraph_t g = nullptr;
+  GPUDM_CUDA_CHECK(cudaStreamEndCapture(s, &g));
+  const cudaError_t e = cudaGraphInstantiate(&exec_, g, 0);
+  GPUDM_CUDA_CHECK_NOTHROW(cudaGraphDestroy(g));
+  GPUDM_CUDA_CHECK(e);
   graph_epoch_ = epoch_;
   ++captures_;
 }
 
-void FastPath::exact_solves(int n, PhaseMarks& marks) {
-  const cudaStream_t s = c_.stream;
-  const ::gpudm::gmt::EvalOptions& o = *c_.options;
-  const int L = batch_.leaves();
-  marks.begin("transfers", s, false);
-  amb_.download_async(h_amb_.data(), static_cast<std::size_t>(n), s);
-  total_.download_async(h_total_.data(), static_cast<std::size_t>(L), s);
-  list_begin_.download_async(h_list_begin_.data(), static_cast<std::size_t>(L), s);
-  marks.end(s, false);
-  GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
-  std::vector<int> leaves(h_amb_.data(), h_amb_.data() + n);
-  std::sort(leaves.begin(), leaves.end());
-  // Staging for every leaf's result (one slot each: the copies stay in flight until the end).
-  std::size_t coefs = 0;
-  for (int gl : leaves) coefs += static_cast<std::size_t>(batch_.leaf_nattr()[static_cast<std::size_t>(gl)] + 1);
-  reserve(h_exact_coef_, coefs + static_cast<std::size_t>(n));
-  const auto* bv = reinterpret_cast<const BatchView*>(d_batch_.data());
-  marks.begin("calc_models", s, false);
-  std::size_t at = 0;
-  std::vector<double> beta;
-  for (std::size_t k = 0; k < leaves.size(); ++k) {
-    const int gl = leaves[k];
-    const auto g = static_cast<std::size_t>(gl);
-    const long long m = h_total_[g];
-    const int na = batch_.leaf_nattr()[g];
-    reserve(exact_mat_, static_cast<std::size_t>(m) * static_cast<std::size_t>(na + 2), *c_.memory, "the exact solver's leaf matrix");
-    launch_gather_leaf(c_.data, bv, gl, list_.data() + h_list_begin_[g], m, exact_mat_.data(), s);
-    beta.assign(static_cast<std::size_t>(na + 1), 0.0);
-    const int r = c_.solver->solve<double>(exact_mat_.data(), m, na + 1, o.rank_tol, max_params_for(m, o.rows_per_param), beta.data());
-    double* slot = h_exact_coef_.data() + at;
-    std::copy(beta.begin(), beta.end(), slot);
-    GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_batch_.data() + batch_.coef_offset() +
-                                         sizeof(double) * static_cast<std::size_t>(batch_.model_off()[g]),
-                                     slot, sizeof(double) * beta.size(), cudaMemcpyHostToDevice, s));
-    at += beta.size();
-    int* rslot = reinterpret_cast<int*>(h_exact_coef_.data() + coefs + k);
-    *rslot = r;
-    GPUDM_CUDA_CHECK(cudaMemcpyAsync(rank_.data() + gl, rslot, sizeof(int), cudaMemcpyHostToDevice, s));
+namespace {
+// Sums of [x_a - x_a(K), y - y(K)] products over `rows` added to `s` (leaf_stats.hpp layout).
+void add_rows(const Dataset& d, const std::vector<int>& attrs, std::int64_t shift_row, const std::vector<std::int64_t>& rows,
+              double* s) {
+  const int kv = static_cast<int>(attrs.size()) + 1;
+  std::vector<double> v(static_cast<std::size_t>(kv));
+  for (std::int64_t r : rows) {
+    for (int j = 0; j < kv; ++j) {
+      const auto J = static_cast<std::size_t>(j);
+      const double x = j + 1 < kv ? d.at(static_cast<std::size_t>(r), static_cast<std::size_t>(attrs[J]))
+                                  : static_cast<double>(d.target(static_cast<std::size_t>(r)));
+      const double k = j + 1 < kv ? d.at(static_cast<std::size_t>(shift_row), static_cast<std::size_t>(attrs[J]))
+                                  : static_cast<double>(d.target(static_cast<std::size_t>(shift_row)));
+      v[J] = x - k;
+    }
+    ls::add_row(s, v.data(), kv);
   }
-  marks.end(s, false);
-  exact_leaves_ += n;
+}
+}  // namespace
+
+// Results of tree t into the tree (repairs first); leaves for the exact solver go to `exact`
+// (tree, node), trees that need a second pass to `again`.
+void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<std::pair<int, int>>& exact,
+                           std::vector<int>& again) {
+  const Host& h = *h_;
+  const Dataset& data = *c_.host;
+  Tree& T = *batch.trees[static_cast<std::size_t>(t)];
+  const std::uint64_t salt = batch.salts[static_cast<std::size_t>(t)];
+  const ::gpudm::gmt::EvalOptions& o = *c_.options;
+  const float* y = data.targets().data();
+  const int leaf0 = h.t_leaf0[static_cast<std::size_t>(t)], nl = h.t_leaf0[static_cast<std::size_t>(t) + 1] - leaf0;
+  // per original node: its leaf (global), -1 for internal nodes
+  std::vector<int> gl_of(static_cast<std::size_t>(T.size()), -1);
+  ::gpudm::gmt::RoutedCounts routed;
+  routed.reset(T.size());
+  for (int ll = 0; ll < nl; ++ll) {
+    const int gl = leaf0 + ll;
+    const int node = h.l_node[static_cast<std::size_t>(gl)];
+    gl_of[static_cast<std::size_t>(node)] = gl;
+    const LeafOut& lo = h.leaf_out[gl];
+    const int gs = h.l_stat[static_cast<std::size_t>(gl)];
+    const long long count = gs >= 0 ? h.stat_out[gs].n : lo.count;
+    routed.count[static_cast<std::size_t>(node)] = count;
+    if (gs < 0) {
+      // a clean leaf: its rows are the last evaluation's (EvalBatch::clean_sse_known); if the count
+      // says otherwise, the caller's flags were wrong: evaluate the tree again with every leaf
+      if (lo.count != T.node(node).stats.count) {
+        ++clean_mismatches_;
+        again.push_back(t);
+        return;
+      }
+      continue;
+    }
+    if (batch.repair.min_rows > 0 && count > 0 && count < batch.repair.min_rows) {
+      const StatOut& so = h.stat_out[gs];
+      GPUDM_REQUIRE(so.nstray == count, "gmt/cuda: a small leaf's rows were not all recorded (internal error)");
+      routed.small_begin[static_cast<std::size_t>(node)] = static_cast<std::int32_t>(routed.small_rows.size());
+      const int* r = h.strays + static_cast<std::size_t>(gs) * static_cast<std::size_t>(h.stray_cap);
+      const std::size_t b = routed.small_rows.size();
+      for (long long q = 0; q < count; ++q) routed.small_rows.push_back(r[q]);
+      std::sort(routed.small_rows.begin() + static_cast<std::ptrdiff_t>(b), routed.small_rows.end());
+    }
+  }
+  ::gpudm::gmt::RepairOutcome rep;
+  if (batch.repair.min_rows > 0) {
+    rep = ::gpudm::gmt::repair_tree(T, batch.repair, routed, data);
+    if (!rep.complete) {  // a small clean leaf (its rows unrecorded): a second pass with every leaf
+      again.push_back(t);
+      return;
+    }
+    repairs_done_ += rep.repairs;
+    if (rep.repairs > 0) ++repaired_trees_done_;
+  }
+  // Leaf results. Unrepaired: leaf i of T is original leaf i. Repaired: rep.origin / rep.extra.
+  ls::SolveParams sp;
+  sp.rank_tol = o.rank_tol;
+  sp.pivot_guard = o.fast_pivot_guard;
+  sp.rows_per_param = o.rows_per_param;
+  const bool repaired = rep.repairs > 0;
+  std::vector<double> s, shift, work, coef;
+  std::vector<int> kept;
+  for (int i = 0; i < T.size(); ++i) {
+    if (!T.node(i).is_leaf()) continue;
+    int origin = i;
+    const std::vector<std::int64_t>* extra = nullptr;
+    if (repaired) {
+      origin = rep.origin[static_cast<std::size_t>(i)];
+      if (!rep.extra[static_cast<std::size_t>(i)].empty()) extra = &rep.extra[static_cast<std::size_t>(i)];
+      if (origin == -2) {  // rows of several original leaves: summed again in a second pass
+        again.push_back(t);
+        return;
+      }
+    }
+    const int gl = origin >= 0 ? gl_of[static_cast<std::size_t>(origin)] : -1;
+    const int gs = gl >= 0 ? h.l_stat[static_cast<std::size_t>(gl)] : -1;
+    ::gpudm::gmt::NodeStats st;
+    std::uint64_t klo = ls::kNoLoKey, khi = ls::kNoHiKey, krn = ls::kNoLoKey;
+    if (gl >= 0) {
+      const LeafOut& lo = h.leaf_out[gl];
+      krn = lo.rnd;
+      if (gs >= 0) {
+        st.count = h.stat_out[gs].n;
+        klo = lo.lo;
+        khi = lo.hi;
+      } else {  // a clean leaf: the same rows as at its last evaluation, so the same extreme rows
+        st.count = lo.count;
+        const ::gpudm::gmt::NodeStats& prev = T.node(i).stats;  // (a repaired tree's leaf carries its original's)
+        if (prev.dipole_lo >= 0) klo = ls::lo_key(y[prev.dipole_lo], static_cast<std::uint64_t>(prev.dipole_lo));
+        if (prev.dipole_hi >= 0) khi = ls::hi_key(y[prev.dipole_hi], static_cast<std::uint64_t>(prev.dipole_hi));
+      }
+    }
+    if (extra)
+      for (std::int64_t r : *extra) {
+        ++st.count;
+        klo = std::min(klo, ls::lo_key(y[r], static_cast<std::uint64_t>(r)));
+        khi = std::max(khi, ls::hi_key(y[r], static_cast<std::uint64_t>(r)));
+        krn = std::min(krn, ls::dipole_key(salt, static_cast<std::uint64_t>(r)));
+      }
+    st.dipole_lo = ls::lo_row(klo);
+    st.dipole_hi = ls::hi_row(khi);
+    st.dipole_rand = ls::rand_row(krn);
+    st.sae = std::numeric_limits<double>::quiet_NaN();
+    const auto a = T.attrs(i);
+    const int k = static_cast<int>(a.size()), kv = k + 1;
+    if (!extra && gs < 0) {
+      // a clean leaf, rows unchanged: model and SSE as they were (a repair may have marked it
+      // dirty; its fit would be the same least squares on the same rows)
+      st.sse = T.node(i).stats.sse;
+      if (T.node(i).dirty && T.node(i).has_coef) {
+        const auto c = T.coef(i);
+        T.set_fit(i, std::vector<int>(a.begin(), a.end()), std::vector<double>(c.begin(), c.end()), T.node(i).rank);
+      }
+      T.node(i).stats = st;
+      continue;
+    }
+    if (!extra) {
+      const StatOut& so = h.stat_out[gs];
+      const double* c = h.coef + h.s_attr0[static_cast<std::size_t>(gs)] + gs;
+      if (so.flag != ls::kSolved) {
+        T.node(i).stats = st;
+        exact.emplace_back(t, i);
+        continue;
+      }
+      if (!h.s_fit[static_cast<std::size_t>(gs)] && T.leaf_needs_refit(i)) {  // given coefficients, refit after a repair
+        again.push_back(t);
+        return;
+      }
+      st.sse = so.sse;
+      if (h.s_fit[static_cast<std::size_t>(gs)]) ::gpudm::gmt::set_leaf_fit(T, i, c, so.rank);
+      T.node(i).stats = st;
+      continue;
+    }
+    // A repaired leaf: the original leaf's statistics (same model attributes) plus the moved rows.
+    if (kv > FusedPolicy::kMaxKv) {
+      T.node(i).stats = st;
+      exact.emplace_back(t, i);
+      continue;
+    }
+    const int nst = ls::n_stats(kv);
+    s.assign(static_cast<std::size_t>(nst), 0.0);
+    std::int64_t shift_row = (*extra)[0];
+    const std::vector<int> attrs(a.begin(), a.end());
+    if (gs >= 0) {
+      const bool same = h.s_k[static_cast<std::size_t>(gs)] == k &&
+                        std::equal(attrs.begin(), attrs.end(), h.attrs.begin() + h.s_attr0[static_cast<std::size_t>(gs)]);
+      if (!same) {
+        again.push_back(t);
+        return;
+      }
+      const StatOut& so = h.stat_out[gs];
+      if (so.n > 0) {
+        shift_row = so.krow;
+        std::copy_n(h.stats + h.s_stat0[static_cast<std::size_t>(gs)], nst, s.begin());
+      }
+    } else if (gl >= 0 && st.count > static_cast<long long>(extra->size())) {  // a clean leaf's rows plus moved ones: no statistics
+      again.push_back(t);
+      return;
+    }
+    add_rows(data, attrs, shift_row, *extra, s.data());
+    shift.assign(static_cast<std::size_t>(kv), 0.0);
+    for (int j = 0; j < kv; ++j)
+      shift[static_cast<std::size_t>(j)] = j < k ? data.at(static_cast<std::size_t>(shift_row), static_cast<std::size_t>(attrs[static_cast<std::size_t>(j)]))
+                                                 : static_cast<double>(data.target(static_cast<std::size_t>(shift_row)));
+    work.assign(static_cast<std::size_t>(kv) * kv, 0.0);
+    kept.assign(static_cast<std::size_t>(std::max(1, k)), 0);
+    coef.assign(static_cast<std::size_t>(kv), 0.0);
+    const ls::SolveOut r = ls::solve_stats(k, st.count, s.data(), shift.data(), sp, work.data(), kept.data(), coef.data());
+    ++host_solves_;
+    if (r.flag != ls::kSolved) {
+      T.node(i).stats = st;
+      exact.emplace_back(t, i);
+      continue;
+    }
+    st.sse = r.sse;
+    ::gpudm::gmt::set_leaf_fit(T, i, coef.data(), r.rank);
+    T.node(i).stats = st;
+  }
 }
 
-void FastPath::evaluate(const std::vector<const ::gpudm::gmt::FlatTree*>& trees, std::vector<::gpudm::gmt::EvalOutput>& out,
-                        ::gpudm::PhaseTimer& timer) {
-  out.resize(trees.size());
-  if (trees.empty()) return;
+void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters) {
+  if (batch.size() == 0) return;
+  GPUDM_REQUIRE(batch.salts.size() == batch.trees.size(), "gmt: one salt per tree");
   const cudaStream_t s = c_.stream;
-  ++generations_;
-  batch_.pack(trees, static_cast<int>(c_.data.cols), FastPolicy::kErrKeys);
-  refit_leaves_ += batch_.refit_leaves();
-  ensure_capacity();
-  batch_.write(h_batch_.data(), d_batch_.data());
-
+  ++calls_;
+  trees_ += static_cast<long long>(batch.size());
+  {
+    auto sc = timer.scope("flattening");
+    pack(batch);
+    ensure_capacity();
+    write_view();
+  }
+  stat_leaves_ += h_->S;
   PhaseMarks& direct = direct_;
   direct.clear();
   direct.begin("transfers", s, false);
-  d_batch_.upload_async(h_batch_.data(), batch_.bytes(), s);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_.data(), in_bytes_, cudaMemcpyHostToDevice, s));
   direct.end(s, false);
-
   bool graph = graphs_on_;
   if (graph && graph_epoch_ != epoch_) {
     try {
-      capture_graphs();
+      capture_graph();
     } catch (const ::gpudm::Error& e) {
-      drop_graphs();
+      drop_graph();
       graphs_on_ = graph = false;
       graph_note_ = std::string("off: capture failed (") + e.what() + ")";
     }
   }
-  if (graph) GPUDM_CUDA_CHECK(cudaGraphLaunch(exec_a_, s));
-  else launch_a(direct, false);
-
+  if (graph) GPUDM_CUDA_CHECK(cudaGraphLaunch(exec_, s));
+  else launch_all(direct, false);
   direct.begin("transfers", s, false);
-  scalars_.download_async(h_scalars_.data(), 3, s);
-  direct.end(s, false);
-  GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
-  if (h_scalars_[2] != 0)
-    throw ::gpudm::Error("gmt/cuda: fast path work lists overflowed their capacity (an internal sizing error)");
-  if (h_scalars_[1] > 0) exact_solves(h_scalars_[1], direct);
-
-  if (graph) GPUDM_CUDA_CHECK(cudaGraphLaunch(exec_b_, s));
-  else launch_b(direct, false);
-
-  const int L = batch_.leaves();
-  direct.begin("transfers", s, false);
-  out_.download_async(h_out_.data(), static_cast<std::size_t>(batch_.total_present()), s);
-  rank_.download_async(h_rank_.data(), static_cast<std::size_t>(L), s);
-  GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_coef_.data(), d_batch_.data() + batch_.coef_offset(),
-                                   sizeof(double) * static_cast<std::size_t>(batch_.total_model()), cudaMemcpyDeviceToHost, s));
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_.data(), d_out_.data(), out_bytes_, cudaMemcpyDeviceToHost, s));
   direct.end(s, false);
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
   direct.flush(timer);
   if (graph) {
-    // Event-record nodes (cudaEventRecordExternal) time the graphs' phases; should a driver not
-    // time them, the graphs are dropped (next generations launch directly) rather than the run.
     try {
       PhaseTimer phases;
-      marks_a_.flush(phases);
-      marks_b_.flush(phases);
+      marks_.flush(phases);
       timer.merge(phases);
     } catch (const ::gpudm::Error& e) {
-      drop_graphs();
+      drop_graph();
       graphs_on_ = false;
       graph_note_ = std::string("off: graph phase timing failed (") + e.what() + ")";
     }
   }
-  assemble_outputs(trees, batch_, h_out_.data(), h_rank_.data(), h_coef_.data(), out, 0);
+  Host& h = *h_;
+  {
+    const unsigned char* ob = h_out_.data();
+    std::size_t o = 0;
+    h.leaf_out = reinterpret_cast<const LeafOut*>(ob + o);
+    o += bytes_of<LeafOut>(h.L);
+    h.stat_out = reinterpret_cast<const StatOut*>(ob + o);
+    o += bytes_of<StatOut>(h.S);
+    h.stats = reinterpret_cast<const double*>(ob + o);
+    o += bytes_of<double>(static_cast<std::size_t>(h.stat_total));
+    h.coef = reinterpret_cast<const double*>(ob + o);
+    o += bytes_of<double>(static_cast<std::size_t>(h.coef_total));
+    h.strays = reinterpret_cast<const int*>(ob + o);
+  }
+  std::vector<std::pair<int, int>> exact;
+  std::vector<int> again;
+  std::vector<char> done(batch.size(), 0);
+  {
+    auto sc = timer.scope("repair");
+    repairs_done_ = repaired_trees_done_ = 0;
+    for (int t = 0; t < h.B; ++t) {
+      const std::size_t before = again.size();
+      finish_tree(batch, t, exact, again);
+      if (again.size() == before) done[static_cast<std::size_t>(t)] = 1;
+    }
+    counters.repairs += repairs_done_;
+    counters.repaired_trees += repaired_trees_done_;
+  }
+  for (const auto& [t, node] : exact) {
+    Tree& T = *batch.trees[static_cast<std::size_t>(t)];
+    exact_.solve(T, node, T.node(node).stats.count);
+    ++exact_leaves_;
+  }
+  {
+    auto sc = timer.scope("reduction");
+    for (int t = 0; t < h.B; ++t)
+      if (done[static_cast<std::size_t>(t)])
+        ::gpudm::gmt::propagate_stats(*batch.trees[static_cast<std::size_t>(t)], *c_.host, batch.salts[static_cast<std::size_t>(t)]);
+  }
+  counters.trees += static_cast<std::int64_t>(batch.size()) - static_cast<std::int64_t>(again.size());
+  if (!again.empty()) {
+    // The trees this pass could not finish, again with every leaf's statistics (their repairs, if
+    // any were applied, are final: the repaired tree needs none).
+    ::gpudm::gmt::EvalBatch b2;
+    b2.repair = batch.repair;
+    b2.clean_sse_known = false;
+    for (int t : again) {
+      b2.trees.push_back(batch.trees[static_cast<std::size_t>(t)]);
+      b2.salts.push_back(batch.salts[static_cast<std::size_t>(t)]);
+    }
+    second_passes_ += static_cast<long long>(again.size());
+    counters.second_passes += static_cast<std::int64_t>(again.size());
+    evaluate(b2, timer, counters);
+  }
 }
 
 nlohmann::ordered_json FastPath::describe() const {
   nlohmann::ordered_json j;
   j["path"] = "fast";
-  j["rows_blocks"] = plan_.nb;
-  j["rows_per_block"] = plan_.chunk;
-  j["block"] = FastPolicy::kBlock;
-  j["gram_engine"] = plan_.dmma ? "dmma" : "fp64";
-  j["gram_rows_per_item"] = FastPolicy::kSegRows;
-  j["widest_batched_model"] = plan_.wmax;
+  j["design"] = "one fused statistics pass per call (fused.cuh): leaf sums in FP64, fixed-order merge, batched solve";
+  j["chunk_rows"] = chunk_rows_;
+  j["chunks"] = chunks_;
+  j["block"] = FusedPolicy::kBlock;
+  j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
+  j["shared_memory_bytes"] = smem_;
+  j["leaf_atomics"] = smem_leaves_ ? "shared" : "global";
   j["cuda_graphs"] = graph_note_;
   j["graph_captures"] = captures_;
-  j["generations"] = generations_;
-  j["refit_leaves"] = refit_leaves_;
+  j["calls"] = calls_;
+  j["trees"] = trees_;
+  j["stat_leaves"] = stat_leaves_;
+  j["host_solves_after_repair"] = host_solves_;
   j["exact_solver_leaves"] = exact_leaves_;
+  j["second_passes"] = second_passes_;
+  j["clean_leaf_mismatches"] = clean_mismatches_;
   return j;
+}
+
+// ---- the exact solver of one leaf ----------------------------------------------------------------
+
+void ExactLeaf::solve(Tree& tree, int leaf_node, long long rows_expected) {
+  const cudaStream_t s = c_.stream;
+  MemoryGuard& mem = *c_.memory;
+  const ::gpudm::gmt::EvalOptions& o = *c_.options;
+  // the tree, packed as the fast path packs it (leaf index -1 - ordinal)
+  std::vector<PackedNode> nodes;
+  int target = -1, ll = 0;
+  for (int i = 0; i < tree.size(); ++i) {
+    const TreeNode& nd = tree.node(i);
+    if (!nd.is_leaf()) {
+      nodes.push_back(PackedNode{nd.attr, nd.threshold, nd.left, 0});
+      continue;
+    }
+    if (i == leaf_node) target = ll;
+    nodes.push_back(PackedNode{-1 - ll, 0.0f, -1, 0});
+    ++ll;
+  }
+  GPUDM_REQUIRE(target >= 0, "gmt/cuda: exact solve of a node that is not a leaf");
+  const auto a = tree.attrs(leaf_node);
+  const std::vector<int> attrs(a.begin(), a.end());
+  const int k = static_cast<int>(attrs.size());
+  const long long n = static_cast<long long>(c_.data.rows);
+  reserve(nodes_, nodes.size() * sizeof(PackedNode), mem, "the exact solver's tree");
+  reserve(rows_, static_cast<std::size_t>(std::max<long long>(1, rows_expected)), mem, "the exact solver's rows");
+  reserve(n_sel_, 1, mem, "the exact solver's row count");
+  reserve(attrs_, static_cast<std::size_t>(std::max(1, k)), mem, "the exact solver's attributes");
+  reserve(coef_, static_cast<std::size_t>(k + 1), mem, "the exact solver's coefficients");
+  reserve(sse_, 1, mem, "the exact solver's SSE");
+  reserve(h_n_, 1);
+  reserve(h_sse_, 1);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(nodes_.data(), nodes.data(), nodes.size() * sizeof(PackedNode), cudaMemcpyHostToDevice, s));
+  if (k > 0) GPUDM_CUDA_CHECK(cudaMemcpyAsync(attrs_.data(), attrs.data(), attrs.size() * sizeof(int), cudaMemcpyHostToDevice, s));
+  const RoutesTo pred{reinterpret_cast<const PackedNode*>(nodes_.data()), c_.data.features, static_cast<long long>(c_.data.padded_rows), target};
+  thrust::counting_iterator<int> first(0);
+  std::size_t temp = 0;
+  GPUDM_CUDA_CHECK(cub::DeviceSelect::If(nullptr, temp, first, rows_.data(), n_sel_.data(), static_cast<int>(n), pred, s));
+  reserve(temp_, std::max<std::size_t>(temp, 1), mem, "the exact solver's selection");
+  GPUDM_CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), temp, first, rows_.data(), n_sel_.data(), static_cast<int>(n), pred, s));
+  n_sel_.download_async(h_n_.data(), 1, s);
+  GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+  const long long m = h_n_[0];
+  GPUDM_REQUIRE(m == rows_expected, "gmt/cuda: the exact solver found " + std::to_string(m) + " rows in a leaf of " +
+                                        std::to_string(rows_expected) + " (internal error)");
+  std::vector<double> beta(static_cast<std::size_t>(k + 1), 0.0);
+  int rank = 0;
+  double sse = 0.0;
+  if (m > 0) {
+    reserve(mat_, static_cast<std::size_t>(m) * static_cast<std::size_t>(k + 2), mem, "the exact solver's leaf matrix");
+    const long long work = m * (k + 2);
+    const int grid = static_cast<int>(std::min<long long>(4096, (work + FusedPolicy::kAuxBlock - 1) / FusedPolicy::kAuxBlock));
+    fused_gather_kernel<<<std::max(1, grid), FusedPolicy::kAuxBlock, 0, s>>>(c_.data, rows_.data(), m, attrs_.data(), k, mat_.data());
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+    long long max_params = std::numeric_limits<long long>::max();
+    if (o.rows_per_param > 0) max_params = std::max<long long>(1, static_cast<long long>(std::floor(static_cast<double>(m) / o.rows_per_param)));
+    rank = c_.solver->solve<double>(mat_.data(), m, k + 1, o.rank_tol, max_params, beta.data());
+    GPUDM_CUDA_CHECK(cudaMemcpyAsync(coef_.data(), beta.data(), beta.size() * sizeof(double), cudaMemcpyHostToDevice, s));
+    fused_residual_kernel<<<1, FusedPolicy::kAuxBlock, 0, s>>>(mat_.data(), m, k, coef_.data(), sse_.data());
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+    sse_.download_async(h_sse_.data(), 1, s);
+    GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+    sse = h_sse_[0];
+  }
+  ::gpudm::gmt::set_leaf_fit(tree, leaf_node, beta.data(), rank);
+  tree.node(leaf_node).stats.sse = sse;
+  ++solved_;
 }
 
 }  // namespace gpudm::backend::cuda::gmt_cuda

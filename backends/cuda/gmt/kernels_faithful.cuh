@@ -7,6 +7,7 @@
 
 #include "backends/cuda/common/dataset.cuh"
 #include "backends/cuda/gmt/args.cuh"
+#include "algorithms/gmt/leaf_stats.hpp"
 #include "backends/cuda/gmt/policy.cuh"
 
 namespace gpudm::backend::cuda::gmt_cuda {
@@ -97,25 +98,6 @@ __global__ void extract_kernel(const T* __restrict__ src, long long stride, int 
     dst[i] = static_cast<double>(src[static_cast<long long>(i) * stride]);
 }
 
-// Fast-path fallback: the rows of one leaf (from the fast path's row list) as the faithful
-// layout [1, attributes..., y] in double.
-__global__ void gather_leaf_kernel(DatasetView d, const BatchView* bv, int gl, const int* __restrict__ rows, long long m,
-                                   double* __restrict__ mat) {
-  const BatchView& v = *bv;
-  const int moff = v.l_moff[gl], na = v.l_nattr[gl];
-  const long long total = m * (na + 2);
-  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const long long c = e / m, i = e - c * m;
-    const std::size_t row = static_cast<std::size_t>(rows[i]);
-    double x;
-    if (c == 0) x = 1.0;
-    else if (c <= na) x = static_cast<double>(d.features[static_cast<std::size_t>(v.m_attr[moff + c]) * d.padded_rows + row]);
-    else x = static_cast<double>(d.targets[row]);
-    mat[e] = x;
-  }
-}
-
 // estimate_errors: every row (in the sorted order, as Listing 2) adds its model error to its
 // leaf's entry of the block's node table; the table lives in shared memory when the tree fits
 // the paper's 48 KB (kShared), else in the block's slice of global memory (initialised by the
@@ -128,14 +110,17 @@ __global__ void faithful_estimate_errors_kernel(DatasetView d, const BatchView* 
   const int nn = v.t_n_nodes[0];
   const std::size_t base = static_cast<std::size_t>(blockIdx.x) * static_cast<std::size_t>(nn);
   NodeTables t;
+  const unsigned long long salt = v.t_salt[0];
   if (kShared) {
     t.lo = faithful_smem;
     t.hi = t.lo + nn;
-    t.sse = reinterpret_cast<double*>(t.hi + nn);
+    t.rnd = t.hi + nn;
+    t.sse = reinterpret_cast<double*>(t.rnd + nn);
     t.sae = t.sse + nn;
     for (int i = threadIdx.x; i < nn; i += blockDim.x) {
       t.lo[i] = kNoLo;
       t.hi[i] = kNoHi;
+      t.rnd[i] = kNoLo;
       t.sse[i] = 0.0;
       t.sae[i] = 0.0;
     }
@@ -145,6 +130,7 @@ __global__ void faithful_estimate_errors_kernel(DatasetView d, const BatchView* 
     t.sae = part.sae + base;
     t.lo = part.lo + base;
     t.hi = part.hi + base;
+    t.rnd = part.rnd + base;
   }
   std::size_t p0, p1;
   block_range(d.rows, &p0, &p1);
@@ -159,6 +145,7 @@ __global__ void faithful_estimate_errors_kernel(DatasetView d, const BatchView* 
     atomicAdd(t.sae + node, fabs(e));
     atomicMin(t.lo + node, lo_key(y, static_cast<unsigned int>(row)));
     atomicMax(t.hi + node, hi_key(y, static_cast<unsigned int>(row)));
+    atomicMin(t.rnd + node, ::gpudm::gmt::leafstats::dipole_key(salt, static_cast<unsigned long long>(row)));
   }
   if (kShared) {
     __syncthreads();
@@ -167,20 +154,17 @@ __global__ void faithful_estimate_errors_kernel(DatasetView d, const BatchView* 
       part.sae[base + i] = t.sae[i];
       part.lo[base + i] = t.lo[i];
       part.hi[base + i] = t.hi[i];
+      part.rnd[base + i] = t.rnd[i];
     }
   }
 }
 
-// reduction<<<1, T>>>: merges the blocks' tables in block order, adds counts and the leaves'
-// random rows (the (hash mod count)-th row of the leaf in ascending order: the sorted rows are
-// ascending within a leaf because the radix sort is stable), propagates to the root and writes
-// the present nodes' statistics.
+// reduction<<<1, T>>>: merges the blocks' tables in block order, adds the counts, propagates
+// to the root and writes the present nodes' statistics.
 __global__ void faithful_reduction_kernel(const BatchView* bv, int blocks, NodeTables part, const int* __restrict__ counts,
-                                          const long long* __restrict__ leaf_begin, const int* __restrict__ sorted_row,
                                           NodeAcc* __restrict__ scratch, NodeOut* __restrict__ out) {
   const BatchView& v = *bv;
   const int nn = v.t_n_nodes[0], nl = v.t_n_leaves[0];
-  const unsigned long long salt = v.t_salt[0];
   for (int l = threadIdx.x; l < nl; l += blockDim.x) {
     const int node = v.l_node[l];
     NodeAcc a;
@@ -189,22 +173,19 @@ __global__ void faithful_reduction_kernel(const BatchView* bv, int blocks, NodeT
     a.sae = 0.0;
     a.lo = kNoLo;
     a.hi = kNoHi;
+    a.rnd = kNoLo;
     for (int k = 0; k < blocks; ++k) {
       const std::size_t e = static_cast<std::size_t>(k) * static_cast<std::size_t>(nn) + static_cast<std::size_t>(node);
       a.sse += part.sse[e];
       a.sae += part.sae[e];
       a.lo = part.lo[e] < a.lo ? part.lo[e] : a.lo;
       a.hi = part.hi[e] > a.hi ? part.hi[e] : a.hi;
-    }
-    a.rnd = -1;
-    if (a.count > 0) {
-      const unsigned long long h = node_hash(salt, static_cast<unsigned long long>(node));
-      a.rnd = sorted_row[leaf_begin[l] + static_cast<long long>(h % static_cast<unsigned long long>(a.count))];
+      a.rnd = part.rnd[e] < a.rnd ? part.rnd[e] : a.rnd;
     }
     scratch[node] = a;
   }
   __syncthreads();
-  if (threadIdx.x == 0) propagate_tree(scratch, v.n_attr, v.p_node, v.t_n_present[0], salt);
+  if (threadIdx.x == 0) propagate_tree(scratch, v.n_attr, v.p_node, v.t_n_present[0]);
   __syncthreads();
   for (int k = threadIdx.x; k < v.t_n_present[0]; k += blockDim.x) out[k] = to_out(scratch[v.p_node[k]]);
 }

@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@
 #include "backends/cuda/gmt/batch.cuh"
 #include "backends/cuda/gmt/launch.cuh"
 #include "backends/cuda/gmt/leaf_solver.cuh"
+#include "algorithms/gmt/flat_tree.hpp"
+#include "algorithms/gmt/tree.hpp"
 
 namespace gpudm::backend::cuda::gmt_cuda {
 
@@ -63,6 +66,7 @@ class MemoryGuard {
 struct Context {
   cudaStream_t stream = nullptr;
   DatasetView data{};
+  const ::gpudm::Dataset* host = nullptr;  // the training set on the host (repairs, moved rows)
   const ::gpudm::gmt::EvalOptions* options = nullptr;
   LeafSolver* solver = nullptr;
   const DeviceProps* props = nullptr;
@@ -87,29 +91,49 @@ void reserve(PinnedBuffer<T>& b, std::size_t n) {
   if (b.size() < n) b = PinnedBuffer<T>(n + n / 2 + 16);
 }
 
-// Turns the device's per-present-node results and the leaf models into EvalOutputs.
-void assemble_outputs(const std::vector<const ::gpudm::gmt::FlatTree*>& trees, const PackedBatch& batch, const NodeOut* nodes,
-                      const int* rank, const double* model_coef, std::vector<::gpudm::gmt::EvalOutput>& out,
-                      std::size_t first_tree = 0);
+// The exact QR solve of one leaf of a compact tree on the device: its rows found by routing the
+// tree (stable: row order), gathered as [1, x_a..., y], solved by the LeafSolver (the CPU's rank
+// rule), the residual sum of squares summed in a fixed order. Writes the leaf's model (set_fit)
+// and its SSE. The fast path's fallback for leaves its statistics cannot decide.
+class ExactLeaf {
+ public:
+  explicit ExactLeaf(const Context& c) : c_(c) {}
+  void solve(::gpudm::gmt::Tree& tree, int leaf_node, long long rows_expected);
+  long long solved() const { return solved_; }
 
-// The paper's six procedures, one individual after the other.
+ private:
+  Context c_;
+  long long solved_ = 0;
+  DeviceBuffer<unsigned char> nodes_;
+  DeviceBuffer<int> rows_, n_sel_, attrs_;
+  DeviceBuffer<double> mat_, coef_, sse_;
+  DeviceBuffer<std::byte> temp_;
+  PinnedBuffer<int> h_n_;
+  PinnedBuffer<double> h_sse_;
+};
+
+// The paper's six procedures, one individual after the other (the compact tree flattened to the
+// paper's 2i+1 / 2i+2 array first); repairs decided from the counts of the first redistribute.
 class FaithfulPath {
  public:
   explicit FaithfulPath(const Context& c) : c_(c) {}
-  void evaluate(const std::vector<const ::gpudm::gmt::FlatTree*>& trees, std::vector<::gpudm::gmt::EvalOutput>& out,
-                ::gpudm::PhaseTimer& timer);
+  void evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters);
   nlohmann::ordered_json describe() const;
 
  private:
   template <class T>
   void calc_models(const PackedBatch& b, const std::vector<int>& counts, std::vector<double>& coef, std::vector<int>& rank,
                    T* mat, const std::vector<long long>& mat_off);
-  void evaluate_one(const ::gpudm::gmt::FlatTree* tree, ::gpudm::gmt::EvalOutput& out, PhaseMarks& marks);
+  // Routes and sorts one flat tree: counts per leaf slot (host), rows sorted by leaf on the device.
+  void route(const ::gpudm::gmt::FlatTree& flat, std::vector<int>& counts, PhaseMarks& marks);
+  void evaluate_one(::gpudm::gmt::Tree& tree, std::uint64_t salt, const ::gpudm::gmt::RepairSpec& repair, PhaseMarks& marks,
+                    ::gpudm::PhaseTimer& host, ::gpudm::gmt::EvalCounters& counters);
 
   Context c_;
   int blocks_ = 0, threads_ = 0;
   bool last_shared_tables_ = true;
   long long leaves_solved_ = 0, qr_calls_ = 0;
+  ::gpudm::gmt::FlatTree flat_;
   PackedBatch batch_;
   PinnedBuffer<unsigned char> h_batch_;
   DeviceBuffer<unsigned char> d_batch_;
@@ -118,60 +142,58 @@ class FaithfulPath {
   DeviceBuffer<float> mat_f_;
   DeviceBuffer<double> mat_d_;
   DeviceBuffer<double> t_sse_, t_sae_;
-  DeviceBuffer<unsigned long long> t_lo_, t_hi_;
+  DeviceBuffer<unsigned long long> t_lo_, t_hi_, t_rnd_;
   DeviceBuffer<NodeAcc> scratch_;
   DeviceBuffer<NodeOut> out_;
   DeviceBuffer<std::byte> sort_temp_;
-  PinnedBuffer<int> h_counts_;
+  PinnedBuffer<int> h_counts_, h_rows_;
   PinnedBuffer<long long> h_layout_;
   PinnedBuffer<NodeOut> h_out_;
   PinnedBuffer<double> h_coef_;
 };
 
-// One launch sequence per generation.
+// The fast path (issue 23): a call's trees in one fused statistics pass, one graph, one upload,
+// one download, one synchronisation (fused.cuh has the kernels; fast.cu the host side).
 class FastPath {
  public:
   explicit FastPath(const Context& c);
   ~FastPath();
   FastPath(const FastPath&) = delete;
   FastPath& operator=(const FastPath&) = delete;
-  void evaluate(const std::vector<const ::gpudm::gmt::FlatTree*>& trees, std::vector<::gpudm::gmt::EvalOutput>& out,
-                ::gpudm::PhaseTimer& timer);
+  void evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters);
   nlohmann::ordered_json describe() const;
 
  private:
+  struct Host;  // the packed batch's host arrays (fast.cu)
+  void pack(const ::gpudm::gmt::EvalBatch& batch);
   bool ensure_capacity();
-  FastArgs args() const;
-  void launch_a(PhaseMarks& marks, bool capture);
-  void launch_b(PhaseMarks& marks, bool capture);
-  void capture_graphs();
-  void drop_graphs();
-  void exact_solves(int n, PhaseMarks& marks);
+  void write_view();
+  void launch_all(PhaseMarks& marks, bool capture);
+  void capture_graph();
+  void drop_graph();
+  void finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<std::pair<int, int>>& exact, std::vector<int>& again);
 
   Context c_;
-  FastLaunch plan_;
-  PackedBatch batch_;
-  PinnedBuffer<unsigned char> h_batch_;
-  DeviceBuffer<unsigned char> d_batch_;
-  DeviceBuffer<int> cnt_, total_, kth_sub_, kth_local_, seg_begin_, seg_leaf_, seg_idx_, list_, rank_, amb_, scalars_;
-  DeviceBuffer<long long> list_begin_, rnd_;
-  DeviceBuffer<double> gram_, psse_, psae_, exact_mat_;
-  DeviceBuffer<unsigned long long> plo_, phi_;
-  DeviceBuffer<NodeAcc> scratch_;
-  DeviceBuffer<NodeOut> out_;
-  PinnedBuffer<int> h_scalars_, h_rank_, h_amb_, h_total_;
-  PinnedBuffer<long long> h_list_begin_;
-  PinnedBuffer<NodeOut> h_out_;
-  PinnedBuffer<double> h_coef_, h_exact_coef_;
-  int tiles_max_ = 1;
-  // CUDA graphs of the two launch sequences (before and after the exact solves).
-  cudaGraphExec_t exec_a_ = nullptr, exec_b_ = nullptr;
-  PhaseMarks marks_a_, marks_b_, direct_;
+  std::unique_ptr<Host> h_;
+  int chunk_rows_ = 0, chunks_ = 0, wide_kv_ = 0;
+  // capacities the graph was captured for
+  int cap_B_ = 0, cap_L_ = 0, cap_S_ = 0, cap_nl_ = 0, cap_ns_ = 0;
+  std::size_t smem_ = 0;
+  bool smem_leaves_ = true;
+  std::size_t in_bytes_ = 0, out_bytes_ = 0;
+  PinnedBuffer<unsigned char> h_in_, h_out_;
+  DeviceBuffer<unsigned char> d_in_, d_out_;
+  DeviceBuffer<double> part_, work_;
+  DeviceBuffer<int> part_n_, part_k_, work_i_;
+  ExactLeaf exact_;
+  cudaGraphExec_t exec_ = nullptr;
+  PhaseMarks marks_, direct_;
   bool graphs_on_ = false;
-  long long captures_ = 0;
   std::string graph_note_;
-  long long epoch_ = 0, graph_epoch_ = -1;
-  long long generations_ = 0, exact_leaves_ = 0, refit_leaves_ = 0;
+  long long epoch_ = 0, graph_epoch_ = -1, captures_ = 0;
+  long long calls_ = 0, trees_ = 0, stat_leaves_ = 0, exact_leaves_ = 0, host_solves_ = 0, second_passes_ = 0,
+            clean_mismatches_ = 0;
+  std::int64_t repairs_done_ = 0, repaired_trees_done_ = 0;  // by finish_tree, in this call
 };
 
 }  // namespace gpudm::backend::cuda::gmt_cuda

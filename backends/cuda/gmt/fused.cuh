@@ -1,0 +1,621 @@
+#pragma once
+// The fast path's kernels (issue 23): per evaluator call one fused statistics pass over the rows
+// for every tree of the batch, a fixed-order merge, a batched solve. Four kernels in one graph:
+//
+//   init   per-leaf outputs reset (counts 0, key identities, stray counters 0)
+//   fused  grid (tree, chunk of rows): route the chunk's rows through the tree (nodes read through
+//          L1), per leaf: count, lowest/highest-target keys, minimum dipole key (integer atomics:
+//          exact in any order); then the rows of the leaves that need statistics ("stat leaves":
+//          refit leaves, or all leaves when the caller does not know a clean leaf's SSE) sorted by
+//          leaf, stably, in shared memory (per-warp counts, a scan, a warp-synchronous scatter), and
+//          each stat leaf's sums of [1, x_a - x_a(K), y - y(K)] outer products over its rows of the
+//          chunk (K: the leaf's first row in the chunk) in a fixed order: models of <= 7
+//          attributes lanes over rows with the sums in registers and a fixed xor tree, wider ones
+//          lanes over the sums with the rows staged in shared memory; a stat leaf with fewer
+//          rows in the chunk than the repair limit also records its rows (the strays: a leaf
+//          under the limit has all its rows recorded).
+//   merge  warp per stat leaf: the chunks' partial sums re-shifted to the leaf's first row and
+//          added in chunk order (leafstats::shift_stats's algebra).
+//   solve  thread per stat leaf: leafstats::solve_stats (the CPU's rank rule, ambiguous pivots
+//          flagged for the exact QR solver) or, for given coefficients, sse_with_coef.
+// Nothing depends on scheduling: every floating-point sum has a fixed order, integer results are
+// exact, so a call's results are bit-identical from run to run.
+#include <cstdint>
+
+#include "algorithms/gmt/leaf_stats.hpp"
+#include "backends/cuda/common/dataset.cuh"
+
+namespace gpudm::backend::cuda::gmt_cuda {
+
+struct FusedPolicy {
+  static constexpr int kWarps = 4;
+  static constexpr int kBlock = 32 * kWarps;
+  static constexpr int kMaxChunkRows = 16384;  // chunk-local row offsets are 16-bit
+  static constexpr int kNarrowKv = 8;          // values per row (attributes + y) summed in registers
+  static constexpr int kMaxKv = 128;           // wider models go to the exact solver
+  static constexpr int kWideTile = 8;          // rows staged per step of the wide path
+  static constexpr int kWideEntries = 8;       // sums per lane per sweep of the wide path
+  static constexpr int kSmemLeaves = 2048;     // per-leaf atomics in shared memory up to this many leaves
+  static constexpr int kMaxStatLeaves = 8192;  // stat leaves of one tree (shared-memory sort tables)
+  static constexpr int kAuxBlock = 128;
+};
+
+// A node of the packed batch: a >= 0 tests attribute a (left child `left`, right left + 1);
+// a < 0 is a leaf, local leaf index -1 - a. Children are tree-local indices.
+struct alignas(16) PackedNode {
+  int a;
+  float t;
+  int left;
+  int pad;
+};
+
+// Per leaf: integer results of the pass. A stat leaf: lowest / highest-target and minimum dipole
+// keys (its count is StatOut::n); a clean leaf: count and minimum dipole key (its lowest and
+// highest-target rows are its last evaluation's).
+struct LeafOut {
+  unsigned long long lo, hi, rnd;
+  int count;
+  int pad;
+};
+struct StatOut {  // per stat leaf
+  double sse;
+  long long n;    // rows (the merge's sum of chunk counts)
+  int rank;       // columns kept (intercept included); -1 for given coefficients
+  int flag;       // leafstats::SolveFlag
+  int krow;       // the shift row K (the leaf's first row), -1 when empty
+  int nstray;     // rows recorded in `strays` (capped at stray_cap)
+};
+
+// The batch as the kernels see it; written at the start of the uploaded buffer, so the kernels'
+// launch parameters do not change between calls (one graph, replayed).
+struct FusedView {
+  int B = 0, L = 0, S = 0;
+  int stray_cap = 0;          // rows recorded per small stat leaf (repair limit - 1; 0 = none)
+  long long stat_total = 0;   // doubles of one chunk's statistics (every stat leaf)
+  int coef_total = 0;         // doubles of the stat leaves' coefficients (k + 1 each)
+  int chunks = 0;
+  long long work_total = 0;   // doubles of the solve work space
+  long long rows = 0, ld = 0;
+  int chunk_rows = 0;
+  // inputs
+  const int* t_node0 = nullptr;  // [B + 1]
+  const int* t_leaf0 = nullptr;  // [B + 1]
+  const int* t_stat0 = nullptr;  // [B + 1]
+  const unsigned long long* t_salt = nullptr;  // [B]
+  const PackedNode* nodes = nullptr;           // [sum nodes]
+  const int* l_stat = nullptr;   // [L] stat leaf or -1
+  const int* s_leaf = nullptr;   // [S] the stat leaf's leaf
+  const int* s_k = nullptr;      // [S] model attributes
+  const int* s_fit = nullptr;    // [S] 1: solve; 0: coefficients given (SSE only)
+  const int* s_attr0 = nullptr;  // [S] into attrs; coefficients at s_attr0 + s
+  const long long* s_stat0 = nullptr;  // [S] into a chunk's statistics
+  const long long* s_work0 = nullptr;  // [S] into the solve work space
+  const int* attrs = nullptr;    // [sum k]
+  const double* coef_in = nullptr;  // [coef_total] given coefficients (fit == 0)
+  // outputs (one region, downloaded at once)
+  LeafOut* leaf_out = nullptr;   // [L]
+  StatOut* stat_out = nullptr;   // [S]
+  double* stats = nullptr;       // [stat_total] merged statistics
+  double* coef = nullptr;        // [coef_total]
+  int* strays = nullptr;         // [S x stray_cap]
+  // device work
+  double* part = nullptr;        // [chunks x stat_total]
+  int* part_n = nullptr;         // [chunks x S]
+  int* part_k = nullptr;         // [chunks x S]
+  double* work = nullptr;        // [work_total]
+  int* work_i = nullptr;         // [sum k]
+};
+
+// Shared memory of the fused kernel for trees of up to `leaves` leaves and `stat_leaves` stat
+// leaves, chunks of `chunk_rows` rows, models of up to `wide_kv` values on the wide path (0: none).
+__host__ __device__ inline std::size_t fused_smem_bytes(int leaves, int stat_leaves, int chunk_rows, int wide_kv,
+                                                        bool smem_leaves) {
+  std::size_t b = static_cast<std::size_t>(FusedPolicy::kWarps) * FusedPolicy::kWideTile * static_cast<std::size_t>(wide_kv) * 8;
+  if (smem_leaves) b += static_cast<std::size_t>(leaves) * (8 + 4);
+  b += (static_cast<std::size_t>(FusedPolicy::kWarps) * stat_leaves + stat_leaves + 1) * 4;
+  b = (b + 15) / 16 * 16;
+  b += static_cast<std::size_t>(chunk_rows) * 2 * 2;
+  return b;
+}
+
+__device__ __forceinline__ unsigned fused_lanemask_lt() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+
+__device__ __forceinline__ int fused_route(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, long long ld,
+                                           long long row) {
+  int i = 0;
+  int4 nd = __ldg(reinterpret_cast<const int4*>(nodes));
+  while (nd.x >= 0) {
+    const float x = __ldg(feat + static_cast<long long>(nd.x) * ld + row);
+    i = nd.z + (x <= __int_as_float(nd.y) ? 0 : 1);  // NaN fails <= and goes right
+    nd = __ldg(reinterpret_cast<const int4*>(nodes + i));
+  }
+  return -1 - nd.x;
+}
+
+// Value j of a row for a stat leaf: attribute a[j] for j < kv - 1, the target for j = kv - 1.
+__device__ __forceinline__ double fused_value(const float* __restrict__ feat, const float* __restrict__ y, long long ld,
+                                              const int* __restrict__ a, int j, int kv, long long row) {
+  return j < kv - 1 ? static_cast<double>(__ldg(feat + static_cast<long long>(a[j]) * ld + row))
+                    : static_cast<double>(__ldg(y + row));
+}
+
+// Sums of a stat leaf's rows of the chunk, lanes over rows, KV values per row in registers.
+template <int KV>
+__device__ void fused_narrow(const float* __restrict__ feat, const float* __restrict__ y, long long ld, const int* __restrict__ a,
+                             const unsigned short* __restrict__ rows, int m, long long r0, long long krow,
+                             double* __restrict__ out, int lane) {
+  constexpr int NS = (KV + 1) * (KV + 2) / 2 - 1;
+  double shift[KV];
+#pragma unroll
+  for (int j = 0; j < KV; ++j) shift[j] = fused_value(feat, y, ld, a, j, KV, krow);
+  double s[NS];
+#pragma unroll
+  for (int q = 0; q < NS; ++q) s[q] = 0.0;
+  for (int p = lane; p < m; p += 32) {
+    const long long row = r0 + rows[p];
+    double v[KV];
+#pragma unroll
+    for (int j = 0; j < KV; ++j) v[j] = fused_value(feat, y, ld, a, j, KV, row) - shift[j];
+    int q = 0;
+#pragma unroll
+    for (int j = 0; j < KV; ++j) s[q++] += v[j];
+#pragma unroll
+    for (int i = 0; i < KV; ++i)
+#pragma unroll
+      for (int j = i; j < KV; ++j) s[q++] += v[i] * v[j];
+  }
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int q = 0; q < NS; ++q) s[q] += __shfl_xor_sync(0xFFFFFFFFu, s[q], o);
+  if (lane == 0)
+#pragma unroll
+    for (int q = 0; q < NS; ++q) out[q] = s[q];
+}
+
+// Packed entry e of a stat vector (leaf_stats.hpp) as (i, j) of u = [1, v].
+__device__ __forceinline__ void fused_entry(int e, int kv, int* i, int* j) {
+  int row = 0, len = kv;
+  while (e >= len) {
+    e -= len;
+    ++row;
+    len = kv + 1 - row;
+  }
+  *i = row;
+  *j = row == 0 ? e + 1 : row + e;
+}
+
+// Wide models: lanes over the sums, rows staged kWideTile at a time in the warp's tile; each sum
+// runs over the rows in order.
+__device__ void fused_wide(const float* __restrict__ feat, const float* __restrict__ y, long long ld, const int* __restrict__ a,
+                           int kv, const unsigned short* __restrict__ rows, int m, long long r0, long long krow,
+                           double* __restrict__ out, double* __restrict__ tile, int lane) {
+  const int ns = ::gpudm::gmt::leafstats::n_stats(kv);
+  constexpr int E = FusedPolicy::kWideEntries, T = FusedPolicy::kWideTile;
+  for (int e0 = 0; e0 < ns; e0 += 32 * E) {
+    int ei[E], ej[E];
+    double acc[E];
+#pragma unroll
+    for (int q = 0; q < E; ++q) {
+      const int e = e0 + lane + 32 * q;
+      ei[q] = -1;
+      ej[q] = 0;
+      acc[q] = 0.0;
+      if (e < ns) fused_entry(e, kv, &ei[q], &ej[q]);
+    }
+    for (int p0 = 0; p0 < m; p0 += T) {
+      const int rn = m - p0 < T ? m - p0 : T;
+      for (int idx = lane; idx < rn * kv; idx += 32) {
+        const int r = idx / kv, j = idx - r * kv;
+        const long long row = r0 + rows[p0 + r];
+        tile[idx] = fused_value(feat, y, ld, a, j, kv, row) - fused_value(feat, y, ld, a, j, kv, krow);
+      }
+      __syncwarp();
+      for (int r = 0; r < rn; ++r)
+#pragma unroll
+        for (int q = 0; q < E; ++q) {
+          if (ei[q] < 0) continue;
+          const double vi = ei[q] == 0 ? 1.0 : tile[r * kv + ei[q] - 1];
+          acc[q] += vi * tile[r * kv + ej[q] - 1];
+        }
+      __syncwarp();
+    }
+#pragma unroll
+    for (int q = 0; q < E; ++q)
+      if (ei[q] >= 0) out[e0 + lane + 32 * q] = acc[q];
+  }
+}
+
+__global__ void fused_init_kernel(const FusedView* __restrict__ vp) {
+  const FusedView& v = *vp;
+  const int stride = gridDim.x * blockDim.x;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < v.L; i += stride) {
+    LeafOut o;
+    o.lo = ::gpudm::gmt::leafstats::kNoLoKey;
+    o.hi = ::gpudm::gmt::leafstats::kNoHiKey;
+    o.rnd = ::gpudm::gmt::leafstats::kNoLoKey;
+    o.count = 0;
+    o.pad = 0;
+    v.leaf_out[i] = o;
+  }
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < v.S; i += stride) v.stat_out[i].nstray = 0;
+}
+
+template <bool kSmemLeaves>
+__global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const FusedView* __restrict__ vp, DatasetView d,
+                                                                          int wide_kv) {
+  namespace ls = ::gpudm::gmt::leafstats;
+  constexpr int W = FusedPolicy::kWarps;
+  const FusedView& v = *vp;
+  const int t = blockIdx.x;
+  if (t >= v.B || static_cast<int>(blockIdx.y) >= v.chunks) return;
+  const long long r0 = static_cast<long long>(blockIdx.y) * v.chunk_rows;
+  const long long r1 = r0 + v.chunk_rows < v.rows ? r0 + v.chunk_rows : v.rows;
+  const int node0 = v.t_node0[t];
+  const int leaf0 = v.t_leaf0[t], nl = v.t_leaf0[t + 1] - leaf0;
+  const int stat0 = v.t_stat0[t], ns = v.t_stat0[t + 1] - stat0;
+  const unsigned long long salt = v.t_salt[t];
+  const PackedNode* nodes = v.nodes + node0;
+  const float* feat = d.features;
+  const float* yv = d.targets;
+  const long long ld = v.ld;
+  const int tid = threadIdx.x, w = tid / 32, lane = tid % 32;
+
+  extern __shared__ __align__(16) unsigned char fused_smem[];
+  unsigned char* p = fused_smem;
+  double* tile = reinterpret_cast<double*>(p);
+  p += static_cast<std::size_t>(W) * FusedPolicy::kWideTile * wide_kv * 8;
+  unsigned long long* rnd_s = nullptr;
+  int* cnt_s = nullptr;
+  if (kSmemLeaves) {
+    rnd_s = reinterpret_cast<unsigned long long*>(p);
+    cnt_s = reinterpret_cast<int*>(rnd_s + nl);
+    p = reinterpret_cast<unsigned char*>(cnt_s + nl);
+  }
+  int* wcnt = reinterpret_cast<int*>(p);  // [W x ns]: counts, then write positions
+  int* soff = wcnt + W * ns;              // [ns + 1]
+  p = reinterpret_cast<unsigned char*>(soff + ns + 1);
+  p = fused_smem + (static_cast<std::size_t>(p - fused_smem) + 15) / 16 * 16;
+  unsigned short* lid = reinterpret_cast<unsigned short*>(p);  // [chunk rows] stat leaf per row
+  unsigned short* sorted = lid + v.chunk_rows;                  // [chunk rows] rows grouped by stat leaf
+
+  if (kSmemLeaves)
+    for (int i = tid; i < nl; i += blockDim.x) {
+      rnd_s[i] = ls::kNoLoKey;
+      cnt_s[i] = 0;
+    }
+  for (int i = tid; i < W * ns; i += blockDim.x) wcnt[i] = 0;
+  __syncthreads();
+
+  // Route: warp w owns the contiguous rows [wr0, wr1) of the chunk, 32 at a time. The lanes that
+  // reach the same leaf are grouped (match_any) and their leader updates the leaf once: a stat
+  // leaf's per-warp count (its rows are summed below from the sorted list, keys included); a
+  // clean leaf's count and minimum dipole key (its lowest / highest-target rows are the last
+  // evaluation's: same rows).
+  const long long span = (r1 - r0 + W - 1) / W;
+  const long long wr0 = r0 + w * span < r1 ? r0 + w * span : r1;
+  const long long wr1 = wr0 + span < r1 ? wr0 + span : r1;
+  for (long long base = wr0; base < wr1; base += 32) {
+    const long long row = base + lane;
+    const bool valid = row < wr1;
+    const unsigned vmask = __ballot_sync(0xFFFFFFFFu, valid);
+    if (!valid) continue;
+    const int ll = fused_route(nodes, feat, ld, row);
+    const unsigned peers = __match_any_sync(vmask, ll);
+    const bool leader = lane == __ffs(peers) - 1;
+    const int gs = v.l_stat[leaf0 + ll];
+    if (gs >= 0) {
+      const int si = gs - stat0;
+      lid[row - r0] = static_cast<unsigned short>(si);
+      if (leader) wcnt[w * ns + si] += __popc(peers);  // this warp's entry: no other writer
+    } else {
+      lid[row - r0] = 0xFFFFu;
+      const unsigned long long krn = ls::dipole_key(salt, static_cast<unsigned long long>(row));
+      const unsigned hi = static_cast<unsigned>(krn >> 32);
+      const unsigned mh = __reduce_min_sync(peers, hi);
+      const unsigned ml = __reduce_min_sync(peers, hi == mh ? static_cast<unsigned>(krn) : 0xFFFFFFFFu);
+      if (leader) {
+        const unsigned long long k = (static_cast<unsigned long long>(mh) << 32) | ml;
+        if (kSmemLeaves) {
+          atomicAdd(cnt_s + ll, __popc(peers));
+          atomicMin(rnd_s + ll, k);
+        } else {
+          LeafOut& o = v.leaf_out[leaf0 + ll];
+          atomicAdd(&o.count, __popc(peers));
+          atomicMin(&o.rnd, k);
+        }
+      }
+    }
+  }
+  __syncthreads();
+
+  // Exclusive scan of the (stat leaf, warp) counts in stat-leaf-major order (warp 0).
+  if (w == 0) {
+    int carry = 0;
+    for (int e0 = 0; e0 < ns * W; e0 += 32) {
+      const int e = e0 + lane;
+      const int si = e / W, ww = e - si * W;
+      const int val = e < ns * W ? wcnt[ww * ns + si] : 0;
+      int incl = val;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const int nb = __shfl_up_sync(0xFFFFFFFFu, incl, o);
+        if (lane >= o) incl += nb;
+      }
+      if (e < ns * W) {
+        wcnt[ww * ns + si] = carry + incl - val;
+        if (ww == 0) soff[si] = carry + incl - val;
+      }
+      carry += __shfl_sync(0xFFFFFFFFu, incl, 31);
+    }
+    if (lane == 0) soff[ns] = carry;
+  }
+  __syncthreads();
+
+  // Stable scatter: each warp replays its rows in order; lanes of one leaf take consecutive slots.
+  for (long long base = wr0; base < wr1; base += 32) {
+    const long long row = base + lane;
+    const int si = row < wr1 ? static_cast<int>(lid[row - r0]) : 0xFFFF;
+    const bool has = si != 0xFFFF;
+    const unsigned active = __ballot_sync(0xFFFFFFFFu, has);
+    unsigned peers = 0;
+    int pos = 0;
+    if (has) {
+      peers = __match_any_sync(active, si);
+      pos = wcnt[w * ns + si] + __popc(peers & fused_lanemask_lt());
+      sorted[pos] = static_cast<unsigned short>(row - r0);
+    }
+    __syncwarp();
+    if (has && lane == __ffs(peers) - 1) wcnt[w * ns + si] += __popc(peers);
+    __syncwarp();
+  }
+  __syncthreads();
+
+  // Per stat leaf: the chunk's sums (warp per leaf), the count and shift row, small leaves' rows.
+  for (int si = w; si < ns; si += W) {
+    const int gs = stat0 + si;
+    const int m = soff[si + 1] - soff[si];
+    const std::size_t pc = static_cast<std::size_t>(blockIdx.y) * v.S + gs;
+    if (m == 0) {
+      if (lane == 0) {
+        v.part_n[pc] = 0;
+        v.part_k[pc] = -1;
+      }
+      continue;
+    }
+    const unsigned short* rows = sorted + soff[si];
+    const long long krow = r0 + rows[0];
+    if (lane == 0) {
+      v.part_n[pc] = m;
+      v.part_k[pc] = static_cast<int>(krow);
+    }
+    {  // the leaf's dipole keys over its rows of the chunk: integer min / max, exact in any order
+      unsigned long long klo = ls::kNoLoKey, khi = ls::kNoHiKey, krn = ls::kNoLoKey;
+      for (int q = lane; q < m; q += 32) {
+        const long long row = r0 + rows[q];
+        const float yr = __ldg(yv + row);
+        const unsigned long long a = ls::lo_key(yr, static_cast<unsigned long long>(row));
+        const unsigned long long b = ls::hi_key(yr, static_cast<unsigned long long>(row));
+        const unsigned long long c = ls::dipole_key(salt, static_cast<unsigned long long>(row));
+        klo = a < klo ? a : klo;
+        khi = b > khi ? b : khi;
+        krn = c < krn ? c : krn;
+      }
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) {
+        const unsigned long long a = __shfl_xor_sync(0xFFFFFFFFu, klo, o);
+        const unsigned long long b = __shfl_xor_sync(0xFFFFFFFFu, khi, o);
+        const unsigned long long c = __shfl_xor_sync(0xFFFFFFFFu, krn, o);
+        klo = a < klo ? a : klo;
+        khi = b > khi ? b : khi;
+        krn = c < krn ? c : krn;
+      }
+      if (lane == 0) {
+        LeafOut& o = v.leaf_out[v.s_leaf[gs]];
+        atomicMin(&o.lo, klo);
+        atomicMax(&o.hi, khi);
+        atomicMin(&o.rnd, krn);
+      }
+    }
+    if (m <= v.stray_cap) {
+      int b0 = 0;
+      if (lane == 0) b0 = atomicAdd(&v.stat_out[gs].nstray, m);
+      b0 = __shfl_sync(0xFFFFFFFFu, b0, 0);
+      if (lane < m && b0 + lane < v.stray_cap) v.strays[static_cast<std::size_t>(gs) * v.stray_cap + b0 + lane] = static_cast<int>(r0 + rows[lane]);
+    }
+    const int kv = v.s_k[gs] + 1;
+    if (kv > FusedPolicy::kMaxKv) continue;  // the exact solver takes the leaf
+    const int* a = v.attrs + v.s_attr0[gs];
+    double* out = v.part + static_cast<std::size_t>(blockIdx.y) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+    switch (kv) {
+      case 1: fused_narrow<1>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      case 2: fused_narrow<2>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      case 3: fused_narrow<3>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      case 4: fused_narrow<4>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      case 5: fused_narrow<5>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      case 6: fused_narrow<6>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      case 7: fused_narrow<7>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      case 8: fused_narrow<8>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
+      default:
+        fused_wide(feat, yv, ld, a, kv, rows, m, r0, krow, out, tile + static_cast<std::size_t>(w) * FusedPolicy::kWideTile * wide_kv,
+                   lane);
+    }
+  }
+
+  if (kSmemLeaves) {
+    __syncthreads();
+    for (int i = tid; i < nl; i += blockDim.x) {
+      if (cnt_s[i] == 0) continue;
+      LeafOut& o = v.leaf_out[leaf0 + i];
+      atomicAdd(&o.count, cnt_s[i]);
+      atomicMin(&o.rnd, rnd_s[i]);
+    }
+  }
+}
+
+// Warp per stat leaf: chunk partials re-shifted to the leaf's first row (leaf_stats.hpp) and
+// added, lane j taking chunks j, j + 32, ... in order, then a fixed xor tree over the lanes.
+__global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d) {
+  namespace ls = ::gpudm::gmt::leafstats;
+  constexpr int E = 8;  // sums per pass
+  const FusedView& v = *vp;
+  const int lane = threadIdx.x % 32;
+  const int warps = gridDim.x * blockDim.x / 32;
+  for (int gs = (blockIdx.x * blockDim.x + threadIdx.x) / 32; gs < v.S; gs += warps) {
+    // first non-empty chunk, rows in all
+    int first = 0x7FFFFFFF;
+    long long n = 0;
+    for (int c = lane; c < v.chunks; c += 32) {
+      const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
+      if (nc > 0 && c < first) first = c;
+      n += nc;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+      const int f = __shfl_xor_sync(0xFFFFFFFFu, first, o);
+      first = f < first ? f : first;
+      n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
+    }
+    const int k = v.s_k[gs], kv = k + 1;
+    StatOut& so = v.stat_out[gs];
+    if (lane == 0) {
+      so.n = n;
+      so.krow = n > 0 ? v.part_k[static_cast<std::size_t>(first) * v.S + gs] : -1;
+    }
+    if (n == 0 || kv > FusedPolicy::kMaxKv) continue;
+    const long long k0 = v.part_k[static_cast<std::size_t>(first) * v.S + gs];
+    const int* a = v.attrs + v.s_attr0[gs];
+    const int nst = ls::n_stats(kv);
+    double* dst = v.stats + v.s_stat0[gs];
+    for (int e0 = 0; e0 < nst; e0 += E) {
+      int ei[E], ej[E];
+#pragma unroll
+      for (int q = 0; q < E; ++q) {
+        ei[q] = -1;
+        ej[q] = 0;
+        if (e0 + q < nst) fused_entry(e0 + q, kv, &ei[q], &ej[q]);
+      }
+      double acc[E];
+#pragma unroll
+      for (int q = 0; q < E; ++q) acc[q] = 0.0;
+      for (int c = first + lane; c < v.chunks; c += 32) {
+        const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
+        const int nc = v.part_n[pc];
+        if (nc == 0) continue;
+        const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+        const long long kc = v.part_k[pc];
+#pragma unroll
+        for (int q = 0; q < E; ++q) {
+          if (ei[q] < 0) continue;
+          const int i = ei[q], j = ej[q];
+          double x = src[e0 + q];
+          if (kc != k0) {  // sums of (w + dd): dd = value at this chunk's shift row - value at the leaf's
+            const double dj = fused_value(d.features, d.targets, v.ld, a, j - 1, kv, kc) - fused_value(d.features, d.targets, v.ld, a, j - 1, kv, k0);
+            if (i == 0) {
+              x += static_cast<double>(nc) * dj;
+            } else {
+              const double di = fused_value(d.features, d.targets, v.ld, a, i - 1, kv, kc) - fused_value(d.features, d.targets, v.ld, a, i - 1, kv, k0);
+              x += di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(nc) * di * dj;
+            }
+          }
+          acc[q] += x;
+        }
+      }
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+        for (int q = 0; q < E; ++q) acc[q] += __shfl_xor_sync(0xFFFFFFFFu, acc[q], o);
+      if (lane == 0)
+#pragma unroll
+        for (int q = 0; q < E; ++q)
+          if (ei[q] >= 0) dst[e0 + q] = acc[q];
+    }
+  }
+}
+
+// Thread per stat leaf: the least-squares solve (or the SSE of given coefficients).
+__global__ void fused_solve_kernel(const FusedView* __restrict__ vp, DatasetView d, ::gpudm::gmt::leafstats::SolveParams sp) {
+  namespace ls = ::gpudm::gmt::leafstats;
+  const FusedView& v = *vp;
+  for (int gs = blockIdx.x * blockDim.x + threadIdx.x; gs < v.S; gs += gridDim.x * blockDim.x) {
+    StatOut& so = v.stat_out[gs];
+    const int k = v.s_k[gs], kv = k + 1;
+    double* coef = v.coef + v.s_attr0[gs] + gs;
+    if (kv > FusedPolicy::kMaxKv) {
+      so.flag = ls::kAmbiguous;
+      so.rank = -1;
+      so.sse = 0.0;
+      continue;
+    }
+    const long long n = so.n;
+    double* work = v.work + v.s_work0[gs];
+    double* shift = work + static_cast<std::size_t>(kv) * kv;
+    const int* a = v.attrs + v.s_attr0[gs];
+    for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, so.krow) : 0.0;
+    const double* st = v.stats + v.s_stat0[gs];
+    if (v.s_fit[gs]) {
+      const ls::SolveOut r = ls::solve_stats(k, n, st, shift, sp, work, v.work_i + v.s_attr0[gs], coef);
+      so.rank = r.rank;
+      so.flag = r.flag;
+      so.sse = r.sse;
+    } else {
+      const double* given = v.coef_in + v.s_attr0[gs] + gs;
+      for (int j = 0; j <= k; ++j) coef[j] = given[j];
+      so.rank = -1;
+      so.flag = ls::kSolved;
+      so.sse = ls::sse_with_coef(k, n, st, shift, coef);
+    }
+  }
+}
+
+// The exact solver's row list: rows of one leaf of a packed tree, in row order.
+struct RoutesTo {
+  const PackedNode* nodes;
+  const float* feat;
+  long long ld;
+  int leaf;
+  __device__ bool operator()(int row) const { return fused_route(nodes, feat, ld, row) == leaf; }
+};
+
+// [1, x_a..., y] of the listed rows, column-major (ld m), in double.
+__global__ void fused_gather_kernel(DatasetView d, const int* __restrict__ rows, long long m, const int* __restrict__ attrs, int k,
+                                    double* __restrict__ mat) {
+  const long long total = m * (k + 2);
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long c = e / m, i = e - c * m;
+    const std::size_t row = static_cast<std::size_t>(rows[i]);
+    double x;
+    if (c == 0) x = 1.0;
+    else if (c <= k) x = static_cast<double>(d.features[static_cast<std::size_t>(attrs[c - 1]) * d.padded_rows + row]);
+    else x = static_cast<double>(d.targets[row]);
+    mat[e] = x;
+  }
+}
+
+// One block: the residual sum of squares of the gathered matrix with coefficients `coef` (k + 1),
+// threads strided over rows, a fixed tree (deterministic).
+__global__ void fused_residual_kernel(const double* __restrict__ mat, long long m, int k, const double* __restrict__ coef,
+                                      double* __restrict__ out) {
+  __shared__ double part[FusedPolicy::kAuxBlock];
+  double s = 0.0;
+  for (long long i = threadIdx.x; i < m; i += blockDim.x) {
+    double pred = 0.0;
+    for (int c = 0; c <= k; ++c) pred += coef[c] * mat[static_cast<long long>(c) * m + i];
+    const double e = mat[static_cast<long long>(k + 1) * m + i] - pred;
+    s += e * e;
+  }
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+    if (static_cast<int>(threadIdx.x) < h) part[threadIdx.x] += part[threadIdx.x + h];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = part[0];
+}
+
+}  // namespace gpudm::backend::cuda::gmt_cuda
