@@ -15,6 +15,8 @@
 #     probe    GPU fast path, short inductions (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
+#     ncu      Nsight Compute on the fast path's kernels (3 launches each of a short Armchair 1M and
+#              Pol induction): speed of light, occupancy, warp states          ~1-2 min
 #     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
 #     smoke    every GMT config with --smoke (seconds)
 #   Each table stage appends to results/<gpu-tag>/<experiment>.json (--resume), so a stage cut by
@@ -145,6 +147,23 @@ if has probe; then
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done
   python3 "$ROOT/scripts/device/gmt_probe_summary.py" "$OUT_DIR"
+fi
+
+if has ncu; then
+  NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
+  if [ -n "$NCU" ]; then
+    for spec in "armchair:" "pol:"; do
+      IFS=: read -r name rows <<<"$spec"
+      stamp "== ncu $name"
+      timeout 240 "$NCU" --kernel-name regex:fused_ --launch-skip 40 --launch-count 8 --section SpeedOfLight --section Occupancy \
+        --section WarpStateStats --section LaunchStats --section MemoryWorkloadAnalysis --section SchedulerStats \
+        "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations=30 --quiet \
+        >"$OUT_DIR/ncu_$name.txt" 2>&1 || echo "!! ncu $name failed (exit $?)"
+      grep -E "fused_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Block Limit" "$OUT_DIR/ncu_$name.txt" | head -60
+    done
+  else
+    echo "ncu not found"
+  fi
 fi
 
 has table4 && run_table gmt_table4.json table4

@@ -355,8 +355,9 @@ TEST(GmtCuda, QuirksEmptyLeavesFewRowsConstantColumnsNaN) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Batch pop = population(*c.data, 10, c.depth, c.attrs, 21);
-    // An empty leaf: a test that sends every row left.
-    pop.trees.push_back(Tree::join(0, 100.0f, Tree::leaf(c.attrs > 0 ? std::vector<int>{0, 1} : std::vector<int>{}),
+    // An empty leaf: a test that sends every row right (NaN included, so the left leaf is empty
+    // on every dataset).
+    pop.trees.push_back(Tree::join(0, -1e30f, Tree::leaf(c.attrs > 0 ? std::vector<int>{0, 1} : std::vector<int>{}),
                                    Tree::leaf(c.attrs > 0 ? std::vector<int>{1} : std::vector<int>{})));
     pop.salts.push_back(77);
     auto seq = make("sequential", EvalOptions{});
@@ -366,7 +367,8 @@ TEST(GmtCuda, QuirksEmptyLeavesFewRowsConstantColumnsNaN) {
       expect_equivalent(*c.data, run(*e, *c.data, pop), want, kCoefTol, kErrTol,
                         std::string(c.name) + " " + e->describe().value("path", "?"));
     }
-    EXPECT_EQ(want.back().node(2).stats.count, 0);  // the empty right leaf
+    EXPECT_EQ(want.back().node(1).stats.count, 0);  // the empty left leaf
+    EXPECT_EQ(want.back().node(2).stats.count, static_cast<std::int64_t>(c.data->rows()));
   }
 }
 

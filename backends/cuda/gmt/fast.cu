@@ -37,7 +37,7 @@ using ::gpudm::gmt::TreeNode;
 
 struct FastPath::Host {
   int B = 0, L = 0, S = 0, A = 0;
-  int max_nl = 0, max_ns = 0;
+  int max_nl = 0, max_ns = 0, max_kv = 0;
   int stray_cap = 0;
   long long stat_total = 0, work_total = 0;
   int coef_total = 0;
@@ -136,6 +136,7 @@ void FastPath::pack(const ::gpudm::gmt::EvalBatch& batch) {
         h.s_stat0.push_back(h.stat_total);
         h.s_work0.push_back(h.work_total);
         if (kv <= FusedPolicy::kMaxKv) {
+          h.max_kv = std::max(h.max_kv, kv);
           h.stat_total += ls::n_stats(kv);
           h.work_total += static_cast<long long>(kv) * kv + kv;
         }
@@ -187,21 +188,37 @@ bool FastPath::ensure_capacity() {
   grow(cap_S_, h.S);
   grow(cap_nl_, h.max_nl);
   grow(cap_ns_, h.max_ns);
+  // the kernel variant by the widest model (grow-only: 3, kNarrowKv, then every width)
+  {
+    const int need = h.max_kv <= 3 ? 3 : h.max_kv <= FusedPolicy::kNarrowKv ? FusedPolicy::kNarrowKv : FusedPolicy::kMaxKv;
+    if (need > cap_kv_) {
+      cap_kv_ = need;
+      grew = true;
+    }
+  }
   smem_leaves_ = cap_nl_ <= FusedPolicy::kSmemLeaves;
-  smem_ = fused_smem_bytes(cap_nl_, cap_ns_, chunk_rows_, wide_kv_, smem_leaves_);
+  smem_ = fused_smem_bytes(cap_nl_, cap_ns_, chunk_rows_, launch_wide_kv(), smem_leaves_);
   const std::size_t limit = static_cast<std::size_t>(c_.props->smem_per_block_optin);
   if (smem_ > limit) {
     smem_leaves_ = false;
-    smem_ = fused_smem_bytes(cap_nl_, cap_ns_, chunk_rows_, wide_kv_, false);
+    smem_ = fused_smem_bytes(cap_nl_, cap_ns_, chunk_rows_, launch_wide_kv(), false);
   }
   GPUDM_REQUIRE(smem_ <= limit, "gmt/cuda: a tree of " + std::to_string(h.max_ns) + " leaves to fit needs " + std::to_string(smem_) +
                                     " bytes of shared memory, the device has " + std::to_string(limit));
   if (grew) {
-    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(fused_stats_kernel<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
-    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(fused_stats_kernel<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
+    for (const void* k : stats_kernels())
+      GPUDM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
     ++epoch_;
   }
   return grew;
+}
+
+int FastPath::launch_wide_kv() const { return cap_kv_ > FusedPolicy::kNarrowKv ? wide_kv_ : 0; }
+
+std::vector<const void*> FastPath::stats_kernels() {
+  return {reinterpret_cast<const void*>(fused_stats_kernel<true, 3>), reinterpret_cast<const void*>(fused_stats_kernel<true, FusedPolicy::kNarrowKv>),
+          reinterpret_cast<const void*>(fused_stats_kernel<true, 0>), reinterpret_cast<const void*>(fused_stats_kernel<false, 3>),
+          reinterpret_cast<const void*>(fused_stats_kernel<false, FusedPolicy::kNarrowKv>), reinterpret_cast<const void*>(fused_stats_kernel<false, 0>)};
 }
 
 void FastPath::write_view() {
@@ -269,8 +286,16 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   fused_init_kernel<<<std::max(1, std::min(1024, (std::max(cap_L_, cap_S_) + aux - 1) / aux)), aux, 0, s>>>(vp);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   const dim3 grid(static_cast<unsigned>(std::max(1, cap_B_)), static_cast<unsigned>(chunks_));
-  if (smem_leaves_) fused_stats_kernel<true><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wide_kv_);
-  else fused_stats_kernel<false><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wide_kv_);
+  const int wkv = launch_wide_kv();
+  const int var = cap_kv_ <= 3 ? 0 : cap_kv_ <= FusedPolicy::kNarrowKv ? 1 : 2;
+  switch (var + (smem_leaves_ ? 0 : 3)) {
+    case 0: fused_stats_kernel<true, 3><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 1: fused_stats_kernel<true, FusedPolicy::kNarrowKv><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 2: fused_stats_kernel<true, 0><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 3: fused_stats_kernel<false, 3><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 4: fused_stats_kernel<false, FusedPolicy::kNarrowKv><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    default: fused_stats_kernel<false, 0><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+  }
   GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
   marks.begin("calc_models", s, capture);
@@ -621,6 +646,8 @@ nlohmann::ordered_json FastPath::describe() const {
   j["chunks"] = chunks_;
   j["block"] = FusedPolicy::kBlock;
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
+  j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
+  j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
   j["shared_memory_bytes"] = smem_;
   j["leaf_atomics"] = smem_leaves_ ? "shared" : "global";
   j["cuda_graphs"] = graph_note_;

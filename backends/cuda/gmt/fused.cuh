@@ -31,7 +31,8 @@ struct FusedPolicy {
   static constexpr int kWarps = 4;
   static constexpr int kBlock = 32 * kWarps;
   static constexpr int kMaxChunkRows = 16384;  // chunk-local row offsets are 16-bit
-  static constexpr int kNarrowKv = 8;          // values per row (attributes + y) summed in registers
+  static constexpr int kNarrowKv = 5;          // values per row (attributes + y) summed in registers
+  static constexpr int kRouteRows = 4;         // rows each lane routes at once (independent load chains)
   static constexpr int kMaxKv = 128;           // wider models go to the exact solver
   static constexpr int kWideTile = 8;          // rows staged per step of the wide path
   static constexpr int kWideEntries = 8;       // sums per lane per sweep of the wide path
@@ -122,6 +123,39 @@ __device__ __forceinline__ unsigned fused_lanemask_lt() {
   unsigned m;
   asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
   return m;
+}
+
+// R rows at once: the levels of the R walks interleave, so R feature loads (and R node loads) are
+// in flight together instead of one dependent chain per lane. Rows with valid[r] false stay at
+// leaf 0 and read nothing.
+template <int R>
+__device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, long long ld,
+                                              const long long* row, const bool* valid, int* leaf) {
+  const int4 root = __ldg(reinterpret_cast<const int4*>(nodes));
+  int4 nd[R];
+  bool more = false;
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    nd[r] = root;
+    if (!valid[r]) nd[r].x = -1;
+    more |= nd[r].x >= 0;
+  }
+  while (more) {
+    float x[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (nd[r].x >= 0) x[r] = __ldg(feat + static_cast<long long>(nd[r].x) * ld + row[r]);
+    more = false;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (nd[r].x >= 0) {
+        const int i = nd[r].z + (x[r] <= __int_as_float(nd[r].y) ? 0 : 1);  // NaN fails <= and goes right
+        nd[r] = __ldg(reinterpret_cast<const int4*>(nodes + i));
+        more |= nd[r].x >= 0;
+      }
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) leaf[r] = -1 - nd[r].x;
 }
 
 __device__ __forceinline__ int fused_route(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, long long ld,
@@ -245,7 +279,11 @@ __global__ void fused_init_kernel(const FusedView* __restrict__ vp) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < v.S; i += stride) v.stat_out[i].nstray = 0;
 }
 
-template <bool kSmemLeaves>
+// kMaxKv: the widest model the variant sums (values per row): 3 or kNarrowKv compile only the
+// narrow sums up to that width (fewer registers, more resident warps for the routing); 0 compiles
+// every width (the narrow sums up to kNarrowKv, the wide path above). A width sums the same way in
+// every variant that takes it, so the host may pick the variant per call from the batch.
+template <bool kSmemLeaves, int kMaxKv>
 __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const FusedView* __restrict__ vp, DatasetView d,
                                                                           int wide_kv) {
   namespace ls = ::gpudm::gmt::leafstats;
@@ -299,12 +337,24 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   const long long span = (r1 - r0 + W - 1) / W;
   const long long wr0 = r0 + w * span < r1 ? r0 + w * span : r1;
   const long long wr1 = wr0 + span < r1 ? wr0 + span : r1;
-  for (long long base = wr0; base < wr1; base += 32) {
-    const long long row = base + lane;
-    const bool valid = row < wr1;
+  constexpr int R = FusedPolicy::kRouteRows;
+  for (long long base = wr0; base < wr1; base += 32 * R) {
+    long long rws[R];
+    bool ok[R];
+    int lls[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      rws[r] = base + 32 * r + lane;
+      ok[r] = rws[r] < wr1;
+    }
+    fused_route_n<R>(nodes, feat, ld, rws, ok, lls);
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+    const long long row = rws[r];
+    const bool valid = ok[r];
     const unsigned vmask = __ballot_sync(0xFFFFFFFFu, valid);
     if (!valid) continue;
-    const int ll = fused_route(nodes, feat, ld, row);
+    const int ll = lls[r];
     const unsigned peers = __match_any_sync(vmask, ll);
     const bool leader = lane == __ffs(peers) - 1;
     const int gs = v.l_stat[leaf0 + ll];
@@ -329,6 +379,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
           atomicMin(&o.rnd, k);
         }
       }
+    }
     }
   }
   __syncthreads();
@@ -431,19 +482,15 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     if (kv > FusedPolicy::kMaxKv) continue;  // the exact solver takes the leaf
     const int* a = v.attrs + v.s_attr0[gs];
     double* out = v.part + static_cast<std::size_t>(blockIdx.y) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-    switch (kv) {
-      case 1: fused_narrow<1>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      case 2: fused_narrow<2>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      case 3: fused_narrow<3>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      case 4: fused_narrow<4>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      case 5: fused_narrow<5>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      case 6: fused_narrow<6>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      case 7: fused_narrow<7>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      case 8: fused_narrow<8>(feat, yv, ld, a, rows, m, r0, krow, out, lane); break;
-      default:
-        fused_wide(feat, yv, ld, a, kv, rows, m, r0, krow, out, tile + static_cast<std::size_t>(w) * FusedPolicy::kWideTile * wide_kv,
-                   lane);
-    }
+    static_assert(FusedPolicy::kNarrowKv == 5, "the narrow cases below");
+    if (kv == 1) fused_narrow<1>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
+    else if (kv == 2) fused_narrow<2>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
+    else if (kv == 3 || kMaxKv == 3) fused_narrow<3>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
+    else if (kv == 4) fused_narrow<4>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
+    else if (kv == 5 || kMaxKv == FusedPolicy::kNarrowKv) fused_narrow<5>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
+    else if (kMaxKv == 0)
+      fused_wide(feat, yv, ld, a, kv, rows, m, r0, krow, out, tile + static_cast<std::size_t>(w) * FusedPolicy::kWideTile * wide_kv,
+                 lane);
   }
 
   if (kSmemLeaves) {

@@ -168,6 +168,8 @@ class FastPath {
   void pack(const ::gpudm::gmt::EvalBatch& batch);
   bool ensure_capacity();
   void write_view();
+  int launch_wide_kv() const;                   // the wide path's tile width in the variant launched (0: none)
+  static std::vector<const void*> stats_kernels();  // every variant of fused_stats_kernel
   void launch_all(PhaseMarks& marks, bool capture);
   void capture_graph();
   void drop_graph();
@@ -178,6 +180,7 @@ class FastPath {
   int chunk_rows_ = 0, chunks_ = 0, wide_kv_ = 0;
   // capacities the graph was captured for
   int cap_B_ = 0, cap_L_ = 0, cap_S_ = 0, cap_nl_ = 0, cap_ns_ = 0;
+  int cap_kv_ = 0;  // widest summed model so far (values per row): picks the stats kernel's variant
   std::size_t smem_ = 0;
   bool smem_leaves_ = true;
   std::size_t in_bytes_ = 0, out_bytes_ = 0;
