@@ -27,7 +27,8 @@ double fitness_value(const FitnessSpec& f, double sse, std::int64_t n, int leave
 }
 
 GmtEA::GmtEA(const GmtParams& p, ModelTreeEvaluator& eval, const Dataset& train, PhaseTimer& timer)
-    : p_(p), eval_(eval), data_(train), timer_(timer), fit_(p.fitness) {
+    : p_(p), eval_(eval), data_(train), timer_(timer), fit_(p.fitness),
+      pool_(static_cast<std::size_t>(std::max(1, std::min(eval.host_threads(), p.population)) - 1)) {
   GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
   GPUDM_REQUIRE(train.rows() >= 2, "gmt: dataset '" + train.name() + "' has fewer than 2 rows");
   GPUDM_REQUIRE(train.cols() >= 1, "gmt: dataset '" + train.name() + "' has no attributes");
@@ -158,14 +159,15 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
   ++summary_.evaluate_calls;
   summary_.repairs += eval_.counters().repairs - repairs0;
   auto s = timer_.scope("cpu_ea");
-  for (Individual* ind : inds) {
+  parallel_for(pool_, inds.size(), [&](std::size_t i) {
+    Individual* ind = inds[i];
     const NodeStats& root = ind->tree.node(0).stats;
     ind->sse = root.sse;
     ind->sae = root.sae;
     ind->evaluated = true;
     ind->fitness = fitness_of(*ind);
     ind->tree.compact_pools();
-  }
+  });
 }
 
 namespace {
@@ -424,6 +426,9 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
   }
   auto by_fitness = [](const Individual& x, const Individual& y) { return x.fitness < y.fitness; };
   std::vector<Individual> next;
+  std::vector<std::size_t> sel;
+  std::vector<std::uint64_t> cx_seed, mut_seed;
+  std::vector<char> cx_on, mut_on, mod;
   {
     auto s = timer_.scope("cpu_ea");
     std::stable_sort(pop.begin(), pop.end(), by_fitness);
@@ -437,21 +442,56 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
     std::vector<Individual*> modified;
     {
       auto s = timer_.scope("cpu_ea");
-      // Copies into the previous generation's individuals: their vectors' capacity is reused.
-      next.resize(pop.size());
-      for (std::size_t i = 0; i < next.size(); ++i)
-        next[i] = pop[i < static_cast<std::size_t>(p_.elitism) ? i : rank_select(pop.size(), rng)];
-      std::vector<char> mod(next.size(), 0);
+      // The generation's random decisions come from the main stream, in order: the selections,
+      // then per pair (first, first + 1), (first + 2, first + 3), ... whether it is crossed and its
+      // operator stream's seed, then per individual whether it is mutated and its stream's seed.
+      // The operators then run per task (a pair, or the last unpaired individual) on the host
+      // threads: crossover of the pair, then the mutation of each member, each from its own
+      // stream, so the result does not depend on the number of threads.
+      const std::size_t n = pop.size();
       const std::size_t first = static_cast<std::size_t>(p_.elitism);
-      for (std::size_t i = first; i + 1 < next.size(); i += 2) {
-        if (!rng.bernoulli(p_.crossover)) continue;
-        const int c = crossover(next[i], next[i + 1], rng);
-        if (c & 1) mod[i] = 1;
-        if (c & 2) mod[i + 1] = 1;
-      }
-      for (std::size_t i = first; i < next.size(); ++i)
-        if (rng.bernoulli(p_.mutation) && mutate(next[i], rng)) mod[i] = 1;
-      for (std::size_t i = 0; i < next.size(); ++i)
+      sel.resize(n);
+      for (std::size_t i = 0; i < n; ++i) sel[i] = i < first ? i : rank_select(n, rng);
+      cx_seed.assign(n, 0);
+      mut_seed.assign(n, 0);
+      cx_on.assign(n, 0);
+      mut_on.assign(n, 0);
+      for (std::size_t i = first; i + 1 < n; i += 2)
+        if (rng.bernoulli(p_.crossover)) {
+          cx_on[i] = 1;
+          cx_seed[i] = rng.next();
+        }
+      for (std::size_t i = first; i < n; ++i)
+        if (rng.bernoulli(p_.mutation)) {
+          mut_on[i] = 1;
+          mut_seed[i] = rng.next();
+        }
+      // Copies into the previous generation's individuals: their vectors' capacity is reused.
+      next.resize(n);
+      mod.assign(n, 0);
+      const std::size_t tasks = first + (n - first + 1) / 2;  // the elite, then pairs (the last may be single)
+      parallel_for(pool_, tasks, [&](std::size_t task) {
+        if (task < first) {
+          next[task] = pop[sel[task]];
+          return;
+        }
+        const std::size_t i = first + 2 * (task - first);
+        const bool pair = i + 1 < n;
+        next[i] = pop[sel[i]];
+        if (pair) next[i + 1] = pop[sel[i + 1]];
+        if (pair && cx_on[i]) {
+          Rng r(cx_seed[i]);
+          const int c = crossover(next[i], next[i + 1], r);
+          if (c & 1) mod[i] = 1;
+          if (c & 2) mod[i + 1] = 1;
+        }
+        for (std::size_t j = i; j < (pair ? i + 2 : i + 1); ++j)
+          if (mut_on[j]) {
+            Rng r(mut_seed[j]);
+            if (mutate(next[j], r)) mod[j] = 1;
+          }
+      });
+      for (std::size_t i = 0; i < n; ++i)
         if (mod[i]) modified.push_back(&next[i]);
     }
     evaluate(modified);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/host_workers.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/core/rng.hpp"
 #include "algorithms/gmt/evaluator.hpp"
@@ -150,6 +151,7 @@ class GmtEA {
   RunSummary summary_;
   BatchObserver observer_;
   int generation_ = 0;
+  HostWorkers pool_;  // eval_.host_threads() - 1 workers: the operators and per-individual host work
 };
 
 }  // namespace gmt

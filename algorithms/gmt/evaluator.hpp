@@ -111,6 +111,11 @@ class ModelTreeEvaluator : public BackendOf<EvalOptions> {
   // Relative difference of a tree's SSE from the reference backend's that this backend
   // guarantees (the family's validation): the CPU backends share the reference's arithmetic.
   virtual double sse_tolerance() const { return 1e-9; }
+  // Host threads the EA may use for its own per-individual work (operators, copies) while this
+  // backend evaluates nothing: 1 on the CPU backends (the sequential baseline stays one thread, the
+  // OpenMP one keeps its cores for the evaluation), the host's cores on the GPU. The EA's results do
+  // not depend on it (every individual's operators draw from their own stream).
+  virtual int host_threads() const { return 1; }
   const EvalCounters& counters() const { return counters_; }
 
  protected:

@@ -67,3 +67,14 @@ TEST(OneShotBarrier, NoJobPassesBeforeAllArriveAndAFailingJobStillArrives) {
                std::runtime_error);
   EXPECT_EQ(ran_on.load(), 0);
 }
+
+TEST(HostWorkers, ParallelForVisitsEveryIndexOnceForAnyPoolSize) {
+  for (std::size_t workers : {0u, 1u, 3u, 7u}) {
+    gpudm::HostWorkers pool(workers);
+    for (std::size_t n : {0u, 1u, 2u, 5u, 64u, 1000u}) {
+      std::vector<int> seen(n, 0);
+      gpudm::parallel_for(pool, n, [&](std::size_t i) { ++seen[i]; });
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "workers " << workers << " n " << n << " i " << i;
+    }
+  }
+}

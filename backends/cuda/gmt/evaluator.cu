@@ -22,6 +22,7 @@
 // Results of the fast path do not depend on scheduling (fixed summation orders); the faithful
 // path sums with atomics as the paper (last bits vary between runs).
 #include <memory>
+#include <thread>
 #include <optional>
 #include <string>
 
@@ -90,6 +91,10 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     else faithful_->evaluate(batch, timer, counters_);
   }
 
+  int host_threads() const override {
+    const unsigned hw = std::thread::hardware_concurrency();
+    return static_cast<int>(std::min(32u, std::max(1u, hw)));
+  }
   nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j = fast_ ? fast_->describe() : faithful_ ? faithful_->describe() : nlohmann::ordered_json::object();
     j["device"] = device_props(device_).name;

@@ -358,9 +358,9 @@ void add_rows(const Dataset& d, const std::vector<int>& attrs, std::int64_t shif
 }  // namespace
 
 // Results of tree t into the tree (repairs first); leaves for the exact solver go to `exact`
-// (tree, node), trees that need a second pass to `again`.
-void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<std::pair<int, int>>& exact,
-                           std::vector<int>& again) {
+// (nodes of the tree). Returns false when the tree needs a second pass. Runs on the host threads:
+// it writes only tree t, `exact` and `cnt`.
+bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<int>& exact, FinishCounts& cnt) const {
   const Host& h = *h_;
   const Dataset& data = *c_.host;
   Tree& T = *batch.trees[static_cast<std::size_t>(t)];
@@ -384,9 +384,8 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
       // a clean leaf: its rows are the last evaluation's (EvalBatch::clean_sse_known); if the count
       // says otherwise, the caller's flags were wrong: evaluate the tree again with every leaf
       if (lo.count != T.node(node).stats.count) {
-        ++clean_mismatches_;
-        again.push_back(t);
-        return;
+        ++cnt.clean_mismatches;
+        return false;
       }
       continue;
     }
@@ -404,11 +403,10 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
   if (batch.repair.min_rows > 0) {
     rep = ::gpudm::gmt::repair_tree(T, batch.repair, routed, data);
     if (!rep.complete) {  // a small clean leaf (its rows unrecorded): a second pass with every leaf
-      again.push_back(t);
-      return;
+      return false;
     }
-    repairs_done_ += rep.repairs;
-    if (rep.repairs > 0) ++repaired_trees_done_;
+    cnt.repairs += rep.repairs;
+    if (rep.repairs > 0) ++cnt.repaired_trees;
   }
   // Leaf results. Unrepaired: leaf i of T is original leaf i. Repaired: rep.origin / rep.extra.
   ls::SolveParams sp;
@@ -426,8 +424,7 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
       origin = rep.origin[static_cast<std::size_t>(i)];
       if (!rep.extra[static_cast<std::size_t>(i)].empty()) extra = &rep.extra[static_cast<std::size_t>(i)];
       if (origin == -2) {  // rows of several original leaves: summed again in a second pass
-        again.push_back(t);
-        return;
+        return false;
       }
     }
     const int gl = origin >= 0 ? gl_of[static_cast<std::size_t>(origin)] : -1;
@@ -477,12 +474,11 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
       const double* c = h.coef + h.s_attr0[static_cast<std::size_t>(gs)] + gs;
       if (so.flag != ls::kSolved) {
         T.node(i).stats = st;
-        exact.emplace_back(t, i);
+        exact.push_back(i);
         continue;
       }
       if (!h.s_fit[static_cast<std::size_t>(gs)] && T.leaf_needs_refit(i)) {  // given coefficients, refit after a repair
-        again.push_back(t);
-        return;
+        return false;
       }
       st.sse = so.sse;
       if (h.s_fit[static_cast<std::size_t>(gs)]) ::gpudm::gmt::set_leaf_fit(T, i, c, so.rank);
@@ -492,7 +488,7 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
     // A repaired leaf: the original leaf's statistics (same model attributes) plus the moved rows.
     if (kv > FusedPolicy::kMaxKv) {
       T.node(i).stats = st;
-      exact.emplace_back(t, i);
+      exact.push_back(i);
       continue;
     }
     const int nst = ls::n_stats(kv);
@@ -503,8 +499,7 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
       const bool same = h.s_k[static_cast<std::size_t>(gs)] == k &&
                         std::equal(attrs.begin(), attrs.end(), h.attrs.begin() + h.s_attr0[static_cast<std::size_t>(gs)]);
       if (!same) {
-        again.push_back(t);
-        return;
+        return false;
       }
       const StatOut& so = h.stat_out[gs];
       if (so.n > 0) {
@@ -512,8 +507,7 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
         std::copy_n(h.stats + h.s_stat0[static_cast<std::size_t>(gs)], nst, s.begin());
       }
     } else if (gl >= 0 && st.count > static_cast<long long>(extra->size())) {  // a clean leaf's rows plus moved ones: no statistics
-      again.push_back(t);
-      return;
+      return false;
     }
     add_rows(data, attrs, shift_row, *extra, s.data());
     shift.assign(static_cast<std::size_t>(kv), 0.0);
@@ -524,16 +518,17 @@ void FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
     kept.assign(static_cast<std::size_t>(std::max(1, k)), 0);
     coef.assign(static_cast<std::size_t>(kv), 0.0);
     const ls::SolveOut r = ls::solve_stats(k, st.count, s.data(), shift.data(), sp, work.data(), kept.data(), coef.data());
-    ++host_solves_;
+    ++cnt.host_solves;
     if (r.flag != ls::kSolved) {
       T.node(i).stats = st;
-      exact.emplace_back(t, i);
+      exact.push_back(i);
       continue;
     }
     st.sse = r.sse;
     ::gpudm::gmt::set_leaf_fit(T, i, coef.data(), r.rank);
     T.node(i).stats = st;
   }
+  return true;
 }
 
 void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters) {
@@ -596,30 +591,40 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     o += bytes_of<double>(static_cast<std::size_t>(h.coef_total));
     h.strays = reinterpret_cast<const int*>(ob + o);
   }
-  std::vector<std::pair<int, int>> exact;
-  std::vector<int> again;
+  // Per tree on the host threads: repairs, results into the tree; the exact solver's leaves and
+  // the trees that need a second pass are collected per tree and handled after, in tree order.
+  std::vector<std::vector<int>> exact(static_cast<std::size_t>(h.B));
+  std::vector<FinishCounts> cnt(static_cast<std::size_t>(h.B));
   std::vector<char> done(batch.size(), 0);
   {
     auto sc = timer.scope("repair");
-    repairs_done_ = repaired_trees_done_ = 0;
-    for (int t = 0; t < h.B; ++t) {
-      const std::size_t before = again.size();
-      finish_tree(batch, t, exact, again);
-      if (again.size() == before) done[static_cast<std::size_t>(t)] = 1;
+    ::gpudm::parallel_for(pool_, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+      done[t] = finish_tree(batch, static_cast<int>(t), exact[t], cnt[t]) ? 1 : 0;
+    });
+    for (const FinishCounts& c : cnt) {
+      counters.repairs += c.repairs;
+      counters.repaired_trees += c.repaired_trees;
+      host_solves_ += c.host_solves;
+      clean_mismatches_ += c.clean_mismatches;
     }
-    counters.repairs += repairs_done_;
-    counters.repaired_trees += repaired_trees_done_;
   }
-  for (const auto& [t, node] : exact) {
+  std::vector<int> again;
+  for (int t = 0; t < h.B; ++t) {
+    if (!done[static_cast<std::size_t>(t)]) {
+      again.push_back(t);
+      continue;
+    }
     Tree& T = *batch.trees[static_cast<std::size_t>(t)];
-    exact_.solve(T, node, T.node(node).stats.count);
-    ++exact_leaves_;
+    for (int node : exact[static_cast<std::size_t>(t)]) {
+      exact_.solve(T, node, T.node(node).stats.count);
+      ++exact_leaves_;
+    }
   }
   {
     auto sc = timer.scope("reduction");
-    for (int t = 0; t < h.B; ++t)
-      if (done[static_cast<std::size_t>(t)])
-        ::gpudm::gmt::propagate_stats(*batch.trees[static_cast<std::size_t>(t)], *c_.host, batch.salts[static_cast<std::size_t>(t)]);
+    ::gpudm::parallel_for(pool_, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+      if (done[t]) ::gpudm::gmt::propagate_stats(*batch.trees[t], *c_.host, batch.salts[t]);
+    });
   }
   counters.trees += static_cast<std::int64_t>(batch.size()) - static_cast<std::int64_t>(again.size());
   if (!again.empty()) {

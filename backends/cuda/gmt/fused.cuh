@@ -352,6 +352,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     for (int r = 0; r < R; ++r) {
     const long long row = rws[r];
     const bool valid = ok[r];
+    __syncwarp();  // the last step's leader updates of wcnt are seen by this step's leaders
     const unsigned vmask = __ballot_sync(0xFFFFFFFFu, valid);
     if (!valid) continue;
     const int ll = lls[r];

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "backends/cuda/common/dataset.cuh"
 #include "backends/cuda/common/device.cuh"
 #include "backends/cuda/common/event_timer.cuh"
+#include "algorithms/core/host_workers.hpp"
 #include "backends/cuda/gmt/batch.cuh"
 #include "backends/cuda/gmt/launch.cuh"
 #include "backends/cuda/gmt/leaf_solver.cuh"
@@ -173,7 +175,11 @@ class FastPath {
   void launch_all(PhaseMarks& marks, bool capture);
   void capture_graph();
   void drop_graph();
-  void finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<std::pair<int, int>>& exact, std::vector<int>& again);
+  struct FinishCounts {
+    std::int64_t repairs = 0, repaired_trees = 0;
+    long long host_solves = 0, clean_mismatches = 0;
+  };
+  bool finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<int>& exact, FinishCounts& cnt) const;
 
   Context c_;
   std::unique_ptr<Host> h_;
@@ -196,7 +202,7 @@ class FastPath {
   long long epoch_ = 0, graph_epoch_ = -1, captures_ = 0;
   long long calls_ = 0, trees_ = 0, stat_leaves_ = 0, exact_leaves_ = 0, host_solves_ = 0, second_passes_ = 0,
             clean_mismatches_ = 0;
-  std::int64_t repairs_done_ = 0, repaired_trees_done_ = 0;  // by finish_tree, in this call
+  ::gpudm::HostWorkers pool_{static_cast<std::size_t>(std::min(31u, std::max(1u, std::thread::hardware_concurrency())) - 1)};
 };
 
 }  // namespace gpudm::backend::cuda::gmt_cuda
