@@ -28,7 +28,7 @@ double fitness_value(const FitnessSpec& f, double sse, std::int64_t n, int leave
 
 GmtEA::GmtEA(const GmtParams& p, ModelTreeEvaluator& eval, const Dataset& train, PhaseTimer& timer)
     : p_(p), eval_(eval), data_(train), timer_(timer), fit_(p.fitness),
-      pool_(static_cast<std::size_t>(std::max(1, std::min(eval.host_threads(), p.population)) - 1)) {
+      pool_(eval.host_pool() ? *eval.host_pool() : own_pool_) {
   GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
   GPUDM_REQUIRE(train.rows() >= 2, "gmt: dataset '" + train.name() + "' has fewer than 2 rows");
   GPUDM_REQUIRE(train.cols() >= 1, "gmt: dataset '" + train.name() + "' has no attributes");

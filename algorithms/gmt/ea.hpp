@@ -151,7 +151,8 @@ class GmtEA {
   RunSummary summary_;
   BatchObserver observer_;
   int generation_ = 0;
-  HostWorkers pool_;  // eval_.host_threads() - 1 workers: the operators and per-individual host work
+  HostWorkers own_pool_;  // no workers: the EA's host work in this thread
+  HostWorkers& pool_;     // the evaluator's host pool (host_pool()), else own_pool_
 };
 
 }  // namespace gmt

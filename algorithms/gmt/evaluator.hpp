@@ -25,6 +25,7 @@
 
 #include "algorithms/core/backend.hpp"
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/host_workers.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/gmt/repair.hpp"
 #include "algorithms/gmt/tree.hpp"
@@ -112,10 +113,11 @@ class ModelTreeEvaluator : public BackendOf<EvalOptions> {
   // guarantees (the family's validation): the CPU backends share the reference's arithmetic.
   virtual double sse_tolerance() const { return 1e-9; }
   // Host threads the EA may use for its own per-individual work (operators, copies) while this
-  // backend evaluates nothing: 1 on the CPU backends (the sequential baseline stays one thread, the
-  // OpenMP one keeps its cores for the evaluation), the host's cores on the GPU. The EA's results do
-  // not depend on it (every individual's operators draw from their own stream).
-  virtual int host_threads() const { return 1; }
+  // backend evaluates nothing: none on the CPU backends (the sequential baseline stays one thread,
+  // the OpenMP one keeps its cores for the evaluation), the GPU backend's pool of the host's cores
+  // (the same pool its own host steps use, so no two pools spin at once). The EA's results do not
+  // depend on it (every individual's operators draw from their own stream).
+  virtual HostWorkers* host_pool() { return nullptr; }
   const EvalCounters& counters() const { return counters_; }
 
  protected:

@@ -98,20 +98,21 @@ TEST(GmtEquivalence, SameSeedSameTreeOnEveryCpuBackend) {
 }
 
 namespace {
-// The sequential evaluator, but telling the EA it may use `threads` host threads.
+// The sequential evaluator, but offering the EA a pool of `threads` host threads (spinning or not).
 class ThreadedHost final : public ModelTreeEvaluator {
  public:
-  ThreadedHost(std::unique_ptr<ModelTreeEvaluator> inner, int threads) : inner_(std::move(inner)), threads_(threads) {}
+  ThreadedHost(std::unique_ptr<ModelTreeEvaluator> inner, int threads)
+      : inner_(std::move(inner)), pool_(static_cast<std::size_t>(threads - 1), threads % 2 ? 0u : 500u) {}
   std::string name() const override { return inner_->name(); }
   Capabilities capabilities() const override { return inner_->capabilities(); }
   void configure(const EvalOptions& o) override { inner_->configure(o); }
   void prepare(const Dataset& d) override { inner_->prepare(d); }
   void evaluate(const EvalBatch& b, PhaseTimer& t) override { inner_->evaluate(b, t); }
-  int host_threads() const override { return threads_; }
+  HostWorkers* host_pool() override { return &pool_; }
 
  private:
   std::unique_ptr<ModelTreeEvaluator> inner_;
-  int threads_;
+  HostWorkers pool_;
 };
 }  // namespace
 

@@ -21,6 +21,7 @@
 //    (float rounding), so rank decisions can differ on nearly dependent columns; SSE within 1e-3.
 // Results of the fast path do not depend on scheduling (fixed summation orders); the faithful
 // path sums with atomics as the paper (last bits vary between runs).
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <optional>
@@ -37,6 +38,16 @@ namespace {
 
 namespace g = gmt_cuda;
 using ::gpudm::gmt::EvalOptions;
+
+std::size_t host_workers_wanted() {
+  unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  if (const char* e = std::getenv("GPUDM_HOST_THREADS")) {
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    if (end != e && *end == '\0' && v >= 1 && v <= 1024) n = static_cast<unsigned>(v);
+  }
+  return static_cast<std::size_t>(std::min(32u, n) - 1);
+}
 
 class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
  public:
@@ -79,6 +90,7 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     ctx_.solver = solver_.get();
     ctx_.props = &device_props(device_);
     ctx_.memory = &memory_;
+    ctx_.pool = &pool_;
     if (faithful()) faithful_ = std::make_unique<g::FaithfulPath>(ctx_);
     else fast_ = std::make_unique<g::FastPath>(ctx_);
   }
@@ -91,10 +103,7 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     else faithful_->evaluate(batch, timer, counters_);
   }
 
-  int host_threads() const override {
-    const unsigned hw = std::thread::hardware_concurrency();
-    return static_cast<int>(std::min(32u, std::max(1u, hw)));
-  }
+  ::gpudm::HostWorkers* host_pool() override { return &pool_; }
   nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j = fast_ ? fast_->describe() : faithful_ ? faithful_->describe() : nlohmann::ordered_json::object();
     j["device"] = device_props(device_).name;
@@ -113,6 +122,9 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
   g::Context ctx_;
   std::unique_ptr<g::FastPath> fast_;
   std::unique_ptr<g::FaithfulPath> faithful_;
+  // The host's cores for the host steps of a generation (the EA's operators, the fast path's
+  // per-tree finish): GPUDM_HOST_THREADS overrides the count (1: everything on this thread).
+  ::gpudm::HostWorkers pool_{host_workers_wanted(), 2000};
 };
 
 }  // namespace

@@ -66,6 +66,7 @@ std::size_t bytes_of(std::size_t n) {
 }  // namespace
 
 FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exact_(c) {
+  GPUDM_REQUIRE(c_.pool != nullptr, "gmt/cuda: the fast path needs the host pool (internal error)");
   const long long n = static_cast<long long>(c_.data.rows);
   GPUDM_REQUIRE(n < 0x7FFFFFFFll, "gmt/cuda: the fast path takes fewer than 2^31 rows");
   // Chunks: FusedPolicy::kMaxChunkRows rows at most; enough of them that ~56 trees x chunks fill
@@ -598,7 +599,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   std::vector<char> done(batch.size(), 0);
   {
     auto sc = timer.scope("repair");
-    ::gpudm::parallel_for(pool_, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+    ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
       done[t] = finish_tree(batch, static_cast<int>(t), exact[t], cnt[t]) ? 1 : 0;
     });
     for (const FinishCounts& c : cnt) {
@@ -622,7 +623,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   }
   {
     auto sc = timer.scope("reduction");
-    ::gpudm::parallel_for(pool_, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+    ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
       if (done[t]) ::gpudm::gmt::propagate_stats(*batch.trees[t], *c_.host, batch.salts[t]);
     });
   }

@@ -73,6 +73,7 @@ struct Context {
   LeafSolver* solver = nullptr;
   const DeviceProps* props = nullptr;
   MemoryGuard* memory = nullptr;
+  ::gpudm::HostWorkers* pool = nullptr;  // the host steps' threads (the evaluator's pool)
 };
 
 // Grows a buffer to at least n elements (1.5x headroom), through the memory guard; returns true
@@ -202,7 +203,7 @@ class FastPath {
   long long epoch_ = 0, graph_epoch_ = -1, captures_ = 0;
   long long calls_ = 0, trees_ = 0, stat_leaves_ = 0, exact_leaves_ = 0, host_solves_ = 0, second_passes_ = 0,
             clean_mismatches_ = 0;
-  ::gpudm::HostWorkers pool_{static_cast<std::size_t>(std::min(31u, std::max(1u, std::thread::hardware_concurrency())) - 1)};
+
 };
 
 }  // namespace gpudm::backend::cuda::gmt_cuda
