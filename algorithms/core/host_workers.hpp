@@ -6,7 +6,6 @@
 // thrown by f on a worker are captured and rethrown by run() (the first one, by job order).
 // Plain C++17 (the CUDA translation units include it).
 #include <atomic>
-#include <chrono>
 #include <condition_variable>
 #include <stdexcept>
 #include <cstddef>
@@ -38,11 +37,7 @@ class OneShotBarrier {
 class HostWorkers {
  public:
   HostWorkers() = default;
-  // spin_us > 0: a worker (and run()'s wait for them) polls for up to that many microseconds
-  // before it sleeps on the condition variable, so jobs that follow each other closely (a GMT
-  // generation's host steps, ~0.1-1 ms apart) start in about a microsecond instead of a futex
-  // wake-up each (tens of microseconds for the last of 15 workers).
-  explicit HostWorkers(std::size_t workers, unsigned spin_us = 0) : spin_us_(spin_us) { start(workers); }
+  explicit HostWorkers(std::size_t workers) { start(workers); }
   HostWorkers(const HostWorkers&) = delete;
   HostWorkers& operator=(const HostWorkers&) = delete;
   ~HostWorkers() { stop(); }
@@ -59,9 +54,7 @@ class HostWorkers {
       job_ = &f;
       jobs_ = n;
       pending_ = n - 1;
-      pending_seen_.store(n - 1, std::memory_order_relaxed);
       ++generation_;
-      published_.store(generation_, std::memory_order_release);
     }
     if (n > 1) start_cv_.notify_all();
     try {
@@ -69,7 +62,6 @@ class HostWorkers {
     } catch (...) {
       errors_[0] = std::current_exception();
     }
-    spin_until([&] { return pending_seen_.load(std::memory_order_acquire) == 0; });
     {
       std::unique_lock<std::mutex> lock(m_);
       done_cv_.wait(lock, [&] { return pending_ == 0; });
@@ -87,7 +79,6 @@ class HostWorkers {
     {
       std::lock_guard<std::mutex> lock(m_);
       stopping_ = true;
-      stop_seen_.store(true, std::memory_order_release);
     }
     start_cv_.notify_all();
     for (auto& t : threads_) t.join();
@@ -98,7 +89,6 @@ class HostWorkers {
     for (;;) {
       const std::function<void(std::size_t)>* job = nullptr;
       bool mine = false;
-      spin_until([&] { return published_.load(std::memory_order_acquire) != seen || stop_seen_.load(std::memory_order_acquire); });
       {
         std::unique_lock<std::mutex> lock(m_);
         start_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -117,26 +107,11 @@ class HostWorkers {
       {
         std::lock_guard<std::mutex> lock(m_);
         last = --pending_ == 0;
-        pending_seen_.store(pending_, std::memory_order_release);
       }
       if (last) done_cv_.notify_one();
     }
   }
 
-  // Polls done() for up to spin_us_ microseconds (then the caller sleeps on its condition variable,
-  // whose predicate is the truth; the atomics below only mirror it for the poll).
-  template <class Done>
-  void spin_until(const Done& done) const {
-    if (spin_us_ == 0) return;
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(spin_us_);
-    for (unsigned k = 0; !done(); ++k)
-      if ((k & 63u) == 63u && std::chrono::steady_clock::now() >= until) return;
-  }
-
-  unsigned spin_us_ = 0;
-  std::atomic<std::uint64_t> published_{0};
-  std::atomic<std::size_t> pending_seen_{0};
-  std::atomic<bool> stop_seen_{false};
   std::mutex m_;
   std::condition_variable start_cv_, done_cv_;
   std::vector<std::thread> threads_;

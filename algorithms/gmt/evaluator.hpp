@@ -114,8 +114,8 @@ class ModelTreeEvaluator : public BackendOf<EvalOptions> {
   virtual double sse_tolerance() const { return 1e-9; }
   // Host threads the EA may use for its own per-individual work (operators, copies) while this
   // backend evaluates nothing: none on the CPU backends (the sequential baseline stays one thread,
-  // the OpenMP one keeps its cores for the evaluation), the GPU backend's pool of the host's cores
-  // (the same pool its own host steps use, so no two pools spin at once). The EA's results do not
+  // the OpenMP one keeps its cores for the evaluation); the GPU backend's host pool (the one its
+  // own host steps use; one thread unless GPUDM_HOST_THREADS says more). The EA's results do not
   // depend on it (every individual's operators draw from their own stream).
   virtual HostWorkers* host_pool() { return nullptr; }
   const EvalCounters& counters() const { return counters_; }

@@ -144,13 +144,13 @@ EOF
 }
 
 if has probe; then
-  # ...:t1 = the same with GPUDM_HOST_THREADS=1 (the host steps on one thread), for the comparison
+  # ...:16 = the same with GPUDM_HOST_THREADS=16 (the host steps on 16 threads), for the comparison
   for spec in "armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::" \
-              "armchair:1000::t1" "pol:2000::t1"; do
-    IFS=: read -r name it rows one <<<"$spec"
-    tag="$name${rows:+_$rows}${one:+_$one}"
+              "armchair:1000::16" "pol:2000::16"; do
+    IFS=: read -r name it rows thr <<<"$spec"
+    tag="$name${rows:+_$rows}${thr:+_t$thr}"
     stamp "== probe $tag ($it iterations)"
-    ${one:+env GPUDM_HOST_THREADS=1} timeout 300 "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
+    GPUDM_HOST_THREADS="${thr:-1}" timeout 120 "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
       --model-out "$OUT_DIR/probe_$tag.model.json" --metrics-out "$OUT_DIR/probe_$tag.json" >"$OUT_DIR/probe_$tag.log" 2>&1 ||
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done

@@ -98,11 +98,11 @@ TEST(GmtEquivalence, SameSeedSameTreeOnEveryCpuBackend) {
 }
 
 namespace {
-// The sequential evaluator, but offering the EA a pool of `threads` host threads (spinning or not).
+// The sequential evaluator, but offering the EA a pool of `threads` host threads.
 class ThreadedHost final : public ModelTreeEvaluator {
  public:
   ThreadedHost(std::unique_ptr<ModelTreeEvaluator> inner, int threads)
-      : inner_(std::move(inner)), pool_(static_cast<std::size_t>(threads - 1), threads % 2 ? 0u : 500u) {}
+      : inner_(std::move(inner)), pool_(static_cast<std::size_t>(threads - 1)) {}
   std::string name() const override { return inner_->name(); }
   Capabilities capabilities() const override { return inner_->capabilities(); }
   void configure(const EvalOptions& o) override { inner_->configure(o); }

@@ -39,14 +39,18 @@ namespace {
 namespace g = gmt_cuda;
 using ::gpudm::gmt::EvalOptions;
 
+// Workers of the host pool: none by default (the host steps run on the calling thread);
+// GPUDM_HOST_THREADS=N gives N - 1 workers. Not a config param: it changes no result (the EA's
+// operators draw per individual, tested), only where the host steps run. Default one thread: on
+// the GPU machines the threaded host steps were not shown to pay (docs/perf-notes-gmt.md).
 std::size_t host_workers_wanted() {
-  unsigned n = std::max(1u, std::thread::hardware_concurrency());
+  long n = 1;
   if (const char* e = std::getenv("GPUDM_HOST_THREADS")) {
     char* end = nullptr;
     const long v = std::strtol(e, &end, 10);
-    if (end != e && *end == '\0' && v >= 1 && v <= 1024) n = static_cast<unsigned>(v);
+    if (end != e && *end == '\0' && v >= 1 && v <= 64) n = v;
   }
-  return static_cast<std::size_t>(std::min(32u, n) - 1);
+  return static_cast<std::size_t>(n - 1);
 }
 
 class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
@@ -122,9 +126,9 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
   g::Context ctx_;
   std::unique_ptr<g::FastPath> fast_;
   std::unique_ptr<g::FaithfulPath> faithful_;
-  // The host's cores for the host steps of a generation (the EA's operators, the fast path's
-  // per-tree finish): GPUDM_HOST_THREADS overrides the count (1: everything on this thread).
-  ::gpudm::HostWorkers pool_{host_workers_wanted(), 2000};
+  // Threads for the host steps of a generation (the EA's operators, the fast path's per-tree
+  // finish and propagation): host_workers_wanted().
+  ::gpudm::HostWorkers pool_{host_workers_wanted()};
 };
 
 }  // namespace
