@@ -177,6 +177,16 @@ __device__ __forceinline__ double fused_value(const float* __restrict__ feat, co
                     : static_cast<double>(__ldg(y + row));
 }
 
+// Each of the warp's lanes gets the sum over the lanes of a[q], q < N, by a fixed xor tree (the same
+// order on every run).
+template <int N>
+__device__ __forceinline__ void fused_warp_sum(double* a) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1)
+#pragma unroll
+    for (int q = 0; q < N; ++q) a[q] += __shfl_xor_sync(0xFFFFFFFFu, a[q], o);
+}
+
 // Sums of a stat leaf's rows of the chunk, lanes over rows, KV values per row in registers.
 template <int KV>
 __device__ void fused_narrow(const float* __restrict__ feat, const float* __restrict__ y, long long ld, const int* __restrict__ a,
@@ -202,10 +212,7 @@ __device__ void fused_narrow(const float* __restrict__ feat, const float* __rest
 #pragma unroll
       for (int j = i; j < KV; ++j) s[q++] += v[i] * v[j];
   }
-#pragma unroll
-  for (int o = 16; o > 0; o >>= 1)
-#pragma unroll
-    for (int q = 0; q < NS; ++q) s[q] += __shfl_xor_sync(0xFFFFFFFFu, s[q], o);
+  fused_warp_sum<NS>(s);
   if (lane == 0)
 #pragma unroll
     for (int q = 0; q < NS; ++q) out[q] = s[q];
@@ -573,10 +580,7 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
           acc[q] += x;
         }
       }
-#pragma unroll
-      for (int o = 16; o > 0; o >>= 1)
-#pragma unroll
-        for (int q = 0; q < E; ++q) acc[q] += __shfl_xor_sync(0xFFFFFFFFu, acc[q], o);
+      fused_warp_sum<E>(acc);
       if (lane == 0)
 #pragma unroll
         for (int q = 0; q < E; ++q)
