@@ -91,8 +91,12 @@ int least_squares_rank_rule(double* s, std::int64_t rows, int p, double rank_tol
 
 void set_leaf_fit(Tree& tree, int node, const double* coef, int rank) {
   const auto a = tree.attrs(node);
-  std::vector<int> kept;
-  std::vector<double> c{coef[0]};
+  // Per-thread scratch: this runs for every refit leaf of every evaluated tree (the GPU path's
+  // host finish calls it from its host threads), and two allocations each were visible there.
+  thread_local std::vector<int> kept;
+  thread_local std::vector<double> c;
+  kept.clear();
+  c.assign(1, coef[0]);
   for (std::size_t k = 0; k < a.size(); ++k) {
     if (coef[k + 1] == 0.0) continue;
     kept.push_back(a[k]);

@@ -169,6 +169,16 @@ if has ncu; then
         >"$OUT_DIR/ncu_$name.txt" 2>&1 || echo "!! ncu $name failed (exit $?)"
       grep -E "fused_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Block Limit" "$OUT_DIR/ncu_$name.txt" | head -60
     done
+    # Where the stats kernel's instructions and stalls are, per source line (-lineinfo builds):
+    # one launch of Armchair 1M's, the full set and the source page (CUDA lines with their SASS).
+    stamp "== ncu source page, fused_stats_kernel (armchair)"
+    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 40 --launch-count 1 --set full --import-source yes \
+      --page source --print-source cuda,sass "$RUN" --train gmt --dataset armchair --backend cuda --param iterations=30 --quiet \
+      >"$OUT_DIR/ncu_source_armchair.txt" 2>&1 || echo "!! ncu source page failed (exit $?)"
+    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 40 --launch-count 1 --set full \
+      "$RUN" --train gmt --dataset armchair --backend cuda --param iterations=30 --quiet \
+      >"$OUT_DIR/ncu_full_armchair.txt" 2>&1 || echo "!! ncu full set failed (exit $?)"
+    grep -E "Executed Ipc|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Stall|Executed Instructions  " "$OUT_DIR/ncu_full_armchair.txt" | head -30
   else
     echo "ncu not found"
   fi

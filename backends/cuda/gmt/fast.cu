@@ -68,7 +68,8 @@ std::size_t bytes_of(std::size_t n) {
 FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exact_(c) {
   GPUDM_REQUIRE(c_.pool != nullptr, "gmt/cuda: the fast path needs the host pool (internal error)");
   const long long n = static_cast<long long>(c_.data.rows);
-  GPUDM_REQUIRE(n < 0x7FFFFFFFll, "gmt/cuda: the fast path takes fewer than 2^31 rows");
+  GPUDM_REQUIRE(n < 0x7FFFFFFFll && static_cast<long long>(c_.data.padded_rows) < 0x7FFFFFFFll,
+                "gmt/cuda: the fast path takes fewer than 2^31 rows");
   // Chunks: FusedPolicy::kMaxChunkRows rows at most; enough of them that ~56 trees x chunks fill
   // the device a few times over (small sets) — fixed per dataset, so the summation order is too.
   const long long sms = std::max(1, c_.props->sm_count);
@@ -370,8 +371,10 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
   const float* y = data.targets().data();
   const int leaf0 = h.t_leaf0[static_cast<std::size_t>(t)], nl = h.t_leaf0[static_cast<std::size_t>(t) + 1] - leaf0;
   // per original node: its leaf (global), -1 for internal nodes
-  std::vector<int> gl_of(static_cast<std::size_t>(T.size()), -1);
-  ::gpudm::gmt::RoutedCounts routed;
+  // per-thread scratch (finish_tree runs once per tree per call, on the host threads)
+  thread_local std::vector<int> gl_of;
+  thread_local ::gpudm::gmt::RoutedCounts routed;
+  gl_of.assign(static_cast<std::size_t>(T.size()), -1);
   routed.reset(T.size());
   for (int ll = 0; ll < nl; ++ll) {
     const int gl = leaf0 + ll;
@@ -415,8 +418,8 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
   sp.pivot_guard = o.fast_pivot_guard;
   sp.rows_per_param = o.rows_per_param;
   const bool repaired = rep.repairs > 0;
-  std::vector<double> s, shift, work, coef;
-  std::vector<int> kept;
+  thread_local std::vector<double> s, shift, work, coef;
+  thread_local std::vector<int> kept;
   for (int i = 0; i < T.size(); ++i) {
     if (!T.node(i).is_leaf()) continue;
     int origin = i;

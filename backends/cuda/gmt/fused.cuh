@@ -129,7 +129,7 @@ __device__ __forceinline__ unsigned fused_lanemask_lt() {
 // in flight together instead of one dependent chain per lane. Rows with valid[r] false stay at
 // leaf 0 and read nothing.
 template <int R>
-__device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, long long ld,
+__device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, int ld,
                                               const long long* row, const bool* valid, int* leaf) {
   const int4 root = __ldg(reinterpret_cast<const int4*>(nodes));
   int4 nd[R];
@@ -144,7 +144,7 @@ __device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nod
     float x[R];
 #pragma unroll
     for (int r = 0; r < R; ++r)
-      if (nd[r].x >= 0) x[r] = __ldg(feat + static_cast<long long>(nd[r].x) * ld + row[r]);
+      if (nd[r].x >= 0) x[r] = __ldg(feat + (static_cast<long long>(nd[r].x) * ld + row[r]));  // ld < 2^31: 32x32->64
     more = false;
 #pragma unroll
     for (int r = 0; r < R; ++r)
@@ -354,7 +354,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
       rws[r] = base + 32 * r + lane;
       ok[r] = rws[r] < wr1;
     }
-    fused_route_n<R>(nodes, feat, ld, rws, ok, lls);
+    fused_route_n<R>(nodes, feat, static_cast<int>(ld), rws, ok, lls);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
     const long long row = rws[r];
