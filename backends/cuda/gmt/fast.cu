@@ -55,6 +55,25 @@ struct FastPath::Host {
   const double* stats = nullptr;
   const double* coef = nullptr;
   const int* strays = nullptr;
+  // Empties every array but keeps its capacity (pack runs once per call: the arrays' sizes repeat).
+  void reset() {
+    B = L = S = A = 0;
+    max_nl = max_ns = max_kv = 0;
+    stray_cap = 0;
+    stat_total = work_total = 0;
+    coef_total = 0;
+    for (auto* v : {&t_node0, &t_leaf0, &t_stat0, &l_stat, &l_node, &s_leaf, &s_k, &s_fit, &s_attr0, &attrs}) v->clear();
+    t_salt.clear();
+    nodes.clear();
+    s_stat0.clear();
+    s_work0.clear();
+    coef_in.clear();
+    leaf_out = nullptr;
+    stat_out = nullptr;
+    stats = nullptr;
+    coef = nullptr;
+    strays = nullptr;
+  }
 };
 
 namespace {
@@ -99,7 +118,7 @@ void FastPath::drop_graph() {
 
 void FastPath::pack(const ::gpudm::gmt::EvalBatch& batch) {
   Host& h = *h_;
-  h = Host{};
+  h.reset();
   h.B = static_cast<int>(batch.size());
   h.stray_cap = std::max(0, batch.repair.min_rows - 1);
   const bool all_stats = !batch.clean_sse_known;
