@@ -285,33 +285,65 @@ bool GmtEA::mutate_expand(Tree& t, int n, Rng& rng) {
   return true;
 }
 
+namespace {
+// Stable order of `list` by integer key (ascending), keys in [0, range): a counting sort, the same
+// permutation std::stable_sort gives, without a comparison sort or an allocation per call.
+void stable_by_key(std::vector<int>& list, const std::vector<int>& key, int range, std::vector<int>& start, std::vector<int>& out) {
+  start.assign(static_cast<std::size_t>(range) + 1, 0);
+  for (int k : key) ++start[static_cast<std::size_t>(k) + 1];
+  for (int v = 0; v < range; ++v) start[static_cast<std::size_t>(v) + 1] += start[static_cast<std::size_t>(v)];
+  out.resize(list.size());
+  for (std::size_t i = 0; i < list.size(); ++i) out[static_cast<std::size_t>(start[static_cast<std::size_t>(key[i])]++)] = list[i];
+  list.swap(out);
+}
+}  // namespace
+
 bool GmtEA::mutate(Individual& ind, Rng& rng) {
   Tree& t = ind.tree;
-  std::vector<int> leaves, internal;
+  // Per-thread scratch (mutate runs for ~80 % of a generation's individuals, on the host threads).
+  thread_local std::vector<int> leaves, internal, ranked_leaves, ranked_internal, key, start, out, rank_sum;
+  leaves.clear();
+  internal.clear();
   for (int i = 0; i < t.size(); ++i) (t.node(i).is_leaf() ? leaves : internal).push_back(i);
   auto sse = [&](int i) { return t.node(i).stats.sse; };
+  // The ranked lists are the same in every attempt (a failed variant leaves the tree as it was):
+  // each is built once, when first drawn.
+  bool have_leaves = false, have_internal = false;
   for (int attempt = 0; attempt < 4; ++attempt) {
     const bool pick_leaf = internal.empty() || rng.bernoulli(0.5);
-    std::vector<int> list = pick_leaf ? leaves : internal;
-    if (pick_leaf) {
+    if (pick_leaf && !have_leaves) {
       // Higher error first.
-      std::stable_sort(list.begin(), list.end(), [&](int x, int y) { return sse(x) > sse(y); });
-    } else {
-      // Deeper and higher-error internal nodes first: sum of the two ranks.
-      std::vector<std::size_t> idx(list.size());
-      std::iota(idx.begin(), idx.end(), std::size_t{0});
-      std::vector<std::size_t> rank_level(list.size()), rank_err(list.size());
-      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return t.node(list[x]).depth > t.node(list[y]).depth; });
-      for (std::size_t k = 0; k < idx.size(); ++k) rank_level[idx[k]] = k;
-      std::iota(idx.begin(), idx.end(), std::size_t{0});
-      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return sse(list[x]) > sse(list[y]); });
-      for (std::size_t k = 0; k < idx.size(); ++k) rank_err[idx[k]] = k;
-      std::iota(idx.begin(), idx.end(), std::size_t{0});
-      std::stable_sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return rank_level[x] + rank_err[x] < rank_level[y] + rank_err[y]; });
-      std::vector<int> sorted;
-      for (std::size_t k : idx) sorted.push_back(list[k]);
-      list.swap(sorted);
+      ranked_leaves = leaves;
+      std::stable_sort(ranked_leaves.begin(), ranked_leaves.end(), [&](int x, int y) { return sse(x) > sse(y); });
+      have_leaves = true;
     }
+    if (!pick_leaf && !have_internal) {
+      // Deeper and higher-error internal nodes first: by the sum of the two ranks (each rank the
+      // position in a stable order: deeper first, higher error first), ties in node order.
+      const std::size_t n = internal.size();
+      int max_depth = 0;
+      for (int i : internal) max_depth = std::max(max_depth, t.node(i).depth);
+      // position of each node (by its index in `internal`) in the stable deeper-first order
+      std::vector<int>& by_level = ranked_internal;  // (reused below)
+      by_level.resize(n);
+      for (std::size_t k = 0; k < n; ++k) by_level[k] = static_cast<int>(k);
+      key.resize(n);
+      for (std::size_t k = 0; k < n; ++k) key[k] = max_depth - t.node(internal[k]).depth;
+      stable_by_key(by_level, key, max_depth + 1, start, out);
+      rank_sum.assign(n, 0);
+      for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(by_level[k])] += static_cast<int>(k);
+      by_level.resize(n);
+      for (std::size_t k = 0; k < n; ++k) by_level[k] = static_cast<int>(k);
+      std::stable_sort(by_level.begin(), by_level.end(), [&](int x, int y) { return sse(internal[static_cast<std::size_t>(x)]) > sse(internal[static_cast<std::size_t>(y)]); });
+      for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(by_level[k])] += static_cast<int>(k);
+      // stable order by the rank sum (in [0, 2n - 2]), then the nodes themselves
+      by_level.resize(n);
+      for (std::size_t k = 0; k < n; ++k) by_level[k] = static_cast<int>(k);
+      stable_by_key(by_level, rank_sum, static_cast<int>(2 * n), start, out);
+      for (std::size_t k = 0; k < n; ++k) by_level[k] = internal[static_cast<std::size_t>(by_level[k])];
+      have_internal = true;
+    }
+    const std::vector<int>& list = pick_leaf ? ranked_leaves : ranked_internal;
     const int target = list[rank_select(list.size(), rng)];
     bool ok = false;
     if (pick_leaf) {
