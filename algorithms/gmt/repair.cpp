@@ -52,7 +52,8 @@ bool is_known_leaf(const RoutedCounts& r, int origin) {
 
 bool needs_repair(const Tree& t, const RepairSpec& spec, const std::vector<std::int64_t>& leaf_count) {
   if (spec.min_rows <= 0 || t.size() == 1) return false;
-  std::vector<std::int64_t> c = leaf_count;
+  thread_local std::vector<std::int64_t> c;  // per-thread scratch: called for every evaluated tree
+  c = leaf_count;
   sum_up(t, c);
   for (int i = 0; i < t.size(); ++i) {
     const TreeNode& n = t.node(i);
