@@ -121,6 +121,12 @@ class ModelTreeEvaluator : public BackendOf<EvalOptions> {
   const EvalCounters& counters() const { return counters_; }
 
  protected:
+  // One evaluated tree into the counters (the CPU backends, from evaluate_tree's outcome).
+  void count_tree(const RepairOutcome& r) {
+    ++counters_.trees;
+    counters_.repaired_trees += r.repairs > 0 ? 1 : 0;
+    counters_.repairs += r.repairs;
+  }
   EvalCounters counters_;
 };
 

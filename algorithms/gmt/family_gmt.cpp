@@ -76,10 +76,7 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     SampledBatch trees;   // a slice of a sampled batch (salts and repair rule along)
     std::size_t batch;
     std::vector<Tree> copies;  // evaluation edits trees: each pass evaluates fresh copies
-    EvalBatch fresh() {
-      EvalBatch b = trees.batch(copies);
-      return b;
-    }
+    EvalBatch fresh() { return trees.batch(copies); }
   };
   std::vector<Piece> pieces;
   const std::size_t piece_trees = static_cast<std::size_t>(std::max<std::int64_t>(1, piece_size));

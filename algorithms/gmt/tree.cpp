@@ -173,7 +173,7 @@ Tree Tree::build(Source root, Subst sub, std::vector<Source>* sources) {
 }
 
 Tree Tree::join(int attr, float threshold, const Tree& left, const Tree& right) {
-  Tree base;  // root + two placeholder leaves
+  Tree base;  // the root test over two stand-in leaves, which build() replaces by `left` and `right`
   base.nodes_.resize(3);
   base.nodes_[0].attr = attr;
   base.nodes_[0].threshold = threshold;

@@ -82,11 +82,7 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
       for (std::size_t k = 0; k < batch.size(); ++k)
         outcomes[k] = gmt::evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair, timer, loop);
     }
-    for (const auto& r : outcomes) {
-      ++counters_.trees;
-      counters_.repaired_trees += r.repairs > 0 ? 1 : 0;
-      counters_.repairs += r.repairs;
-    }
+    for (const auto& r : outcomes) count_tree(r);
   }
 
  private:

@@ -27,11 +27,8 @@ class GmtEvaluator final : public gmt::ModelTreeEvaluator {
     GPUDM_REQUIRE(batch.salts.size() == batch.trees.size(), "gmt: one salt per tree");
     ++counters_.calls;
     for (std::size_t k = 0; k < batch.size(); ++k) {
-      const gmt::RepairOutcome r = gmt::evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair,
-                                                      timer, gmt::for_each_in_order());
-      ++counters_.trees;
-      counters_.repaired_trees += r.repairs > 0 ? 1 : 0;
-      counters_.repairs += r.repairs;
+      count_tree(gmt::evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair, timer,
+                                    gmt::for_each_in_order()));
     }
   }
 
