@@ -18,6 +18,7 @@
 #     probe    GPU fast path, short inductions (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
+#     ncusrc   only the source page and full set of the stats kernel (part of ncu)
 #     ncu      Nsight Compute on the fast path's kernels (3 launches each of a short Armchair 1M and
 #              Pol induction): speed of light, occupancy, warp states          ~1-2 min
 #     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
@@ -172,18 +173,24 @@ if has ncu; then
         >"$OUT_DIR/ncu_$name.txt" 2>&1 || echo "!! ncu $name failed (exit $?)"
       grep -E "fused_|Duration|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Block Limit" "$OUT_DIR/ncu_$name.txt" | head -60
     done
+  else
+    echo "ncu not found"
+  fi
+fi
+
+if has ncu || has ncusrc; then
+  NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
+  if [ -n "$NCU" ]; then
     # Where the stats kernel's instructions and stalls are, per source line (-lineinfo builds):
     # one launch of Armchair 1M's, the full set and the source page (CUDA lines with their SASS).
     stamp "== ncu source page, fused_stats_kernel (armchair)"
-    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 40 --launch-count 1 --set full --import-source yes \
+    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 10 --launch-count 1 --set full --import-source yes \
       --page source --print-source cuda,sass "$RUN" --train gmt --dataset armchair --backend cuda --param iterations=30 --quiet \
       >"$OUT_DIR/ncu_source_armchair.txt" 2>&1 || echo "!! ncu source page failed (exit $?)"
-    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 40 --launch-count 1 --set full \
+    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 10 --launch-count 1 --set full \
       "$RUN" --train gmt --dataset armchair --backend cuda --param iterations=30 --quiet \
       >"$OUT_DIR/ncu_full_armchair.txt" 2>&1 || echo "!! ncu full set failed (exit $?)"
     grep -E "Executed Ipc|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Stall|Executed Instructions  " "$OUT_DIR/ncu_full_armchair.txt" | head -30
-  else
-    echo "ncu not found"
   fi
 fi
 
