@@ -11,6 +11,7 @@
 #              GPU fast measured, faithful / OpenMP 16 / sequential by replay      ~3-5 min
 #     table3a  configs/gmt_table3.json, Pol ... Mv (8 sets)                          ~2-4 min
 #     table3b  configs/gmt_table3.json, Layout ... Suzy' (7 sets, 3 surrogates)     ~4-6 min
+#     table3mv configs/gmt_table3.json, Mv only (its runs removed from the results file beforehand)
 #     table3   table3a then table3b (one call only if the GPU fast path meets its targets)
 #     figs     configs/gmt_fig18.json: Armchair 100K and 1M x 2-10 attributes      ~3-5 min
 #     weka     scripts/peers/weka_study.sh with BACKEND=cuda, 10,000 iterations, no time cap;
@@ -100,11 +101,11 @@ if has tests; then
     echo "compute-sanitizer skipped (GMT_SANITIZER=0)"
   elif [ -n "$SAN" ]; then
     # Small shapes only: the sanitizer runs kernels 10-100x slower.
-    FILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.DeepAndBushyTrees:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.EmptyBatchAndTooLittleDeviceMemory:GmtCuda.RepairsFoldedIntoTheCallMatchSequential"
+    FILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.DeepAndBushyTrees:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.EmptyBatchAndTooLittleDeviceMemory:GmtCuda.RepairsFoldedIntoTheCallMatchSequential:GmtCuda.NearExactFitsTakeTheirSseFromTheResiduals"
     # racecheck is much slower than memcheck (every shared-memory access is tracked): the tests
     # whose kernels use shared memory on small shapes (the fused pass, both paths' sort tables)
     # (the repairs test, 40 iterations of an EA, does not finish in 4 minutes under racecheck)
-    RFILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver"
+    RFILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.NearExactFitsTakeTheirSseFromTheResiduals"
     for tool in memcheck racecheck; do
       stamp "== compute-sanitizer --tool $tool"
       f="$FILTER"; [ "$tool" = racecheck ] && f="$RFILTER"
@@ -197,6 +198,7 @@ fi
 has table4 && run_table gmt_table4.json table4
 has table3a && run_table gmt_table3.json table3a 0 8
 has table3b && run_table gmt_table3.json table3b 8 7
+has table3mv && run_table gmt_table3.json table3mv 7 1  # Mv alone (drop its runs from the results file first)
 has figs && run_table gmt_fig18.json fig18
 
 if has weka; then

@@ -442,6 +442,46 @@ TEST(GmtCuda, RepairsFoldedIntoTheCallMatchSequential) {
   }
 }
 
+// A near-exact fit (target linear in x1, x2 up to float rounding, offset 100): the SSE from the
+// statistics (C_yy - |L^-1 C_Sy|^2) would keep few digits of an SSE ~1e-13 of C_yy; the fast path
+// marks such leaves and sums their residuals (the residual pass), so every leaf's SSE must match
+// the sequential backend's within 1e-8 relative, with no absolute slack. Leaves solved on the
+// device, leaves with given coefficients, and a repaired leaf (solved after a second pass).
+double near_linear(const std::vector<double>& x) { return 100.0 + 3.0 * x[0] - 2.0 * x[1]; }
+
+TEST(GmtCuda, NearExactFitsTakeTheirSseFromTheResiduals) {
+  GMT_REQUIRE_CUDA();
+  const Dataset d = gmt_test::make_dataset(20000, 3, 41, near_linear, 0.0);
+  Batch b;
+  b.trees.push_back(Tree::join(2, 5.0f, Tree::leaf({0, 1}), Tree::leaf({0, 1, 2})));
+  b.trees.push_back(Tree::join(0, 3.0f, Tree::leaf({0, 1}), Tree::join(1, 6.0f, Tree::leaf({0, 1}), Tree::leaf({1}))));
+  Tree given = Tree::join(2, 4.0f, Tree::leaf({0, 1}), Tree::leaf({0, 1}));
+  for (int n = 0; n < given.size(); ++n)
+    if (given.node(n).is_leaf()) given.set_fit(n, {0, 1}, {100.0, 3.0, -2.0}, -1);
+  b.trees.push_back(given);
+  // a child of ~0.1 % of the rows, under the repair limit
+  b.trees.push_back(Tree::join(0, 0.01f, Tree::leaf({0, 1}), Tree::leaf({0, 1})));
+  b.salts = {1, 2, 3, 4};
+  b.repair = RepairSpec{50, RepairMode::promote};
+  auto seq = make("sequential", EvalOptions{});
+  const auto want = run(*seq, d, b);
+  auto fast = make("cuda", fast_options());
+  const auto got = run(*fast, d, b);
+  ASSERT_EQ(got.size(), want.size());
+  int near_exact = 0;
+  for (std::size_t t = 0; t < want.size(); ++t) {
+    ASSERT_EQ(got[t].size(), want[t].size()) << "tree " << t;
+    for (int n = 0; n < want[t].size(); ++n) {
+      if (!want[t].node(n).is_leaf()) continue;
+      const double w = want[t].node(n).stats.sse, g = got[t].node(n).stats.sse;
+      EXPECT_NEAR(g, w, 1e-8 * w) << "tree " << t << " leaf " << n;
+      if (want[t].attrs(n).size() > 0 && w < 1e-8 * static_cast<double>(want[t].node(n).stats.count)) ++near_exact;
+    }
+  }
+  EXPECT_GE(near_exact, 6);  // the case is what it claims: near-exact fits
+  EXPECT_GT(fast->describe().value("second_passes", 0), 0) << "the repaired leaf's SSE comes from the second pass";
+}
+
 TEST(GmtCuda, EmptyBatchAndTooLittleDeviceMemory) {
   GMT_REQUIRE_CUDA();
   const Dataset d = gmt_test::make_dataset(5000, 3, 2, gmt_test::piecewise, 0.1);

@@ -330,6 +330,13 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   fused_solve_kernel<<<std::max(1, (cap_S_ + aux - 1) / aux), aux, 0, s>>>(vp, c_.data, sp);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
+  // SSE of near-exact fits from their residuals (blocks of other trees return at once)
+  marks.begin("estimate_errors", s, capture);
+  fused_residual_pass_kernel<<<grid, FusedPolicy::kBlock, 0, s>>>(vp, c_.data);
+  GPUDM_CUDA_CHECK(cudaGetLastError());
+  fused_residual_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp);
+  GPUDM_CUDA_CHECK(cudaGetLastError());
+  marks.end(s, capture);
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
 #endif
@@ -546,6 +553,11 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
       T.node(i).stats = st;
       exact.push_back(i);
       continue;
+    }
+    if (k > 0) {  // a near-exact fit: its SSE lost digits to cancellation; the second pass sums residuals
+      const double sy = s[static_cast<std::size_t>(ls::stat_index(0, kv, kv))];
+      const double cyy = s[static_cast<std::size_t>(ls::stat_index(kv, kv, kv))] - sy * sy / static_cast<double>(st.count);
+      if (r.sse <= FusedPolicy::kResidualRatio * cyy) return false;
     }
     st.sse = r.sse;
     ::gpudm::gmt::set_leaf_fit(T, i, coef.data(), r.rank);

@@ -1,6 +1,7 @@
 #pragma once
 // The fast path's kernels (issue 23): per evaluator call one fused statistics pass over the rows
-// for every tree of the batch, a fixed-order merge, a batched solve. Four kernels in one graph:
+// for every tree of the batch, a fixed-order merge, a batched solve. Six kernels in one graph (the last two work only
+// for trees with a near-exact leaf fit):
 //
 //   init   per-leaf outputs reset (counts 0, key identities, stray counters 0)
 //   fused  grid (tree, chunk of rows): route the chunk's rows through the tree (nodes read through
@@ -17,7 +18,11 @@
 //   merge  warp per stat leaf: the chunks' partial sums re-shifted to the leaf's first row and
 //          added in chunk order (leafstats::shift_stats's algebra).
 //   solve  thread per stat leaf: leafstats::solve_stats (the CPU's rank rule, ambiguous pivots
-//          flagged for the exact QR solver) or, for given coefficients, sse_with_coef.
+//          flagged for the exact QR solver) or, for given coefficients, sse_with_coef; a leaf
+//          whose SSE lost digits to cancellation (a near-exact fit) is marked for the residual pass.
+//   residual (only blocks of trees with a marked leaf do work) the rows routed again, the marked
+//          leaves' squared residuals summed per (chunk, warp) in row order; resid_merge adds
+//          them in chunk order into the leaf's SSE.
 // Nothing depends on scheduling: every floating-point sum has a fixed order, integer results are
 // exact, so a call's results are bit-identical from run to run.
 #include <cstdint>
@@ -39,6 +44,10 @@ struct FusedPolicy {
   static constexpr int kSmemLeaves = 2048;     // per-leaf atomics in shared memory up to this many leaves
   static constexpr int kMaxStatLeaves = 8192;  // stat leaves of one tree (shared-memory sort tables)
   static constexpr int kAuxBlock = 128;
+  // A solved leaf whose SSE from the statistics is under this fraction of its centred target sum
+  // of squares (R^2 > 1 - 1e-4) has lost digits to cancellation (C_yy - |L^-1 C_Sy|^2, error
+  // ~ eps x C_yy): its SSE is summed again from the residuals (the residual pass).
+  static constexpr double kResidualRatio = 1e-4;
 };
 
 // A node of the packed batch: a >= 0 tests attribute a (left child `left`, right left + 1);
@@ -65,6 +74,8 @@ struct StatOut {  // per stat leaf
   int flag;       // leafstats::SolveFlag
   int krow;       // the shift row K (the leaf's first row), -1 when empty
   int nstray;     // rows recorded in `strays` (capped at stray_cap)
+  int resid;      // 1: SSE summed from the residuals (kResidualRatio), not from the statistics
+  int pad;
 };
 
 // The batch as the kernels see it; written at the start of the uploaded buffer, so the kernels'
@@ -614,13 +625,105 @@ __global__ void fused_solve_kernel(const FusedView* __restrict__ vp, DatasetView
       so.rank = r.rank;
       so.flag = r.flag;
       so.sse = r.sse;
+      so.resid = 0;
+      if (r.flag == ls::kSolved && k > 0 && n > 0) {
+        const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
+        so.resid = r.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
+      }
     } else {
       const double* given = v.coef_in + v.s_attr0[gs] + gs;
       for (int j = 0; j <= k; ++j) coef[j] = given[j];
       so.rank = -1;
       so.flag = ls::kSolved;
       so.sse = ls::sse_with_coef(k, n, st, shift, coef);
+      so.resid = 0;
+      if (k > 0 && n > 0) {
+        const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
+        so.resid = so.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
+      }
     }
+  }
+}
+
+// The residual pass: grid (tree, chunk) as the statistics pass; blocks of trees without a marked
+// leaf return at once. Warp w takes the same rows as in the statistics pass, 32 at a time in
+// order; each marked leaf's squared residuals of the step are added by a fixed xor tree and then
+// into the warp's slot w of the leaf's chunk partials (part, free again after the merge: a marked
+// leaf has k >= 1, so n_stats(kv) >= 5 > kWarps slots). One writer per slot, rows in order:
+// deterministic.
+__global__ void __launch_bounds__(FusedPolicy::kBlock) fused_residual_pass_kernel(const FusedView* __restrict__ vp, DatasetView d) {
+  constexpr int W = FusedPolicy::kWarps;
+  static_assert(W < 5, "the residual slots of a chunk's partials");
+  const FusedView& v = *vp;
+  const int t = blockIdx.x;
+  if (t >= v.B || static_cast<int>(blockIdx.y) >= v.chunks) return;
+  const int stat0 = v.t_stat0[t], ns = v.t_stat0[t + 1] - stat0;
+  const int tid = threadIdx.x, w = tid / 32, lane = tid % 32;
+  double* part = v.part + static_cast<std::size_t>(blockIdx.y) * static_cast<std::size_t>(v.stat_total);
+  int any = 0;
+  for (int si = tid; si < ns; si += blockDim.x)
+    if (v.stat_out[stat0 + si].resid) {
+      any = 1;
+      for (int q = 0; q < W; ++q) part[v.s_stat0[stat0 + si] + q] = 0.0;
+    }
+  if (!__syncthreads_or(any)) return;
+  const long long r0 = static_cast<long long>(blockIdx.y) * v.chunk_rows;
+  const long long r1 = r0 + v.chunk_rows < v.rows ? r0 + v.chunk_rows : v.rows;
+  const PackedNode* nodes = v.nodes + v.t_node0[t];
+  const int leaf0 = v.t_leaf0[t];
+  const long long ld = v.ld;
+  const long long span = (r1 - r0 + W - 1) / W;
+  const long long wr0 = r0 + w * span < r1 ? r0 + w * span : r1;
+  const long long wr1 = wr0 + span < r1 ? wr0 + span : r1;
+  for (long long base = wr0; base < wr1; base += 32) {
+    const long long row = base + lane;
+    int gs = -1;
+    double e2 = 0.0;
+    if (row < wr1) {
+      const int ll = fused_route(nodes, d.features, ld, row);
+      gs = v.l_stat[leaf0 + ll];
+      if (gs >= 0 && v.stat_out[gs].resid) {
+        const int k = v.s_k[gs];
+        const int* a = v.attrs + v.s_attr0[gs];
+        const double* c = v.coef + v.s_attr0[gs] + gs;
+        double pred = c[0];
+        for (int j = 0; j < k; ++j) pred += c[1 + j] * static_cast<double>(__ldg(d.features + static_cast<long long>(a[j]) * ld + row));
+        const double e = static_cast<double>(__ldg(d.targets + row)) - pred;
+        e2 = e * e;
+      } else {
+        gs = -1;
+      }
+    }
+    unsigned todo = __ballot_sync(0xFFFFFFFFu, gs >= 0);
+    while (todo) {  // one marked leaf of this step at a time, lowest lane's first
+      const int g = __shfl_sync(0xFFFFFFFFu, gs, __ffs(todo) - 1);
+      double x = gs == g ? e2 : 0.0;
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xFFFFFFFFu, x, o);
+      if (lane == 0) part[v.s_stat0[g] + w] += x;
+      todo &= ~__ballot_sync(0xFFFFFFFFu, gs == g);
+    }
+  }
+}
+
+// Warp per marked stat leaf: its SSE, the chunks' slots added in chunk order (lane c takes chunks
+// c, c + 32, ...; the slots of a chunk in warp order), then a fixed xor tree.
+__global__ void fused_residual_merge_kernel(const FusedView* __restrict__ vp) {
+  const FusedView& v = *vp;
+  const int lane = threadIdx.x % 32;
+  const int warps = gridDim.x * blockDim.x / 32;
+  for (int gs = (blockIdx.x * blockDim.x + threadIdx.x) / 32; gs < v.S; gs += warps) {
+    if (!v.stat_out[gs].resid) continue;
+    double acc = 0.0;
+    for (int c = lane; c < v.chunks; c += 32) {
+      if (v.part_n[static_cast<std::size_t>(c) * v.S + gs] == 0) continue;
+      const double* slot = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+#pragma unroll
+      for (int q = 0; q < FusedPolicy::kWarps; ++q) acc += slot[q];
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
+    if (lane == 0) v.stat_out[gs].sse = acc;
   }
 }
 
