@@ -182,6 +182,13 @@ Classifier model_from_json(const nlohmann::json& j, const Dataset& data, const s
     GPUDM_REQUIRE(why.empty(), wr + ": " + why);
     GPUDM_REQUIRE(rs[i].contains("consequent"), wr + ": \"consequent\" (integer class) is required");
     e.consequent = static_cast<int>(json_int_in(rs[i]["consequent"], 0, data.num_classes() - 1, wr + ": \"consequent\""));
+    if (rs[i].contains("class")) {  // optional, written for readers: must name the consequent's class
+      const auto& cl = rs[i]["class"];
+      const std::string& want = data.class_names().at(static_cast<std::size_t>(e.consequent));
+      GPUDM_REQUIRE(cl.is_string() && cl.get<std::string>() == want,
+                    wr + ": \"class\" " + cl.dump() + " contradicts \"consequent\" " + std::to_string(e.consequent) + " (class \"" +
+                        want + "\")");
+    }
     e.fitness = rs[i].value("fitness", 0.0);
     if (rs[i].contains("train")) {
       const auto& t = rs[i]["train"];

@@ -207,6 +207,15 @@ TEST_F(GpRulesCommands, HostileModelFilesAreCleanErrors) {
   j["rules"][0]["consequent"] = -1;
   EXPECT_NE(error_of(j).find("m.json: rule 0: \"consequent\" must be an integer in [0, 2], got -1"), std::string::npos)
       << error_of(j);
+  j = good;  // issue 24: a "class" that contradicts the consequent is refused, naming the rule
+  {
+    const int c = j["rules"][0]["consequent"].get<int>();
+    j["rules"][0]["class"] = j["classes"][static_cast<std::size_t>((c + 1) % 3)];
+    EXPECT_NE(error_of(j).find("m.json: rule 0: \"class\" \""), std::string::npos) << error_of(j);
+    EXPECT_NE(error_of(j).find("contradicts \"consequent\" " + std::to_string(c)), std::string::npos) << error_of(j);
+    j["rules"][0]["class"] = 2;
+    EXPECT_NE(error_of(j).find("contradicts"), std::string::npos) << error_of(j);
+  }
   j = good;
   j.erase("classes");
   EXPECT_NE(error_of(j).find("a model needs"), std::string::npos) << error_of(j);
