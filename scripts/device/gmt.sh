@@ -2,7 +2,8 @@
 # GPU-machine run of the gmt family (issue 14: CUDA backend, Tables 3-4, Figs 15-18, Weka study).
 # Before the device call, here: scripts/device/stage_deps.sh and
 #   scripts/device/cache_datasets.sh configs/gmt_table3.json configs/gmt_table4.json configs/gmt_fig18.json
-# then carry [".deps", "datasets/cache"] and set GPUDM_DATA_DIR=$PWD/datasets/cache and GPUDM_GIT_SHA.
+# then carry [".deps", "datasets/cache"] and set GPUDM_DATA_DIR=$PWD/datasets/cache and GPUDM_GIT_SHA=<the commit, written
+# literally into the command: the device copy's git metadata is the session's first commit, not the tree that runs>.
 #
 #   scripts/device/gmt.sh [STAGES]         STAGES: comma-separated (or GMT_STAGES; default "tests")
 #     tests    build, GMT GPU tests (CUDA == sequential, both paths) + the CPU GMT tests,
