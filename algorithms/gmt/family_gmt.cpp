@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "algorithms/core/family.hpp"
+#include "algorithms/core/replay_estimate.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gmt/batch_sample.hpp"
@@ -114,13 +115,15 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
   // timed repetition. Copies of a piece's trees are made outside the clock.
   PhaseTimer first_timer;
   double first_seconds = 0.0;
+  std::vector<double> first_piece_seconds;
   {
     std::size_t kept = pieces.size();
     for (std::size_t k = 0; k < pieces.size(); ++k) {
       const EvalBatch b = pieces[k].fresh();
       Stopwatch sw;
       eval.evaluate(b, first_timer);
-      first_seconds += sw.seconds();
+      first_piece_seconds.push_back(sw.seconds());
+      first_seconds += first_piece_seconds.back();
       if (k == 0)
         for (const Tree* t : b.trees)
           for (const TreeNode& n : t->nodes()) counts += std::to_string(n.stats.count) + ",";
@@ -131,13 +134,14 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     }
     pieces.resize(kept);
   }
+  // Seconds of each piece (the pieces in replay order); a piece's step is its batch's generation.
   auto replay_all = [&](PhaseTimer& t) {
-    double sec = 0.0;
+    std::vector<double> sec;
     for (auto& p : pieces) {
       const EvalBatch b = p.fresh();
       Stopwatch sw;
       eval.evaluate(b, t);
-      sec += sw.seconds();
+      sec.push_back(sw.seconds());
     }
     return sec;
   };
@@ -147,35 +151,51 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     replayed += static_cast<std::int64_t>(p.trees.size());
     if (std::find(sources.begin(), sources.end(), p.batch) == sources.end()) sources.push_back(p.batch);
   }
+  // The shared estimator (algorithms/core/replay_estimate.hpp) over the run's generations 0 ..
+  // iterations; the sample records no per-generation counts, so each generation's evaluations are
+  // the run's mean (x the run's own extrapolation, if any).
   const double total_evals = double(s.run.evaluations) * s.run.scale;
-  const double factor = total_evals / double(replayed);
+  const std::vector<double> work(static_cast<std::size_t>(std::max(0, s.run.iterations)) + 1,
+                                 total_evals / double(std::max(0, s.run.iterations) + 1));
   const double host = s.run.host_seconds * s.run.scale;
+  ReplayEstimate last;
+  auto estimate = [&](const std::vector<double>& sec) {
+    std::vector<ReplayPoint> pts;
+    for (std::size_t k = 0; k < sec.size(); ++k)
+      pts.push_back({std::min<double>(pieces[k].trees.generation, double(work.size() - 1)), double(pieces[k].trees.size()), sec[k]});
+    last = replay_estimate(work, pts);
+    return last;
+  };
   res.timing = TimingStats{};
   res.timing.warmup = ctx.warmup;
-  auto add_sample = [&](const PhaseTimer& t, double sec) {
-    res.timing.samples.push_back(host + sec / double(replayed) * total_evals);
+  auto add_sample = [&](const PhaseTimer& t, const std::vector<double>& sec) {
+    double replay_s = 0.0;
+    for (double x : sec) replay_s += x;
+    const ReplayEstimate e = estimate(sec);
+    res.timing.samples.push_back(host + e.seconds);
+    const double factor = replay_s > 0 ? e.seconds / replay_s : 0.0;  // the replay's phase split, scaled to the estimate
     for (const auto& ph : t.phases()) res.breakdown.add(ph.name, ph.seconds * factor, ph.clock);
     res.breakdown.add("cpu_ea", host, PhaseClock::host);
   };
   const int reps = std::max(1, ctx.repetitions);
-  if (ctx.warmup == 0) add_sample(first_timer, first_seconds);
+  if (ctx.warmup == 0) add_sample(first_timer, first_piece_seconds);
   for (int i = 1; i < ctx.warmup; ++i) {
     PhaseTimer scratch;
     replay_all(scratch);
   }
   while (static_cast<int>(res.timing.samples.size()) < reps) {
     PhaseTimer t;
-    const double sec = replay_all(t);
+    const std::vector<double> sec = replay_all(t);
     add_sample(t, sec);
   }
   for (const auto& ph : prep.phases()) res.breakdown.add(ph.name, ph.seconds * double(res.timing.samples.size()), ph.clock);
   res.metrics["estimated"] = true;
   res.metrics["estimate_method"] =
-      "replay: " + std::to_string(replayed) + " of the " + std::to_string(s.run.evaluations) + " evaluations of the " + s.run.backend +
-      " run (trees of " + std::to_string(sources.size()) + " of its " + std::to_string(s.batches.size()) +
-      " sampled generation batches, spread over the run) re-evaluated on this backend; time = seconds per evaluation x " +
-      "the run's evaluations" + (s.run.scale != 1.0 ? " (x " + std::to_string(s.run.scale) + ", the run's own extrapolation)" : std::string()) +
-      " + the run's host EA time (cpu_ea)";
+      replay_estimate_method(s.run.backend, "generation", "evaluations", last, work.size()) +
+      " (each generation's evaluations: the run's mean; " + std::to_string(replayed) + " trees of " + std::to_string(sources.size()) +
+      " of its " + std::to_string(s.batches.size()) + " sampled generation batches" +
+      (s.run.scale != 1.0 ? "; x " + std::to_string(s.run.scale) + ", the run's own extrapolation" : std::string()) +
+      "; host time: the run's cpu_ea)";
   res.metrics["replayed_evaluations"] = replayed;
   res.metrics["replayed_batches"] = sources.size();
   res.metrics["recorded_backend"] = s.run.backend;

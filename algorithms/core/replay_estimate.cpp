@@ -1,0 +1,64 @@
+#include "algorithms/core/replay_estimate.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "algorithms/core/error.hpp"
+
+namespace gpudm {
+
+ReplayEstimate replay_estimate(const std::vector<double>& work_per_step, std::vector<ReplayPoint> points) {
+  const double steps = static_cast<double>(work_per_step.size());
+  for (const ReplayPoint& p : points)
+    GPUDM_REQUIRE(p.step >= 0 && p.step < steps && p.work >= 0 && p.seconds >= 0,
+                  "replay estimate: a sample at step " + std::to_string(p.step) + " of a run of " +
+                      std::to_string(work_per_step.size()) + " steps (work " + std::to_string(p.work) + ")");
+  std::stable_sort(points.begin(), points.end(), [](const ReplayPoint& a, const ReplayPoint& b) { return a.step < b.step; });
+  std::vector<ReplayPoint> pooled;
+  for (const ReplayPoint& p : points) {
+    if (!pooled.empty() && pooled.back().step == p.step) {
+      pooled.back().work += p.work;
+      pooled.back().seconds += p.seconds;
+    } else {
+      pooled.push_back(p);
+    }
+  }
+  pooled.erase(std::remove_if(pooled.begin(), pooled.end(), [](const ReplayPoint& p) { return !(p.work > 0); }), pooled.end());
+  GPUDM_REQUIRE(!pooled.empty(), "replay estimate: no replayed sample with work > 0");
+  ReplayEstimate e;
+  e.samples = static_cast<int>(pooled.size());
+  for (const ReplayPoint& p : pooled) e.replayed_work += p.work;
+  std::size_t k = 0;  // pooled[k] is the first sample at or after step s (or the last)
+  for (std::size_t s = 0; s < work_per_step.size(); ++s) {
+    const double at = static_cast<double>(s);
+    while (k + 1 < pooled.size() && pooled[k].step < at) ++k;
+    double rate;
+    if (at <= pooled.front().step) {
+      rate = pooled.front().seconds / pooled.front().work;
+    } else if (at >= pooled.back().step) {
+      rate = pooled.back().seconds / pooled.back().work;
+    } else {
+      const ReplayPoint& a = pooled[k - 1];
+      const ReplayPoint& b = pooled[k];
+      const double ra = a.seconds / a.work, rb = b.seconds / b.work;
+      const double w = (at - a.step) / (b.step - a.step);
+      rate = ra + w * (rb - ra);
+    }
+    e.work += work_per_step[s];
+    e.seconds += work_per_step[s] * rate;
+  }
+  return e;
+}
+
+std::string replay_estimate_method(const std::string& recorded_backend, const std::string& step_name, const std::string& work_name,
+                                   const ReplayEstimate& e, std::size_t steps) {
+  char share[32];
+  std::snprintf(share, sizeof share, "%.3g", e.work > 0 ? 100.0 * e.replayed_work / e.work : 0.0);
+  return "replay: " + std::to_string(e.samples) + " " + step_name + "s of the " + recorded_backend + " run's " +
+         std::to_string(steps) + " (" + share + " % of its " + work_name + ", spread over the run) re-evaluated on this backend; " +
+         "time = the run's own host time + sum over its " + step_name + "s of " + work_name + " x this backend's seconds per " +
+         work_name.substr(0, work_name.size() - (work_name.back() == 's' ? 1 : 0)) + ", interpolated linearly between the sampled " +
+         step_name + "s (algorithms/core/replay_estimate.hpp)";
+}
+
+}  // namespace gpudm

@@ -1,0 +1,40 @@
+#pragma once
+// Whole-run time of a slow backend from a replay of a faster run's own work (issues 23, 24): the
+// recording run (the GPU fast path) writes the work it evaluated at steps spread over the run
+// (GMT: generation batches of trees; GP: engine calls, populations of rules) and its work per step
+// (GMT: evaluations, GP: GPops); the slow backend re-evaluates the sampled steps and the estimate
+// is
+//   evaluator seconds = sum over the run's steps s of work(s) x rate(s),
+// rate = the replay's seconds per unit of work at the sampled steps, linear in the step between
+// two neighbouring samples and constant before the first / after the last. Cost per unit of work
+// that drifts over a run (rules growing, trees deepening) is followed instead of assumed
+// constant; the whole-run time adds the run's own host time, which is the same code on every
+// backend. One piece of code for every family that estimates this way.
+#include <string>
+#include <vector>
+
+namespace gpudm {
+
+struct ReplayPoint {
+  double step = 0;     // position in the recorded run (generation, engine call)
+  double work = 0;     // work of the replayed sample (> 0)
+  double seconds = 0;  // the replaying backend's time for it
+};
+
+struct ReplayEstimate {
+  double seconds = 0;       // sum over steps of work x interpolated rate
+  double work = 0;          // the run's work in all
+  double replayed_work = 0; // the samples' work
+  int samples = 0;          // distinct sampled steps
+};
+
+// work_per_step[s]: the run's work at step s (0, 1, ...). Points at the same step are pooled
+// (their seconds and work added). Throws gpudm::Error when there is no point with work > 0 or
+// a point lies outside [0, steps).
+ReplayEstimate replay_estimate(const std::vector<double>& work_per_step, std::vector<ReplayPoint> points);
+
+// One sentence for results' metrics.estimate_method (work_name: "evaluations", "GPops").
+std::string replay_estimate_method(const std::string& recorded_backend, const std::string& step_name, const std::string& work_name,
+                                   const ReplayEstimate& e, std::size_t steps);
+
+}  // namespace gpudm

@@ -1,0 +1,49 @@
+// The shared replay estimator (algorithms/core/replay_estimate.hpp): exact on a cost that is
+// linear in the step, constant rate outside the samples, pooling, and refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "algorithms/core/error.hpp"
+#include "algorithms/core/replay_estimate.hpp"
+
+using namespace gpudm;
+
+TEST(ReplayEstimate, ExactWhenTheRateIsLinearInTheStep) {
+  // work grows and the cost per unit of work grows linearly: rate(s) = 1 + 0.01 s
+  std::vector<double> work(101);
+  double want = 0;
+  for (std::size_t s = 0; s < work.size(); ++s) {
+    work[s] = 10.0 + static_cast<double>(s);
+    want += work[s] * (1.0 + 0.01 * static_cast<double>(s));
+  }
+  std::vector<ReplayPoint> pts;
+  for (int s : {0, 25, 50, 100}) pts.push_back({double(s), work[std::size_t(s)], work[std::size_t(s)] * (1.0 + 0.01 * s)});
+  const ReplayEstimate e = replay_estimate(work, pts);
+  EXPECT_NEAR(e.seconds, want, 1e-9 * want);
+  EXPECT_EQ(e.samples, 4);
+  double total = 0;
+  for (double w : work) total += w;
+  EXPECT_DOUBLE_EQ(e.work, total);
+  // A constant-rate estimate (time per unit of work of the first samples) is biased here.
+  const double first_rate = pts[0].seconds / pts[0].work;
+  EXPECT_GT(std::fabs(first_rate * total - want) / want, 0.3);
+}
+
+TEST(ReplayEstimate, ConstantOutsideTheSamplesAndPooledAtOneStep) {
+  const std::vector<double> work = {1, 1, 1, 1, 1};
+  // two pieces of step 2 (pooled: 3 s for 2 units = 1.5 s per unit), one at step 3 (2 s per unit)
+  const ReplayEstimate e = replay_estimate(work, {{3, 1, 2.0}, {2, 1, 1.0}, {2, 1, 2.0}});
+  EXPECT_EQ(e.samples, 2);
+  EXPECT_DOUBLE_EQ(e.seconds, 1.5 + 1.5 + 1.5 + 2.0 + 2.0);
+  EXPECT_DOUBLE_EQ(e.replayed_work, 3.0);
+}
+
+TEST(ReplayEstimate, RefusesNoSamplesAndStepsOutsideTheRun) {
+  EXPECT_THROW(replay_estimate({1, 2}, {}), Error);
+  EXPECT_THROW(replay_estimate({1, 2}, {{0, 0, 1.0}}), Error);
+  EXPECT_THROW(replay_estimate({1, 2}, {{2, 1, 1.0}}), Error);
+  EXPECT_THROW(replay_estimate({1, 2}, {{-1, 1, 1.0}}), Error);
+  const ReplayEstimate e = replay_estimate({1, 2}, {{1, 2, 4.0}});
+  EXPECT_NE(replay_estimate_method("cuda", "engine call", "GPops", e, 2).find("1 engine calls of the cuda run's 2"), std::string::npos);
+}
