@@ -1,6 +1,7 @@
 #include "algorithms/core/replay_estimate.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "algorithms/core/error.hpp"
@@ -59,6 +60,29 @@ std::string replay_estimate_method(const std::string& recorded_backend, const st
          "time = the run's own host time + sum over its " + step_name + "s of " + work_name + " x this backend's seconds per " +
          work_name.substr(0, work_name.size() - (work_name.back() == 's' ? 1 : 0)) + ", interpolated linearly between the sampled " +
          step_name + "s (algorithms/core/replay_estimate.hpp)";
+}
+
+std::string sample_dataset_tag(const std::string& dataset, const nlohmann::json& options) {
+  std::string tag = dataset;
+  if (options.is_object())
+    for (auto it = options.begin(); it != options.end(); ++it) {
+      std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+      for (char& ch : v)
+        if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
+      tag += "_" + it.key() + "-" + v;
+    }
+  return tag;
+}
+
+std::string expand_sample_pattern(std::string pattern, const std::string& experiment, const std::string& dataset_tag,
+                                  std::uint64_t seed, const std::vector<std::pair<std::string, std::string>>& extra) {
+  std::vector<std::pair<std::string, std::string>> subs = {
+      {"{experiment}", experiment}, {"{dataset}", dataset_tag}, {"{seed}", std::to_string(seed)}};
+  subs.insert(subs.end(), extra.begin(), extra.end());
+  for (const auto& [key, value] : subs)
+    for (std::size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at + value.size()))
+      pattern.replace(at, key.size(), value);
+  return pattern;
 }
 
 }  // namespace gpudm

@@ -10,8 +10,12 @@
 // that drifts over a run (rules growing, trees deepening) is followed instead of assumed
 // constant; the whole-run time adds the run's own host time, which is the same code on every
 // backend. One piece of code for every family that estimates this way.
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace gpudm {
 
@@ -36,5 +40,12 @@ ReplayEstimate replay_estimate(const std::vector<double>& work_per_step, std::ve
 // One sentence for results' metrics.estimate_method (work_name: "evaluations", "GPops").
 std::string replay_estimate_method(const std::string& recorded_backend, const std::string& step_name, const std::string& work_name,
                                    const ReplayEstimate& e, std::size_t steps);
+
+// The dataset as sample file names give it: its name, then "_key-value" per option (Fig. 18 runs
+// one dataset with several options), characters outside [A-Za-z0-9.-] of a value as '_'.
+std::string sample_dataset_tag(const std::string& dataset, const nlohmann::json& options);
+// `pattern` with "{experiment}", "{dataset}", "{seed}" and the `extra` keys replaced.
+std::string expand_sample_pattern(std::string pattern, const std::string& experiment, const std::string& dataset_tag,
+                                  std::uint64_t seed, const std::vector<std::pair<std::string, std::string>>& extra = {});
 
 }  // namespace gpudm

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/replay_estimate.hpp"
 #include "algorithms/core/error.hpp"
 
 namespace gpudm {
@@ -232,12 +233,7 @@ BatchSample read_batch_sample(const std::string& path, std::size_t max_bytes) {
 
 std::string expand_sample_path(std::string pattern, const std::string& experiment, const std::string& dataset,
                                std::uint64_t seed) {
-  const std::pair<std::string, std::string> subs[] = {
-      {"{experiment}", experiment}, {"{dataset}", dataset}, {"{seed}", std::to_string(seed)}};
-  for (const auto& [key, value] : subs)
-    for (std::size_t at = pattern.find(key); at != std::string::npos; at = pattern.find(key, at + value.size()))
-      pattern.replace(at, key.size(), value);
-  return pattern;
+  return expand_sample_pattern(std::move(pattern), experiment, dataset, seed);
 }
 
 std::vector<std::size_t> pick_batches(const BatchSample& s, std::int64_t max_trees) {

@@ -2,7 +2,6 @@
 // dataset (warm-up + timed repetitions of the whole induction), report the six-procedure
 // breakdown, tree quality and a checksum of the final tree (equal across CPU backends).
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -308,14 +307,7 @@ class GmtFamily final : public Family {
     eval->configure(c.eval);
 
     // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).
-    std::string dataset_tag = ctx.dataset;
-    if (ctx.dataset_options.is_object())
-      for (auto it = ctx.dataset_options.begin(); it != ctx.dataset_options.end(); ++it) {
-        std::string v = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
-        for (char& ch : v)
-          if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-') ch = '_';
-        dataset_tag += "_" + it.key() + "-" + v;
-      }
+    const std::string dataset_tag = sample_dataset_tag(ctx.dataset, ctx.dataset_options);
     const std::string sample_file = expand_sample_path(c.batch_sample_file, ctx.experiment_id, dataset_tag, ctx.seed);
     std::string replay = c.replay_from;
     if (replay == "sample") replay = sample_file;

@@ -137,8 +137,9 @@ const ParamTable<GmtCase>& params_table() {
           "replaced)");
     t.add("replay_from", &C::replay_from,
           "estimate instead of running the EA: replay batches recorded by batch_sample_every (this file; \"sample\" = "
-          "batch_sample_file) on this backend; time = its seconds per evaluation x the recorded run's evaluations + the "
-          "recorded host EA time; flagged estimated");
+          "batch_sample_file) on this backend; time = the recorded host EA time + the run's evaluations per generation x "
+          "this backend's seconds per evaluation, interpolated between the sampled generations "
+          "(algorithms/core/replay_estimate.hpp); flagged estimated");
     t.add("replay_max_evaluations", &C::replay_max_evaluations,
           "replay_from: at most this many recorded individuals (whole batches spread over the run)")
         .at_least(1);

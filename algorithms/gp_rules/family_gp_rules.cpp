@@ -4,17 +4,26 @@
 //     phase breakdown (the paper's Table 1 names), train accuracy of the classifier;
 //   folds = k: k-fold cross-validation (timed as a whole), pooled test accuracy (the table
 //     renderer joins scikit-learn's decision tree on the same folds: configs/gp_accuracy.json).
-// Host backends may stop early (cpu_gpops_budget) and extrapolate the whole-run time linearly
-// in evaluations (metrics.estimated, metrics.run_seconds); metrics.run_seconds is the measured
-// median otherwise. The checksum (classifier + fitness trace) is equal across backends.
+// Host backends too slow for a whole run replay the populations a recording run kept
+// (record_every on the GPU case, replay_from on the host case; pop_sample.hpp and
+// algorithms/core/replay_estimate.hpp): their counts are checked against the recorded ones and
+// the whole-run time is the recorded host time + the run's GPops per engine call x this backend's
+// seconds per GPop interpolated between the sampled calls (metrics.estimated). The older linear
+// extrapolation from the run's first evaluations (cpu_gpops_budget) remains selectable; it is
+// biased when rules change size over the run. metrics.run_seconds is the measured median
+// otherwise. The checksum (classifier + fitness trace) is equal across backends.
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <memory>
 
 #include "algorithms/core/family.hpp"
+#include "algorithms/core/replay_estimate.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gp_rules/cli.hpp"
 #include "algorithms/gp_rules/cv.hpp"
 #include "algorithms/gp_rules/params.hpp"
+#include "algorithms/gp_rules/pop_sample.hpp"
 #include "algorithms/gp_rules/report.hpp"
 
 namespace gpudm {
@@ -49,6 +58,18 @@ class GpRulesFamily final : public Family {
                   "gp_rules: dataset '" + ctx.dataset + "' is not a classification dataset");
     GpParams gp = p.gp;
     gp.gpops_budget = caps.host() ? p.cpu_gpops_budget : 0.0;
+    const std::string record_path =
+        expand_sample_pattern(p.record_file, ctx.experiment_id, sample_dataset_tag(ctx.dataset, ctx.dataset_options), ctx.seed,
+                              {{"{algorithm}", to_string(gp.algorithm)}});
+    if (!p.replay_from.empty()) {
+      GPUDM_REQUIRE(p.folds == 0, "gp_rules: replay_from estimates a whole run (folds = 0), not a cross-validation");
+      const std::string path = p.replay_from == "sample"
+                                   ? record_path
+                                   : expand_sample_pattern(p.replay_from, ctx.experiment_id,
+                                                           sample_dataset_tag(ctx.dataset, ctx.dataset_options), ctx.seed,
+                                                           {{"{algorithm}", to_string(gp.algorithm)}});
+      return replay_case(ctx, *data, gp, p, *engine, path);
+    }
 
     CaseResult res;
     res.dataset = describe_dataset(*data);
@@ -64,9 +85,18 @@ class GpRulesFamily final : public Family {
         RunStats discard;
         train(*data, gp, ctx.seed, *engine, discard);
       }
+      std::unique_ptr<PopulationRecorder> recorder;
+      double run_wall = 0.0;
       res.timing = measure(0, std::max(1, ctx.repetitions), [&] {
         stats = RunStats{};
+        if (p.record_every > 0) {  // the last repetition's populations are kept
+          recorder = std::make_unique<PopulationRecorder>(p.record_every);
+          stats.recorder = recorder.get();
+        }
+        Stopwatch sw;
         model = train(*data, gp, ctx.seed, *engine, stats);
+        run_wall = sw.seconds();
+        stats.recorder = nullptr;
         res.breakdown.merge(stats.phases);
       });
       res.timing.warmup = ctx.warmup;
@@ -77,6 +107,22 @@ class GpRulesFamily final : public Family {
       m["mean_rule_nodes"] = mean_nodes(model);
       m["classifier"] = to_text(model, *data);
       checksum = run_checksum(model, stats);
+      if (recorder) {
+        PopulationSample sample = recorder->finish();
+        sample.dataset = ctx.dataset;
+        sample.algorithm = to_string(gp.algorithm);
+        sample.rows = data->rows();
+        sample.classes = static_cast<std::uint64_t>(data->num_classes());
+        sample.seed = ctx.seed;
+        sample.backend = ctx.backend;
+        sample.run_seconds = run_wall;
+        sample.engine_seconds = stats.engine_call_seconds;
+        sample.checksum = checksum;
+        write_population_sample(record_path, sample);
+        m["record_file"] = record_path;
+        m["recorded_calls"] = sample.calls.size();
+        m["engine_calls"] = sample.gpops.size();
+      }
       m["timed_region"] = caps.host() ? "the whole run: creation, evolution, classifier (host wall clock)"
                                       : "the whole run incl. population uploads and count downloads (host wall clock)";
     } else {
@@ -122,6 +168,108 @@ class GpRulesFamily final : public Family {
   }
 
  private:
+  // replay_from: the sampled populations of a recorded run re-evaluated on this backend.
+  CaseResult replay_case(const CaseContext& ctx, const Dataset& data, const GpParams& gp, const GpCase& p,
+                         rules::RuleEvaluator& engine, const std::string& path) {
+    if (!std::filesystem::exists(path))
+      throw Unavailable("gp_rules: no population sample '" + path + "' to replay (run the recording case, record_every > 0, first)");
+    const PopulationSample s = read_population_sample(path);
+    GPUDM_REQUIRE(s.rows == data.rows() && s.classes == static_cast<std::uint64_t>(data.num_classes()) && s.seed == ctx.seed &&
+                      s.algorithm == to_string(gp.algorithm),
+                  "gp_rules: population sample '" + path + "' was recorded for " + s.algorithm + " on " + std::to_string(s.rows) +
+                      " rows, " + std::to_string(s.classes) + " classes, seed " + std::to_string(s.seed) + "; this case is " +
+                      to_string(gp.algorithm) + " on " + std::to_string(data.rows()) + " rows, " +
+                      std::to_string(data.num_classes()) + " classes, seed " + std::to_string(ctx.seed));
+    GPUDM_REQUIRE(!s.calls.empty() && !s.gpops.empty(), "gp_rules: population sample '" + path + "' holds no engine call");
+    // Replay order: any prefix is spread over the run (bit-reversed ranks), so a time cap keeps
+    // calls from its start, middle and end.
+    std::vector<std::size_t> order(s.calls.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    {
+      int bits = 0;
+      while ((std::size_t{1} << bits) < order.size()) ++bits;
+      auto spread = [bits](std::size_t i) {
+        std::size_t r = 0;
+        for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+        return r;
+      };
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spread(a) < spread(b); });
+    }
+    CaseResult res;
+    res.dataset = describe_dataset(data);
+    ojson& m = res.metrics;
+    m["algorithm"] = to_string(gp.algorithm);
+    engine.prepare(data);
+    warm_up(engine);
+    PhaseTimer engine_phases;
+    rules::RuleCounts counts;
+    std::size_t mismatched = 0;
+    auto pass = [&](std::size_t n, double cap, bool check) {
+      std::vector<double> sec;
+      double total = 0.0;
+      for (std::size_t k = 0; k < n; ++k) {
+        const SampledCall& c = s.calls[order[k]];
+        Stopwatch sw;
+        engine.evaluate(c.pop, counts, engine_phases, c.want);
+        sec.push_back(sw.seconds());
+        total += sec.back();
+        if (check && counts_hash(counts) != c.counts_hash) ++mismatched;
+        if (cap > 0 && total >= cap) break;
+      }
+      return sec;
+    };
+    std::vector<double> first = pass(order.size(), p.replay_max_seconds, true);
+    const std::size_t kept = first.size();
+    auto estimate = [&](const std::vector<double>& sec) {
+      std::vector<ReplayPoint> pts;
+      for (std::size_t k = 0; k < sec.size(); ++k) {
+        const SampledCall& c = s.calls[order[k]];
+        pts.push_back({static_cast<double>(c.call), s.gpops[static_cast<std::size_t>(c.call)], sec[k]});
+      }
+      return replay_estimate(s.gpops, pts);
+    };
+    res.timing = TimingStats{};
+    res.timing.warmup = ctx.warmup;
+    ReplayEstimate last;
+    auto add = [&](const std::vector<double>& sec) {
+      last = estimate(sec);
+      res.timing.samples.push_back(s.host_seconds() + last.seconds);
+      res.breakdown.add("evaluation", last.seconds, PhaseClock::host);
+      res.breakdown.add("host (recorded run)", s.host_seconds(), PhaseClock::host);
+    };
+    if (ctx.warmup == 0) add(first);
+    for (int i = 1; i < ctx.warmup; ++i) pass(kept, 0, false);
+    while (static_cast<int>(res.timing.samples.size()) < std::max(1, ctx.repetitions)) add(pass(kept, 0, false));
+    const double median = res.timing.median();
+    m["estimated"] = true;
+    m["estimate_method"] = replay_estimate_method(s.backend, "engine call", "GPops", last, s.gpops.size()) +
+                           "; the recorded run's host time (its wall time less its engine calls) added; replayed counts equal to "
+                           "the recorded ones";
+    m["run_seconds"] = median;
+    m["replayed_calls"] = kept;
+    m["recorded_calls"] = s.calls.size();
+    m["recorded_backend"] = s.backend;
+    m["engine_calls"] = s.gpops.size();
+    m["recorded_run_seconds"] = s.run_seconds;
+    m["recorded_host_seconds"] = s.host_seconds();
+    m["gpops"] = last.work;
+    m["gpops_per_s_evaluation"] = last.seconds > 0 ? last.work / last.seconds : 0.0;
+    m["evaluation_seconds"] = last.seconds;
+    m["gpops_definition"] = rules::kGpopsDefinition;
+    m["terminals_counted"] = true;
+    m["record_file"] = path;
+    m["engine_phases"] = engine_phases.to_json();
+    if (ojson launch = engine.describe(); !launch.empty()) m["engine"] = launch;
+    res.validation = {{"reference_backend", s.backend},
+                      {"quantity", "counts of the replayed engine calls against the recording run's (hash of every count)"},
+                      {"max_error", mismatched},
+                      {"tolerance", 0},
+                      {"passed", mismatched == 0}};
+    res.checksum = s.checksum;  // the recorded run's; the replay reproduced its counts
+    res.checksum_exact = false;
+    return res;
+  }
+
   // One untimed evaluation (an empty antecedent): loads kernels and sizes buffers.
   static void warm_up(rules::RuleEvaluator& e) {
     rules::RulePopulation pop;

@@ -6,6 +6,8 @@
 #include <numeric>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/stopwatch.hpp"
+#include "algorithms/gp_rules/pop_sample.hpp"
 #include "algorithms/gp_rules/fitness.hpp"
 
 namespace gpudm::gp_rules {
@@ -169,7 +171,10 @@ class PopulationEvaluator {
       out = std::make_shared<rules::RuleCounts>();
       pool_.push_back(out);
     }
+    Stopwatch sw;
     engine_.evaluate(tokens_, *out, stats_.engine, want);
+    stats_.engine_call_seconds += sw.seconds();
+    if (stats_.recorder) stats_.recorder->on_call(tokens_, want, *out);
     ++stats_.evaluations;
     stats_.rules_evaluated += trees.size();
     stats_.gpops += out->gpops;

@@ -41,6 +41,8 @@
 
 namespace gpudm::gp_rules {
 
+class PopulationRecorder;  // pop_sample.hpp
+
 enum class Algorithm { falco, tan, bojarczuk };
 const std::vector<std::pair<std::string, Algorithm>>& algorithm_names();
 const char* to_string(Algorithm a);
@@ -76,6 +78,8 @@ struct RunStats {
   int generations = 0;                    // run, summed over class runs
   bool truncated = false;                 // stopped by gpops_budget
   std::vector<double> trace;              // best fitness after initialisation and each generation
+  double engine_call_seconds = 0.0;       // wall time inside the engine's evaluate calls
+  PopulationRecorder* recorder = nullptr;  // when set, sees every engine call (pop_sample.hpp)
   double evaluation_seconds() const { return phases.seconds("init_evaluation") + phases.seconds("evaluation"); }
 };
 

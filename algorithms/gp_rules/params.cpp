@@ -44,7 +44,24 @@ const ParamTable<GpCase>& case_params() {
         .range(0, 100);
     t.add("cpu_gpops_budget", &GpCase::cpu_gpops_budget,
           "host backends: stop after the generation in which this many GPops were evaluated and extrapolate the "
-          "whole-run time linearly in evaluations (metrics.estimated; 0: run everything)")
+          "whole-run time linearly in evaluations (metrics.estimated; biased when rules change size over the run: "
+          "replay_from is the tables' estimate; 0: run everything)")
+        .at_least(0);
+    t.add("record_every", &GpCase::record_every,
+          "record the population of engine calls 0, k, 2k, ... and the last, every call's GPops and the run's host "
+          "time in record_file, for replay_from on a host backend (0 = off)")
+        .at_least(0);
+    t.add("record_file", &GpCase::record_file,
+          "where record_every writes and replay_from reads ({experiment}, {dataset} (with its options), {algorithm}, "
+          "{seed} replaced)");
+    t.add("replay_from", &GpCase::replay_from,
+          "estimate instead of running the algorithm: replay the populations recorded by record_every (this file; "
+          "\"sample\" = record_file) on this backend, their counts checked against the recorded ones; time = the "
+          "recorded run's host time + its GPops per engine call x this backend's seconds per GPop, interpolated between "
+          "the sampled calls (algorithms/core/replay_estimate.hpp); flagged estimated");
+    t.add("replay_max_seconds", &GpCase::replay_max_seconds,
+          "replay_from: stop adding sampled calls once the first replay pass has taken this long (spread over the run; "
+          "at least one; 0 = no cap)")
         .at_least(0);
     t.add<int>("threads", [](GpCase& c) -> int& { return c.engine.threads; }, "OpenMP threads (0: the OpenMP default)")
         .range(0, 4096)

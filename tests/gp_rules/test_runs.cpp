@@ -8,6 +8,7 @@
 
 #include "algorithms/core/family.hpp"
 #include "algorithms/gp_rules/ga.hpp"
+#include "algorithms/gp_rules/pop_sample.hpp"
 #include "algorithms/gp_rules/report.hpp"
 #include "tests/common/equivalence.hpp"
 #include "tests/rules/engine_helpers.hpp"
@@ -126,6 +127,74 @@ TEST(GpRulesFamily, CrossValidationAndEstimatedRuns) {
   EXPECT_GT(est.metrics["run_seconds"].get<double>(), est.timing.median());
   EXPECT_EQ(est.metrics["evaluations"].get<int>(), 1);
   EXPECT_EQ(est.metrics["planned_evaluations"].get<int>(), 2 * 31);
+}
+
+// Issue 24: the replay estimate. A run records its engine calls (record_every); every backend
+// replays the sampled populations, reproduces their counts (validation) and estimates the whole
+// run from the recorded GPops per call; a tampered count hash fails validation; a sample of
+// another algorithm, or none, is refused.
+TEST(GpRulesFamily, ReplayOfARecordedRunOnEveryBackend) {
+  subtree::test::FixedProvider provider;
+  provider.add("rnd", rules::test::random_dataset(400, 6, 3, 5, 0.01, true));
+  const Registry reg = gp_registry();
+  auto family = make_gp_rules_family();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gpudm_gp_replay_test";
+  std::filesystem::remove_all(dir);
+  const std::string pattern = (dir / "{experiment}_{dataset}_{algorithm}_s{seed}.bin").string();
+  auto ctx_for = [&](const std::string& backend, nlohmann::json extra) {
+    nlohmann::json p = {{"algorithm", "tan"}, {"population", 24}, {"generations", 9}, {"stop_when_perfect", false},
+                        {"threads", 2}, {"record_file", pattern}};
+    for (auto it = extra.begin(); it != extra.end(); ++it) p[it.key()] = it.value();
+    CaseContext c = context(reg, provider, backend, p);
+    c.experiment_id = "replay_test";
+    return c;
+  };
+  EXPECT_THROW(family->run_case(ctx_for("sequential", {{"replay_from", "sample"}})), Unavailable);
+  const CaseResult rec = family->run_case(ctx_for("sequential", {{"record_every", 3}}));
+  ASSERT_EQ(rec.status, "ok");
+  const std::string file = (dir / "replay_test_rnd_tan_s3.bin").string();
+  ASSERT_EQ(rec.metrics["record_file"].get<std::string>(), file);
+  const auto calls = rec.metrics["engine_calls"].get<long long>();
+  EXPECT_EQ(calls, rec.metrics["evaluations"].get<long long>());
+  EXPECT_EQ(rec.metrics["recorded_calls"].get<long long>(), (calls - 1) / 3 + 1 + ((calls - 1) % 3 ? 1 : 0));  // 0, 3, ... and the last
+  for (const auto& b : reg.backends("gp_rules")) {
+    if (!b.available) continue;
+    const CaseResult r = family->run_case(ctx_for(b.backend, {{"replay_from", "sample"}}));
+    ASSERT_EQ(r.status, "ok") << b.backend;
+    EXPECT_TRUE(r.metrics["estimated"].get<bool>());
+    EXPECT_TRUE(r.validation["passed"].get<bool>()) << b.backend << " " << r.validation.dump();
+    EXPECT_EQ(r.metrics["replayed_calls"].get<long long>(), rec.metrics["recorded_calls"].get<long long>());
+    EXPECT_DOUBLE_EQ(r.metrics["gpops"].get<double>(), rec.metrics["gpops"].get<double>());
+    EXPECT_EQ(r.checksum, rec.checksum);
+    EXPECT_FALSE(r.checksum_exact);
+    EXPECT_GT(r.metrics["run_seconds"].get<double>(), 0.0);
+    EXPECT_NE(r.metrics["estimate_method"].get<std::string>().find("interpolated linearly"), std::string::npos);
+  }
+  // a time cap keeps at least one call
+  const CaseResult capped = family->run_case(ctx_for("sequential", {{"replay_from", "sample"}, {"replay_max_seconds", 1e-9}}));
+  EXPECT_EQ(capped.metrics["replayed_calls"].get<long long>(), 1);
+  // tampered counts
+  PopulationSample s = read_population_sample(file);
+  s.calls.front().counts_hash ^= 1;
+  const std::string bad = (dir / "tampered.bin").string();
+  write_population_sample(bad, s);
+  const CaseResult t = family->run_case(ctx_for("sequential", {{"replay_from", bad}}));
+  EXPECT_FALSE(t.validation["passed"].get<bool>());
+  // another algorithm's sample
+  EXPECT_THROW(family->run_case(ctx_for("sequential", {{"algorithm", "falco"}, {"replay_from", file}})), Error);
+  // a truncated file
+  {
+    std::ifstream in(file, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream((dir / "cut.bin").string(), std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  try {
+    read_population_sample((dir / "cut.bin").string());
+    ADD_FAILURE() << "a truncated sample was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cut.bin: truncated or corrupt population sample"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // The family's --train / --predict commands over one random dataset "rnd".
