@@ -14,6 +14,7 @@
 // otherwise. The checksum (classifier + fitness trace) is equal across backends.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <memory>
 
@@ -58,6 +59,7 @@ class GpRulesFamily final : public Family {
                   "gp_rules: dataset '" + ctx.dataset + "' is not a classification dataset");
     GpParams gp = p.gp;
     gp.gpops_budget = caps.host() ? p.cpu_gpops_budget : 0.0;
+    std::string declined;  // why a replay_from case runs in full
     const std::string record_path =
         expand_sample_pattern(p.record_file, ctx.experiment_id, sample_dataset_tag(ctx.dataset, ctx.dataset_options), ctx.seed,
                               {{"{algorithm}", to_string(gp.algorithm)}});
@@ -68,7 +70,19 @@ class GpRulesFamily final : public Family {
                                    : expand_sample_pattern(p.replay_from, ctx.experiment_id,
                                                            sample_dataset_tag(ctx.dataset, ctx.dataset_options), ctx.seed,
                                                            {{"{algorithm}", to_string(gp.algorithm)}});
-      return replay_case(ctx, *data, gp, p, *engine, path);
+      if (!std::filesystem::exists(path)) {
+        // A smoke run without the recording backend (no GPU) runs its tiny cases in full.
+        if (!ctx.smoke)
+          throw Unavailable("gp_rules: no population sample '" + path + "' to replay (run the recording case, record_every > 0, first)");
+        declined = "no population sample (the recording case did not run; a smoke run): run in full and measured";
+      } else {
+        PopulationSample sample = read_population_sample(path);
+        double recorded = 0.0;
+        for (double g : sample.gpops) recorded += g;
+        if (recorded > p.replay_above_gpops) return replay_case(ctx, *data, gp, p, *engine, path, std::move(sample));
+        declined = "the recorded run evaluated " + fmt_g(recorded) + " GPops (replay_above_gpops " + fmt_g(p.replay_above_gpops) +
+                   "): run in full and measured";
+      }
     }
 
     CaseResult res;
@@ -152,6 +166,7 @@ class GpRulesFamily final : public Family {
     const ojson rm = run_metrics(stats);
     for (auto it = rm.begin(); it != rm.end(); ++it) m[it.key()] = it.value();
     const double median = res.timing.median();
+    if (!declined.empty()) m["replay_declined"] = declined;
     m["estimated"] = stats.truncated;
     m["run_seconds"] = stats.truncated && stats.evaluations > 0
                            ? median * static_cast<double>(stats.planned_evaluations) / static_cast<double>(stats.evaluations)
@@ -169,11 +184,13 @@ class GpRulesFamily final : public Family {
 
  private:
   // replay_from: the sampled populations of a recorded run re-evaluated on this backend.
+  static std::string fmt_g(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3g", v);
+    return b;
+  }
   CaseResult replay_case(const CaseContext& ctx, const Dataset& data, const GpParams& gp, const GpCase& p,
-                         rules::RuleEvaluator& engine, const std::string& path) {
-    if (!std::filesystem::exists(path))
-      throw Unavailable("gp_rules: no population sample '" + path + "' to replay (run the recording case, record_every > 0, first)");
-    const PopulationSample s = read_population_sample(path);
+                         rules::RuleEvaluator& engine, const std::string& path, const PopulationSample s) {
     GPUDM_REQUIRE(s.rows == data.rows() && s.classes == static_cast<std::uint64_t>(data.num_classes()) && s.seed == ctx.seed &&
                       s.algorithm == to_string(gp.algorithm),
                   "gp_rules: population sample '" + path + "' was recorded for " + s.algorithm + " on " + std::to_string(s.rows) +
@@ -255,6 +272,7 @@ class GpRulesFamily final : public Family {
     m["gpops"] = last.work;
     m["gpops_per_s_evaluation"] = last.seconds > 0 ? last.work / last.seconds : 0.0;
     m["evaluation_seconds"] = last.seconds;
+    m["evaluation_share"] = median > 0 ? last.seconds / median : 0.0;  // of the last repetition's estimate
     m["gpops_definition"] = rules::kGpopsDefinition;
     m["terminals_counted"] = true;
     m["record_file"] = path;

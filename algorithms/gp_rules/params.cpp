@@ -63,6 +63,10 @@ const ParamTable<GpCase>& case_params() {
           "replay_from: stop adding sampled calls once the first replay pass has taken this long (spread over the run; "
           "at least one; 0 = no cap)")
         .at_least(0);
+    t.add("replay_above_gpops", &GpCase::replay_above_gpops,
+          "replay_from: replay only when the recorded run evaluated more GPops than this; a smaller run is run in full "
+          "and measured (metrics.replay_declined; 0 = always replay)")
+        .at_least(0);
     t.add<int>("threads", [](GpCase& c) -> int& { return c.engine.threads; }, "OpenMP threads (0: the OpenMP default)")
         .range(0, 4096)
         .backend_only();

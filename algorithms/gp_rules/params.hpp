@@ -20,6 +20,7 @@ struct GpCase {
   std::string record_file = ".cache/gp_pops/{experiment}_{dataset}_{algorithm}_s{seed}.bin";
   std::string replay_from;        // "" | "sample" (= record_file) | a path
   double replay_max_seconds = 0;  // replay: stop adding sampled calls once the first pass took this long
+  double replay_above_gpops = 0;  // replay only a recorded run of more GPops; smaller ones run in full
 };
 
 const ParamTable<GpCase>& case_params();

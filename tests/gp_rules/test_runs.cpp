@@ -170,6 +170,12 @@ TEST(GpRulesFamily, ReplayOfARecordedRunOnEveryBackend) {
     EXPECT_GT(r.metrics["run_seconds"].get<double>(), 0.0);
     EXPECT_NE(r.metrics["estimate_method"].get<std::string>().find("interpolated linearly"), std::string::npos);
   }
+  // a recorded run under replay_above_gpops is run in full instead
+  const CaseResult full = family->run_case(ctx_for("sequential", {{"replay_from", "sample"}, {"replay_above_gpops", 1e30}}));
+  EXPECT_FALSE(full.metrics["estimated"].get<bool>());
+  EXPECT_NE(full.metrics["replay_declined"].get<std::string>().find("run in full"), std::string::npos);
+  EXPECT_TRUE(full.checksum_exact);
+  EXPECT_EQ(full.checksum, rec.checksum);
   // a time cap keeps at least one call
   const CaseResult capped = family->run_case(ctx_for("sequential", {{"replay_from", "sample"}, {"replay_max_seconds", 1e-9}}));
   EXPECT_EQ(capped.metrics["replayed_calls"].get<long long>(), 1);
