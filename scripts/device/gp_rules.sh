@@ -4,15 +4,16 @@
 # 10-minute limit. Results go to results/<gpu-tag>/ in the tree (run_experiment's default), logs to
 # logs/gp_rules/, and both are packed into $OUT/results.tar.gz (as scripts/device/run_all.sh).
 #   OUT=$OUT scripts/device/gp_rules.sh [STAGE...]      (default: tests)
-# Stages (estimated on one H100/H200 with 16 cores; CPU baselines use cpu_gpops_budget, see the
+# Stages (estimated on one H100/H200 with 16 cores; Tables 3-5's host baselines: full runs up to
+# 1.2e11 GPops, above that the replay of the CUDA run's recorded populations (issue 24), see the
 # configs' notes):
 #   build     run_all.sh build of the targets below (also done first by any stage when missing)
 #   tests     test_rule_engine, test_gp_rules_runs (their /cuda instances: every path, layout,
 #             rows per thread), test_gp_rules                                          ~1 min
 #   engine    configs/gp_engine.json: engine GPops/s, CUDA configurations, OpenMP 16 vs 1  ~1 min
-#   table3    configs/gp_table3.json (Falco)                                           ~3 min
+#   table3    configs/gp_table3.json (Falco)                                           ~4-6 min
 #   table4    configs/gp_table4.json (Bojarczuk)                                       ~1.5 min
-#   table5    configs/gp_table5.json (Tan)                                             ~3.5 min
+#   table5    configs/gp_table5.json (Tan)                                             ~3-5 min
 #   table1    configs/gp_table1.json (phase breakdown, sequential + CUDA fast/faithful) ~3 min
 #   fig14     configs/gp_fig14.json --resume (nothing runs again after table3-5) + the plot
 #   accuracy  configs/gp_accuracy.json (10-fold CV, CUDA; results/cpu/sklearn_tree_cv.json
