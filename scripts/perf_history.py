@@ -54,13 +54,19 @@ def git(*args):
     return subprocess.run(["git", "-C", ROOT, *args], capture_output=True, text=True, check=True).stdout
 
 
+def exists_at(sha, path):
+    return subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{sha}:{path}"], capture_output=True).returncode == 0
+
+
 def versions(path):
-    """[(sha, unix time, subject)] of the commits that changed `path`, oldest first."""
+    """[(sha, unix time, subject)] of the commits that changed `path`, oldest first; a commit that
+    removed it (moved aside, re-added later) is not a version."""
     out = git("log", "--reverse", "--format=%H %ct %s", "--", path)
     vs = []
     for line in out.splitlines():
         sha, t, subject = (line.split(" ", 2) + [""])[:3]
-        vs.append((sha, int(t), subject))
+        if exists_at(sha, path):
+            vs.append((sha, int(t), subject))
     return vs
 
 
