@@ -416,7 +416,7 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
       notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["ratio"][0].get<std::string>() + "\" / \"" +
                       c["ratio"][1].get<std::string>() + "\" (medians of the same run).");
   if (any_surrogate) notes.push_back(std::string(kSurrogate) + " surrogate dataset: a generated stand-in with the real one's shape (datasets/catalog.json).");
-  if (any_estimated) notes.push_back("* estimated: extrapolated from a measured fraction of the iterations (metrics.estimated).");
+  if (any_estimated) notes.push_back("* estimated (metrics.estimated): not a whole measured run; the method is in metrics.estimate_method and the notes below (a replay of the recorded run, or a measured part of the run scaled).");
   if (spec.contains("notes"))
     for (const auto& n : spec["notes"]) notes.push_back(n.get<std::string>());
   for (const auto& r : reasons.lines) notes.push_back(r);
@@ -545,7 +545,7 @@ void render_default(const ojson& results, RenderedTables& out) {
   std::vector<std::string> notes;
   notes.push_back("Times are wall clock per repetition after warm-up (median, min, max over the repetitions).");
   if (any_surrogate) notes.push_back(std::string(kSurrogate) + " surrogate dataset: a generated stand-in with the real one's shape (datasets/catalog.json).");
-  if (any_estimated) notes.push_back("* estimated: extrapolated from a measured fraction of the iterations (metrics.estimated).");
+  if (any_estimated) notes.push_back("* estimated (metrics.estimated): not a whole measured run; the method is in metrics.estimate_method and the notes below (a replay of the recorded run, or a measured part of the run scaled).");
   for (const auto& r : reasons.lines) notes.push_back(r);
   for (const auto& n : notes) out.markdown += "- " + n + "\n";
   out.markdown += "\n";

@@ -286,6 +286,25 @@ bool GmtEA::mutate_expand(Tree& t, int n, Rng& rng) {
 }
 
 namespace {
+// Levels of the subtree at i (a leaf: 1).
+int subtree_levels(const Tree& t, int i) {
+  thread_local std::vector<int> stack;
+  stack.assign(1, i);
+  const int d0 = t.node(i).depth;
+  int deepest = d0;
+  while (!stack.empty()) {
+    const int k = stack.back();
+    stack.pop_back();
+    const TreeNode& n = t.node(k);
+    deepest = std::max(deepest, n.depth);
+    if (!n.is_leaf()) {
+      stack.push_back(n.left);
+      stack.push_back(n.left + 1);
+    }
+  }
+  return deepest - d0 + 1;
+}
+
 // Stable order of `list` by integer key (ascending), keys in [0, range): a counting sort, the same
 // permutation std::stable_sort gives, without a comparison sort or an allocation per call.
 void stable_by_key(std::vector<int>& list, const std::vector<int>& key, int range, std::vector<int>& start, std::vector<int>& out) {
@@ -302,6 +321,7 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
   Tree& t = ind.tree;
   // Per-thread scratch (mutate runs for ~80 % of a generation's individuals, on the host threads).
   thread_local std::vector<int> leaves, internal, ranked_leaves, ranked_internal, key, start, out, rank_sum;
+  thread_local std::vector<std::pair<double, int>> keyed;
   leaves.clear();
   internal.clear();
   for (int i = 0; i < t.size(); ++i) (t.node(i).is_leaf() ? leaves : internal).push_back(i);
@@ -313,8 +333,12 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
     const bool pick_leaf = internal.empty() || rng.bernoulli(0.5);
     if (pick_leaf && !have_leaves) {
       // Higher error first.
-      ranked_leaves = leaves;
-      std::stable_sort(ranked_leaves.begin(), ranked_leaves.end(), [&](int x, int y) { return sse(x) > sse(y); });
+      // (the same stable order as sorting the node ids by sse, on a compact copy of the keys)
+      keyed.clear();
+      for (int i : leaves) keyed.emplace_back(sse(i), i);
+      std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      ranked_leaves.clear();
+      for (const auto& k : keyed) ranked_leaves.push_back(k.second);
       have_leaves = true;
     }
     if (!pick_leaf && !have_internal) {
@@ -333,9 +357,10 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
       rank_sum.assign(n, 0);
       for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(by_level[k])] += static_cast<int>(k);
       by_level.resize(n);
-      for (std::size_t k = 0; k < n; ++k) by_level[k] = static_cast<int>(k);
-      std::stable_sort(by_level.begin(), by_level.end(), [&](int x, int y) { return sse(internal[static_cast<std::size_t>(x)]) > sse(internal[static_cast<std::size_t>(y)]); });
-      for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(by_level[k])] += static_cast<int>(k);
+      keyed.clear();
+      for (std::size_t k = 0; k < n; ++k) keyed.emplace_back(sse(internal[k]), static_cast<int>(k));
+      std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(keyed[k].second)] += static_cast<int>(k);
       // stable order by the rank sum (in [0, 2n - 2]), then the nodes themselves
       by_level.resize(n);
       for (std::size_t k = 0; k < n; ++k) by_level[k] = static_cast<int>(k);
@@ -383,7 +408,25 @@ int GmtEA::crossover(Individual& a, Individual& b, Rng& rng) {
     y = ib[rng.below(ib.size())];
   }
   int changed = 0;
-  const Tree backup_a = variant == 1 ? Tree() : ta, backup_b = variant == 1 ? Tree() : tb;  // variant 1 keeps the shape
+  // Every variant but 1 moves a subtree: the result is too deep when a moved subtree is, at its
+  // new place (both trees are within max_depth before, so nothing else can be). Decided before the
+  // edit, so no copy of the two trees is needed to undo it; trees already too deep keep the undo.
+  const bool within = variant == 1 || (ta.levels() <= p_.max_depth && tb.levels() <= p_.max_depth);
+  if (variant != 1 && within) {
+    const int at_x = ta.node(x).depth + subtree_levels(tb, y);  // tb's subtree y at ta's x
+    const int at_y = tb.node(y).depth + subtree_levels(ta, x);
+    bool too_deep = at_x > p_.max_depth || at_y > p_.max_depth;
+    if (variant == 3) {  // one direction only: the lower-error subtree replaces the other
+      const NodeStats &sx = ta.node(x).stats, &sy = tb.node(y).stats;
+      if (sx.count > 0 && sy.count > 0) {
+        const double ex = sx.sse / double(sx.count), ey = sy.sse / double(sy.count);
+        too_deep = ex < ey ? at_y > p_.max_depth : at_x > p_.max_depth;
+      }
+    }
+    if (variant == 0 && x == 0 && y == 0) too_deep = false;  // (returns 0 below)
+    if (too_deep) return 0;
+  }
+  const Tree backup_a = variant == 1 || within ? Tree() : ta, backup_b = variant == 1 || within ? Tree() : tb;
   switch (variant) {
     case 0: {  // exchange subtrees (a subtree keeps its statistics where it goes)
       if (x == 0 && y == 0) return 0;
@@ -434,7 +477,7 @@ int GmtEA::crossover(Individual& a, Individual& b, Rng& rng) {
       }
     }
   }
-  if (ta.levels() > p_.max_depth || tb.levels() > p_.max_depth) {  // both back as they were
+  if (!within && (ta.levels() > p_.max_depth || tb.levels() > p_.max_depth)) {  // both back as they were
     ta = backup_a;
     tb = backup_b;
     return 0;

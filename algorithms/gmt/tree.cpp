@@ -138,12 +138,18 @@ void Tree::append_model(TreeNode& n, View<std::int32_t> a, View<double> c) {
 }
 
 template <class Subst>
-Tree Tree::build(Source root, Subst sub, std::vector<Source>* sources) {
+Tree Tree::build(Source root, Subst sub, std::vector<Source>* sources, std::size_t nodes_hint, std::size_t attrs_hint,
+                 std::size_t coefs_hint) {
   Tree out;
   out.nodes_.clear();
-  std::vector<Source> local;
+  // Sized once (the hints: the source trees' sizes), so an edit costs one allocation per array.
+  out.nodes_.reserve(nodes_hint);
+  out.attr_pool_.reserve(attrs_hint);
+  out.coef_pool_.reserve(coefs_hint);
+  thread_local std::vector<Source> local;  // (build is not reentrant: sub() only maps sources)
   std::vector<Source>& src = sources ? *sources : local;
   src.clear();
+  src.reserve(nodes_hint);
   root = sub(root);
   src.push_back(root);
   out.nodes_.push_back(root.tree->node(root.node));
@@ -180,28 +186,42 @@ Tree Tree::join(int attr, float threshold, const Tree& left, const Tree& right) 
   base.nodes_[0].left = 1;
   base.nodes_[1].parent = base.nodes_[2].parent = 0;
   base.nodes_[1].depth = base.nodes_[2].depth = 1;
-  return build(Source{&base, 0}, [&](Source s) {
-    if (s.tree == &base && s.node == 1) return Source{&left, 0};
-    if (s.tree == &base && s.node == 2) return Source{&right, 0};
-    return s;
-  });
+  return build(
+      Source{&base, 0},
+      [&](Source s) {
+        if (s.tree == &base && s.node == 1) return Source{&left, 0};
+        if (s.tree == &base && s.node == 2) return Source{&right, 0};
+        return s;
+      },
+      nullptr, left.nodes_.size() + right.nodes_.size() + 1, left.attr_pool_.size() + right.attr_pool_.size(),
+      left.coef_pool_.size() + right.coef_pool_.size());
 }
 
 Tree Tree::extract(int i) const {
-  return build(Source{this, i}, [](Source s) { return s; });
+  return build(Source{this, i}, [](Source s) { return s; }, nullptr, nodes_.size(), attr_pool_.size(), coef_pool_.size());
 }
 
 void Tree::replace(int i, const Tree& sub) {
-  *this = build(Source{this, 0}, [&](Source s) {
-    if (s.tree == this && s.node == i) return Source{&sub, 0};
-    return s;
-  });
+  *this = build(
+      Source{this, 0},
+      [&](Source s) {
+        if (s.tree == this && s.node == i) return Source{&sub, 0};
+        return s;
+      },
+      nullptr, nodes_.size() + sub.nodes_.size(), attr_pool_.size() + sub.attr_pool_.size(),
+      coef_pool_.size() + sub.coef_pool_.size());
 }
 
 void Tree::make_leaf(int i, const std::vector<int>& attrs) { replace(i, leaf(attrs)); }
 
 Tree Tree::grafted(const std::vector<int>& at, const std::vector<Source>& with, std::vector<Source>* sources) const {
   GPUDM_REQUIRE(at.size() == with.size(), "gmt: grafted() needs one source per node");
+  std::size_t nodes = nodes_.size(), attrs = attr_pool_.size(), coefs = coef_pool_.size();
+  for (const Source& w : with) {
+    nodes += w.tree->nodes_.size();
+    attrs += w.tree->attr_pool_.size();
+    coefs += w.tree->coef_pool_.size();
+  }
   return build(
       Source{this, 0},
       [&](Source s) {
@@ -210,7 +230,7 @@ Tree Tree::grafted(const std::vector<int>& at, const std::vector<Source>& with, 
             if (at[k] == s.node) return with[k];
         return s;
       },
-      sources);
+      sources, nodes, attrs, coefs);
 }
 
 void Tree::set_model(int i, const std::vector<int>& a) {

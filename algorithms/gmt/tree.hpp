@@ -134,8 +134,10 @@ class Tree {
 
  private:
   // Rebuilds from `root` breadth-first; `sub(source)` may substitute another source.
+  // The hints size the new arrays (upper bounds of the result's nodes and pool entries).
   template <class Subst>
-  static Tree build(Source root, Subst sub, std::vector<Source>* sources = nullptr);
+  static Tree build(Source root, Subst sub, std::vector<Source>* sources, std::size_t nodes_hint, std::size_t attrs_hint,
+                    std::size_t coefs_hint);
   void append_model(TreeNode& n, View<std::int32_t> a, View<double> c);
 
   std::vector<TreeNode> nodes_;
