@@ -9,6 +9,7 @@
 
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/json_limits.hpp"
+#include "algorithms/core/text.hpp"
 #include "datasets/generators.hpp"
 #include "datasets/loaders.hpp"
 #include "datasets/user_file.hpp"
@@ -22,18 +23,6 @@
 
 namespace gpudm::datasets {
 namespace {
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
   std::string s;
@@ -177,7 +166,7 @@ const ojson& Catalog::entry(const std::string& name) const {
   std::string best;
   std::size_t best_d = ~std::size_t{0};
   for (const auto& [n, i] : index_) {
-    const std::size_t d = edit_distance(name, n);
+    const std::size_t d = levenshtein(name, n);
     if (d < best_d) {
       best_d = d;
       best = n;

@@ -10,25 +10,17 @@
 #include <unordered_map>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/text.hpp"
 #include "datasets/fields.hpp"
 #include "datasets/file_bytes.hpp"
 
 namespace gpudm::datasets {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string lower(std::string_view s) {
-  std::string r(s);
-  for (char& c : r) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return r;
-}
+// Within a line: spaces and tabs, not newlines (a quoted field may hold one).
+constexpr std::string_view kLineSpaces = " \t\r\v\f";
+bool is_space(char c) { return kLineSpaces.find(c) != std::string_view::npos; }
+std::string_view trim(std::string_view s) { return ::gpudm::trim(s, kLineSpaces); }
 
 std::string shorten(std::string_view s) {
   if (s.size() <= 40) return std::string(s);

@@ -1,3 +1,4 @@
+#include "algorithms/core/text.hpp"
 #include "datasets/user_file.hpp"
 
 #include <sys/stat.h>
@@ -13,15 +14,9 @@
 namespace gpudm::datasets {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && std::equal(suffix.rbegin(), suffix.rend(), s.rbegin(), [](char a, char b) {
-           return std::tolower(static_cast<unsigned char>(a)) == b;
-         });
-}
-
 // The extension (lower case, ".gz" stripped): "iris.CSV.gz" -> ".csv".
 std::string extension_of(std::string path) {
-  if (ends_with(path, ".gz")) path.resize(path.size() - 3);
+  if (ends_with_ci(path, ".gz")) path.resize(path.size() - 3);
   const std::size_t slash = path.find_last_of('/');
   const std::size_t dot = path.find_last_of('.');
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";

@@ -17,7 +17,9 @@
 #include <memory>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/files.hpp"
 #include "algorithms/core/json_limits.hpp"
+#include "algorithms/core/text.hpp"
 #include "algorithms/core/machine.hpp"
 #include "gpudm/build_info.hpp"
 
@@ -46,18 +48,6 @@ std::string shell_quote(const std::string& s) {
     else q += c;
   }
   return q + "'";
-}
-
-std::string trim(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  std::size_t i = 0;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return s.substr(i);
-}
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::vector<std::string> words(const std::string& s) {
@@ -110,7 +100,7 @@ ojson git_state(const std::string& source_dir) {
     have_sha = capture(git + "rev-parse HEAD 2>/dev/null", out) && !trim(out).empty();
   }
   if (have_sha) {
-    j["git_sha"] = trim(out);
+    j["git_sha"] = std::string(trim(out));
     // Untracked files count (CMake globs pick them up); the results folder itself does not.
     std::string status;
     if (capture(git + "status --porcelain -- . ':(exclude)results' 2>/dev/null", status))
@@ -142,8 +132,8 @@ ojson make_provenance(const std::vector<std::string>& argv) {
   p["build_type"] = build_info::kBuildType;
   p["compiler"] = build_info::kCxxCompiler;
   p["cuda_compiler"] = build_info::kHaveCuda ? ojson(build_info::kCudaCompiler) : ojson(nullptr);
-  p["cuda_version"] = build_info::kHaveCuda ? ojson(trim(std::string(build_info::kCudaCompiler).substr(
-                                                  std::string(build_info::kCudaCompiler).find(' ') + 1)))
+  p["cuda_version"] = build_info::kHaveCuda ? ojson(std::string(trim(std::string(build_info::kCudaCompiler).substr(
+                                                  std::string(build_info::kCudaCompiler).find(' ') + 1))))
                                             : ojson(nullptr);
   p["cuda_architectures"] = build_info::kHaveCuda ? ojson(build_info::kCudaArchitectures) : ojson(nullptr);
   p["openmp"] = build_info::kHaveOpenmp;
@@ -209,51 +199,9 @@ std::string machine_tag(const ojson& environment) {
 
 namespace {
 
-// Writes all of `data` to `fd`; "" or the reason.
-std::string write_all(int fd, const char* data, std::size_t size) {
-  std::size_t done = 0;
-  while (done < size) {
-    const ssize_t n = ::write(fd, data + done, size - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return std::strerror(errno);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  return "";
-}
-
 std::string one_record_line(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n"; }
 
 }  // namespace
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-  const fs::path target(path);
-  std::error_code ec;
-  if (target.has_parent_path()) {
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) throw Error(target.parent_path().string() + ": cannot create folder: " + ec.message());
-  }
-  // The temp file lives in the target's folder so the rename stays on one file system.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(tmp + ": cannot create: " + std::strerror(errno));
-  if (const std::string why = write_all(fd, content.data(), content.size()); !why.empty()) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw Error(tmp + ": write failed: " + why);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw Error(tmp + ": cannot flush: " + why);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw Error(path + ": cannot replace: " + why);
-  }
-}
 
 std::string dump_results(const ojson& doc) {
   // Reasons may quote bytes from a bad data file: replace invalid UTF-8 rather than throw.

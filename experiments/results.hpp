@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/core/files.hpp"
+
 namespace gpudm::experiments {
 
 using ojson = nlohmann::ordered_json;
@@ -33,9 +35,7 @@ std::string cpu_tag_from_model(const std::string& cpu_model);
 // Tag of the machine from an environment block: the first device's tag, else the CPU's.
 std::string machine_tag(const ojson& environment);
 
-// Writes `content` to `path` atomically: the old file (if any) stays intact until the new one
-// is complete on disk. Creates the parent folder. Throws gpudm::Error on failure.
-void write_file_atomic(const std::string& path, const std::string& content);
+using ::gpudm::write_file_atomic;  // algorithms/core/files.hpp
 
 // ordered_json with 2-space indent and a trailing newline (readable diffs).
 std::string dump_results(const ojson& doc);

@@ -8,12 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/core/text.hpp"
+
 namespace gpudm::experiments {
 
 using ojson = nlohmann::ordered_json;
 
-// Edit distance (insert/delete/substitute, unit cost).
-std::size_t levenshtein(std::string_view a, std::string_view b);
+using ::gpudm::levenshtein;  // algorithms/core/text.hpp
 
 // " (did you mean 'x'?)" for the candidate nearest to `word` when it is close enough to be a
 // plausible typo, otherwise " (valid: a, b, c)" listing the candidates; "" without candidates.

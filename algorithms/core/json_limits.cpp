@@ -46,25 +46,6 @@ void require_json_depth(std::string_view text, const std::string& source, std::s
   if (std::string why = json_depth_error(text, source, max_depth); !why.empty()) throw Error(why);
 }
 
-std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw Error(what + " " + path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  const std::string limit = std::to_string(max_bytes >> 20) + " MiB";
-  if (::fstat(fileno(f.get()), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes)
-    throw Error(what + " " + path + ": " + std::to_string(st.st_size) + " bytes, larger than the limit of " + limit);
-  std::string out;
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) {
-    if (out.size() + n > max_bytes)
-      throw Error(what + " " + path + ": larger than the limit of " + limit);
-    out.append(buf, n);
-  }
-  if (std::ferror(f.get())) throw Error(what + " " + path + ": read error: " + std::strerror(errno));
-  return out;
-}
-
 nlohmann::json cli_json_value(const std::string& text, const std::string& source) {
   require_json_depth(text, source);
   nlohmann::json v = nlohmann::json::parse(text, nullptr, false);

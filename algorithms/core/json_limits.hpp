@@ -11,6 +11,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "algorithms/core/files.hpp"
+
 namespace gpudm {
 
 // Deepest nesting of arrays/objects accepted anywhere (the deepest file we write, a GMT model
@@ -28,9 +30,7 @@ std::string json_depth_error(std::string_view text, const std::string& source, s
 // Throws gpudm::Error with that message.
 void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth = kMaxJsonDepth);
 
-// Reads a file the user gave, refusing one larger than `max_bytes`; throws gpudm::Error
-// "<what> <path>: cannot open ..." / "... is N bytes; the limit is M".
-std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+// read_capped_file: algorithms/core/files.hpp (included here for its callers).
 
 // An integer field of a file the user gave, in [lo, hi], checked before it is narrowed (nlohmann's
 // get<int>() wraps 4294967296 to 0); throws gpudm::Error "<what> must be an integer in [lo, hi],

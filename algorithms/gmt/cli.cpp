@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 
+#include "algorithms/core/files.hpp"
 #include "algorithms/core/cli_numbers.hpp"
 #include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
@@ -99,15 +100,7 @@ Dataset resolve(const std::string& name, long long rows, const CliEnv& env) {
   return *p;
 }
 
-void write_json(const std::string& path, const nlohmann::ordered_json& j) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream o(tmp);
-    GPUDM_REQUIRE(o.good(), "cannot write '" + path + "'");
-    o << j.dump(2) << '\n';
-  }
-  GPUDM_REQUIRE(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename '" + tmp + "' to '" + path + "'");
-}
+void write_json(const std::string& path, const nlohmann::ordered_json& j) { write_file_atomic(path, j.dump(2) + "\n"); }
 
 // Without --backend: a host thread pool when one is available (the fastest backend that needs no
 // device), else the reference.

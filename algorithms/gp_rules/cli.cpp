@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "algorithms/core/files.hpp"
 #include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
@@ -87,15 +88,7 @@ std::shared_ptr<const Dataset> resolve(const std::string& name, CommandEnv& env)
   return d;
 }
 
-void write_json(const std::string& path, const nlohmann::ordered_json& j) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream o(tmp);
-    GPUDM_REQUIRE(o.good(), "cannot write '" + path + "'");
-    o << j.dump(2) << '\n';
-  }
-  GPUDM_REQUIRE(std::rename(tmp.c_str(), path.c_str()) == 0, "cannot rename '" + tmp + "' to '" + path + "'");
-}
+void write_json(const std::string& path, const nlohmann::ordered_json& j) { write_file_atomic(path, j.dump(2) + "\n"); }
 
 bool wants_help(const std::vector<std::string>& a) {
   for (const auto& s : a)

@@ -1,10 +1,11 @@
 #include "algorithms/gp_rules/pop_sample.hpp"
 
 #include <cstring>
-#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/files.hpp"
 
 namespace gpudm::gp_rules {
 
@@ -24,7 +25,7 @@ std::uint64_t fnv(const void* p, std::size_t n, std::uint64_t h) {
 
 class Out {
  public:
-  explicit Out(std::ofstream& f) : f_(f) {}
+  explicit Out(std::ostream& f) : f_(f) {}
   template <class T>
   void put(const T& v) { f_.write(reinterpret_cast<const char*>(&v), sizeof v); }
   void str(const std::string& s) {
@@ -38,7 +39,7 @@ class Out {
   }
 
  private:
-  std::ofstream& f_;
+  std::ostream& f_;
 };
 
 class In {
@@ -115,36 +116,29 @@ PopulationSample PopulationRecorder::finish() const {
 }
 
 void write_population_sample(const std::string& path, const PopulationSample& s) {
-  const std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    GPUDM_REQUIRE(f.good(), tmp + ": cannot write the population sample");
-    Out o(f);
-    f.write(kMagic, sizeof kMagic);
-    o.put(kVersion);
-    o.str(s.dataset);
-    o.str(s.algorithm);
-    o.put(s.rows);
-    o.put(s.classes);
-    o.put(s.seed);
-    o.put(static_cast<std::uint64_t>(s.calls.size()));
-    for (const SampledCall& c : s.calls) {
-      o.put(c.call);
-      o.put(static_cast<std::uint32_t>(c.want == rules::Want::counts ? 0 : 1));
-      o.vec(c.pop.words);
-      o.vec(c.pop.rule_begin);
-      o.put(c.counts_hash);
-    }
-    o.str(s.backend);
-    o.vec(s.gpops);
-    o.put(s.run_seconds);
-    o.put(s.engine_seconds);
-    o.str(s.checksum);
-    GPUDM_REQUIRE(f.good(), tmp + ": write failed");
+  std::ostringstream f(std::ios::binary);
+  Out o(f);
+  f.write(kMagic, sizeof kMagic);
+  o.put(kVersion);
+  o.str(s.dataset);
+  o.str(s.algorithm);
+  o.put(s.rows);
+  o.put(s.classes);
+  o.put(s.seed);
+  o.put(static_cast<std::uint64_t>(s.calls.size()));
+  for (const SampledCall& c : s.calls) {
+    o.put(c.call);
+    o.put(static_cast<std::uint32_t>(c.want == rules::Want::counts ? 0 : 1));
+    o.vec(c.pop.words);
+    o.vec(c.pop.rule_begin);
+    o.put(c.counts_hash);
   }
-  std::filesystem::rename(tmp, path);
+  o.str(s.backend);
+  o.vec(s.gpops);
+  o.put(s.run_seconds);
+  o.put(s.engine_seconds);
+  o.str(s.checksum);
+  write_file_atomic(path, f.str());
 }
 
 PopulationSample read_population_sample(const std::string& path) {

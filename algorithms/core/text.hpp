@@ -1,0 +1,20 @@
+#pragma once
+// Text helpers shared by every layer (one home: issue 25).
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace gpudm {
+
+// Edit distance (insertions, deletions, substitutions of one character each).
+std::size_t levenshtein(std::string_view a, std::string_view b);
+
+inline constexpr std::string_view kSpaces = " \t\n\r\v\f";
+// `s` without leading and trailing characters of `chars` (by default every isspace character).
+std::string_view trim(std::string_view s, std::string_view chars = kSpaces);
+// ASCII lower case.
+std::string lower(std::string_view s);
+// Whether `s` ends with `suffix`, ignoring ASCII case.
+bool ends_with_ci(std::string_view s, std::string_view suffix);
+
+}  // namespace gpudm
