@@ -607,6 +607,18 @@ Dataset load_file(const std::string& path, const LoadOptions& options, LoadInfo*
   return d;
 }
 
+Dataset load_regression_csv(const std::string& path) {
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".csv") == 0) name.resize(name.size() - 4);
+  LoadOptions o;
+  o.dataset = name;
+  o.header = true;
+  o.task = Task::regression;
+  o.label_column = -1;
+  o.missing = {"?", ""};
+  return load_csv(path, o);
+}
+
 Dataset load_csv(const std::string& path, LoadOptions o, LoadInfo* info) {
   o.format = "csv";
   return load_file(path, o, info);

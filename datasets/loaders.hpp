@@ -69,6 +69,10 @@ Dataset load_file(const std::string& path, const LoadOptions& options, LoadInfo*
 
 // The same with the format fixed (options.format is overridden).
 Dataset load_csv(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);         // also UCI .data
+// A plain CSV regression file (the GMT learner's and the Weka study's format,
+// algorithms/gmt/csv.hpp): a header row, the target in the last column, "?" or an empty cell
+// missing; named by the file's stem.
+Dataset load_regression_csv(const std::string& path);
 Dataset load_tsv(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);
 Dataset load_whitespace(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);  // space separated
 Dataset load_arff(const std::string& path, LoadOptions options, LoadInfo* info = nullptr);

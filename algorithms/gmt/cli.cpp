@@ -86,12 +86,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
 }
 
 Dataset resolve(const std::string& name, long long rows, const CliEnv& env) {
-  if (is_csv_path(name) && env.datasets == nullptr) {  // run_experiment's provider reads files itself
-    Dataset d = load_csv(name);
-    if (rows > 0 && static_cast<std::size_t>(rows) < d.rows()) d = d.slice(0, static_cast<std::size_t>(rows));
-    return d;
-  }
-  GPUDM_REQUIRE(env.datasets != nullptr, "dataset '" + name + "': no dataset catalog in this tool; pass a .csv file");
+  GPUDM_REQUIRE(env.datasets != nullptr, "dataset '" + name + "': this tool has no dataset provider");
   nlohmann::json opt = nlohmann::json::object();
   if (rows > 0) opt["rows"] = rows;
   auto p = env.datasets->get(name, opt);

@@ -16,7 +16,7 @@ namespace gmt {
 
 struct CliEnv {
   const Registry* registry = nullptr;      // must hold the "gmt" backends
-  DatasetProvider* datasets = nullptr;     // may be null: then only .csv paths work
+  DatasetProvider* datasets = nullptr;     // the datasets (run_experiment: the catalog; gmt_learner: CSV files)
 };
 
 std::string cli_usage();

@@ -47,7 +47,7 @@ build() {
 }
 needs_build=0
 for t in $TARGETS; do [ -e "$BUILD/$(case $t in test_rule_engine) echo tests/rules/$t;; test_gp_rules*) echo tests/gp_rules/$t;;
-  run_experiment) echo experiments/$t;; *) echo algorithms/gp_rules/$t;; esac)" ] || needs_build=1; done
+  run_experiment) echo experiments/$t;; *) echo tools/$t;; esac)" ] || needs_build=1; done
 for s in "${STAGES[@]}"; do [ "$s" = build ] && needs_build=1; done
 [ $needs_build = 1 ] && build
 

@@ -4,7 +4,7 @@
 Runs River's HoeffdingTreeClassifier (mode "tree") and ARFClassifier (mode "forest": n_models=100,
 lambda=1, sqrt features, one ADWIN per tree, no background trees) prequentially
 (predict_one, then learn_one) on the same streams our learners see: each stream is exported by
-build/algorithms/vfdt/vfdt_export as integer codes (binary, nominal, quantile-binned numeric),
+build/tools/vfdt_export as integer codes (binary, nominal, quantile-binned numeric),
 and every attribute is declared nominal so River splits multiway on the codes as ours does.
 Hoeffding parameters match ours: delta 1e-7, tau 0.05, grace period 200, majority-class leaves.
 The forest runs with each vote (--votes): River's own vote ("soft": the sum of the trees' class
@@ -146,7 +146,7 @@ def prequential(model, rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    ap.add_argument("--export-tool", default=os.path.join(root, "build", "algorithms", "vfdt", "vfdt_export"))
+    ap.add_argument("--export-tool", default=os.path.join(root, "build", "tools", "vfdt_export"))
     ap.add_argument("--out", default=os.path.join(root, "results", "cpu", "river_vfdt.json"))
     ap.add_argument("--tree-rows", type=int, default=200000, help="prefix for the single tree (0 = all)")
     ap.add_argument("--forest-rows", type=int, default=5000, help="prefix for the forest of 100 (0 = all)")

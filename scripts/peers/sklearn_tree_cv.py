@@ -2,7 +2,7 @@
 """scikit-learn's DecisionTreeClassifier as the reference line of the gp_rules accuracy table.
 
 10-fold cross-validated test accuracy (pooled over the folds) on the same folds our learners use:
-each dataset is exported by build/algorithms/gp_rules/gp_rules_export with the fold of every row
+each dataset is exported by build/tools/gp_rules_export with the fold of every row
 (gp_rules::cv_folds: a seeded shuffle, row i of the shuffle in fold i mod k). Default parameters,
 random_state=0; missing values (none in the paper's datasets) are imputed with the training
 fold's column means, since scikit-learn 1.2's trees do not take NaN.
@@ -31,7 +31,7 @@ OPTIONS = {"poker_full": {"rows": 1025010}}
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--export", default="build/algorithms/gp_rules/gp_rules_export")
+    ap.add_argument("--export", default="build/tools/gp_rules_export")
     ap.add_argument("--datasets", default=",".join(DATASETS))
     ap.add_argument("--folds", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)

@@ -52,8 +52,8 @@ timed() {
     return $rc
   fi
 }
-SPLIT="$BUILD/algorithms/gmt/gmt_study_split"
-LEARNER="$BUILD/algorithms/gmt/gmt_learner"
+SPLIT="$BUILD/tools/gmt_study_split"
+LEARNER="$BUILD/tools/gmt_learner"
 [ -x "$SPLIT" ] && [ -x "$LEARNER" ] || { echo "build the targets gmt_study_split gmt_learner in $BUILD first" >&2; exit 1; }
 if [ -z "${GPUDM_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/datasets" ]; then
   export GPUDM_DATA_DIR="$(cd "$ROOT/../shared/datasets" && pwd)"

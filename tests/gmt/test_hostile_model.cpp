@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "datasets/csv_files.hpp"
 #include "algorithms/gmt/batch_sample.hpp"
 #include "algorithms/gmt/cli.hpp"
 #include "algorithms/gmt/params.hpp"
@@ -41,7 +42,8 @@ template <class F>
 std::pair<int, std::string> cli(F f, const std::vector<std::string>& args) {
   ::testing::internal::CaptureStderr();
   ::testing::internal::CaptureStdout();
-  const int rc = f(args, CliEnv{&gmt_test::registry(), nullptr});
+  datasets::RegressionCsvFiles files;
+  const int rc = f(args, CliEnv{&gmt_test::registry(), &files});
   (void)::testing::internal::GetCapturedStdout();
   return {rc, ::testing::internal::GetCapturedStderr()};
 }

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <fstream>
 
+#include "datasets/loaders.hpp"
+#include "datasets/csv_files.hpp"
 #include "algorithms/gmt/cli.hpp"
 #include "algorithms/gmt/csv.hpp"
 #include "algorithms/gmt/params.hpp"
@@ -50,13 +52,14 @@ TEST(GmtIo, CsvRoundTripAndCliTrainPredict) {
   const Dataset d = gmt_test::make_dataset(600, 2, 8, gmt_test::piecewise, 0.05);
   const std::string csv = tmp("train.csv"), model = tmp("model.json"), metrics = tmp("metrics.json");
   write_csv(d, csv);
-  const Dataset back = load_csv(csv);
+  const Dataset back = datasets::load_regression_csv(csv);
   ASSERT_EQ(back.rows(), d.rows());
   ASSERT_EQ(back.cols(), d.cols());
   EXPECT_EQ(back.attribute(1).name, "x2");
   EXPECT_FLOAT_EQ(back.at(17, 1), d.at(17, 1));
   EXPECT_FLOAT_EQ(back.target(599), d.target(599));
-  CliEnv env{&gmt_test::registry(), nullptr};
+  datasets::RegressionCsvFiles files;
+  CliEnv env{&gmt_test::registry(), &files};
   ASSERT_EQ(train_cli({"--dataset", csv, "--test", csv, "--backend", "sequential", "--param", "iterations=40", "--param",
                        "population=12", "--model-out", model, "--metrics-out", metrics, "--quiet"},
                       env),
@@ -83,7 +86,7 @@ TEST(GmtIo, CsvQuotedFieldsAndMissingCells) {
     std::ofstream o(p);
     o << "\"x, one\",'b',\"y\"\r\n1,?,2\n\"3\",4,5\n6,,7\n";
   }
-  const Dataset d = load_csv(p);
+  const Dataset d = datasets::load_regression_csv(p);
   EXPECT_EQ(d.name(), "gmt_quoted");
   ASSERT_EQ(d.cols(), 2u);
   ASSERT_EQ(d.rows(), 3u);
@@ -101,7 +104,8 @@ TEST(GmtIo, CliTestFractionHoldsOutRows) {
   const Dataset d = gmt_test::make_dataset(600, 2, 9, gmt_test::piecewise, 0.05);
   const std::string csv = tmp("holdout.csv"), model = tmp("holdout_model.json"), metrics = tmp("holdout_metrics.json");
   write_csv(d, csv);
-  CliEnv env{&gmt_test::registry(), nullptr};
+  datasets::RegressionCsvFiles files;
+  CliEnv env{&gmt_test::registry(), &files};
   ASSERT_EQ(train_cli({"--dataset", csv, "--backend", "sequential", "--param", "iterations=20", "--param", "population=8",
                        "--param", "test_fraction=0.25", "--model-out", model, "--metrics-out", metrics, "--quiet"},
                       env),
@@ -113,7 +117,7 @@ TEST(GmtIo, CliTestFractionHoldsOutRows) {
   EXPECT_EQ(m["test"]["rows"].get<long long>(), 150);
   // The same split as the runner's family (holdout_split with the run's seed).
   Dataset tr, te;
-  holdout_split(load_csv(csv), 0.25, 1, &tr, &te);
+  holdout_split(datasets::load_regression_csv(csv), 0.25, 1, &tr, &te);
   std::ifstream mo(model);
   const Tree root = model_from_json(nlohmann::json::parse(mo), te, model);
   EXPECT_NEAR(score(root, te).rmse, m["test"]["rmse"].get<double>(), 1e-9);
@@ -140,7 +144,7 @@ TEST(GmtIo, MalformedData) {
     std::ofstream o(bad);
     o << "a,b,y\n1,2,3\n4,5,?\n";
   }
-  EXPECT_THROW(load_csv(bad), Error);
+  EXPECT_THROW(datasets::load_regression_csv(bad), Error);
   // Fewer rows than attributes and a constant attribute: documented fallback, the rank rule
   // drops what the rows cannot determine; training still works.
   Dataset tiny = gmt_test::make_dataset(6, 10, 3, gmt_test::piecewise);

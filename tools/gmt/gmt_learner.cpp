@@ -7,6 +7,7 @@
 
 #include "algorithms/core/registry.hpp"
 #include "algorithms/gmt/cli.hpp"
+#include "datasets/csv_files.hpp"
 
 namespace gpudm {
 void register_gmt(Registry&);
@@ -20,7 +21,8 @@ int main(int argc, char** argv) {
   }
   gpudm::Registry reg;
   gpudm::register_gmt(reg);
-  gpudm::gmt::CliEnv env{&reg, nullptr};
+  gpudm::datasets::RegressionCsvFiles files;  // CSV files named by path
+  gpudm::gmt::CliEnv env{&reg, &files};
   const std::string cmd = args[0];
   args.erase(args.begin());
   return cmd == "train" ? gpudm::gmt::train_cli(args, env) : gpudm::gmt::predict_cli(args, env);
