@@ -62,14 +62,18 @@ class GpRulesFamily final : public Family {
     std::string declined;  // why a replay_from case runs in full
     const std::string record_path =
         expand_sample_pattern(p.record_file, ctx.experiment_id, sample_dataset_tag(ctx.dataset, ctx.dataset_options), ctx.seed,
-                              {{"{algorithm}", to_string(gp.algorithm)}});
+                              {{"{algorithm}", to_string(gp.algorithm)},
+                               {"{population}", std::to_string(gp.population)},
+                               {"{generations}", std::to_string(gp.generations)}});
     if (!p.replay_from.empty()) {
       GPUDM_REQUIRE(p.folds == 0, "gp_rules: replay_from estimates a whole run (folds = 0), not a cross-validation");
       const std::string path = p.replay_from == "sample"
                                    ? record_path
                                    : expand_sample_pattern(p.replay_from, ctx.experiment_id,
                                                            sample_dataset_tag(ctx.dataset, ctx.dataset_options), ctx.seed,
-                                                           {{"{algorithm}", to_string(gp.algorithm)}});
+                                                           {{"{algorithm}", to_string(gp.algorithm)},
+                                                            {"{population}", std::to_string(gp.population)},
+                                                            {"{generations}", std::to_string(gp.generations)}});
       if (!std::filesystem::exists(path)) {
         // A smoke run without the recording backend (no GPU) runs its tiny cases in full.
         if (!ctx.smoke)
@@ -128,6 +132,8 @@ class GpRulesFamily final : public Family {
         sample.rows = data->rows();
         sample.classes = static_cast<std::uint64_t>(data->num_classes());
         sample.seed = ctx.seed;
+        sample.population = gp.population;
+        sample.generations = gp.generations;
         sample.backend = ctx.backend;
         sample.run_seconds = run_wall;
         sample.engine_seconds = stats.engine_call_seconds;
@@ -192,10 +198,12 @@ class GpRulesFamily final : public Family {
   CaseResult replay_case(const CaseContext& ctx, const Dataset& data, const GpParams& gp, const GpCase& p,
                          rules::RuleEvaluator& engine, const std::string& path, const PopulationSample s) {
     GPUDM_REQUIRE(s.rows == data.rows() && s.classes == static_cast<std::uint64_t>(data.num_classes()) && s.seed == ctx.seed &&
-                      s.algorithm == to_string(gp.algorithm),
-                  "gp_rules: population sample '" + path + "' was recorded for " + s.algorithm + " on " + std::to_string(s.rows) +
-                      " rows, " + std::to_string(s.classes) + " classes, seed " + std::to_string(s.seed) + "; this case is " +
-                      to_string(gp.algorithm) + " on " + std::to_string(data.rows()) + " rows, " +
+                      s.algorithm == to_string(gp.algorithm) && s.population == gp.population && s.generations == gp.generations,
+                  "gp_rules: population sample '" + path + "' was recorded for " + s.algorithm + " (population " +
+                      std::to_string(s.population) + ", " + std::to_string(s.generations) + " generations) on " +
+                      std::to_string(s.rows) + " rows, " + std::to_string(s.classes) + " classes, seed " + std::to_string(s.seed) +
+                      "; this case is " + to_string(gp.algorithm) + " (population " + std::to_string(gp.population) + ", " +
+                      std::to_string(gp.generations) + " generations) on " + std::to_string(data.rows()) + " rows, " +
                       std::to_string(data.num_classes()) + " classes, seed " + std::to_string(ctx.seed));
     GPUDM_REQUIRE(!s.calls.empty() && !s.gpops.empty(), "gp_rules: population sample '" + path + "' holds no engine call");
     // Replay order: any prefix is spread over the run (bit-reversed ranks), so a time cap keeps

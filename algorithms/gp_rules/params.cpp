@@ -53,7 +53,7 @@ const ParamTable<GpCase>& case_params() {
         .at_least(0);
     t.add("record_file", &GpCase::record_file,
           "where record_every writes and replay_from reads ({experiment}, {dataset} (with its options), {algorithm}, "
-          "{seed} replaced)");
+          "{population}, {generations}, {seed} replaced)");
     t.add("replay_from", &GpCase::replay_from,
           "estimate instead of running the algorithm: replay the populations recorded by record_every (this file; "
           "\"sample\" = record_file) on this backend, their counts checked against the recorded ones; time = the "

@@ -17,7 +17,7 @@ struct GpCase {
   // The replay estimate (issue 24, pop_sample.hpp): the recording run keeps every k-th engine
   // call's population; a host backend replays them instead of running the algorithm.
   int record_every = 0;           // 0: off
-  std::string record_file = ".cache/gp_pops/{experiment}_{dataset}_{algorithm}_s{seed}.bin";
+  std::string record_file = ".cache/gp_pops/{experiment}_{dataset}_{algorithm}_p{population}_g{generations}_s{seed}.bin";
   std::string replay_from;        // "" | "sample" (= record_file) | a path
   double replay_max_seconds = 0;  // replay: stop adding sampled calls once the first pass took this long
   double replay_above_gpops = 0;  // replay only a recorded run of more GPops; smaller ones run in full

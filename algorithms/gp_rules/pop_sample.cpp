@@ -12,7 +12,7 @@ namespace gpudm::gp_rules {
 namespace {
 
 constexpr char kMagic[8] = {'G', 'P', 'R', 'U', 'L', 'P', 'O', 'P'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 
 std::uint64_t fnv(const void* p, std::size_t n, std::uint64_t h) {
   const auto* b = static_cast<const unsigned char*>(p);
@@ -125,6 +125,8 @@ void write_population_sample(const std::string& path, const PopulationSample& s)
   o.put(s.rows);
   o.put(s.classes);
   o.put(s.seed);
+  o.put(s.population);
+  o.put(s.generations);
   o.put(static_cast<std::uint64_t>(s.calls.size()));
   for (const SampledCall& c : s.calls) {
     o.put(c.call);
@@ -157,6 +159,8 @@ PopulationSample read_population_sample(const std::string& path) {
   s.rows = in.get<std::uint64_t>("rows");
   s.classes = in.get<std::uint64_t>("classes");
   s.seed = in.get<std::uint64_t>("seed");
+  s.population = in.get<std::int64_t>("population");
+  s.generations = in.get<std::int64_t>("generations");
   const auto n = in.get<std::uint64_t>("calls");
   for (std::uint64_t i = 0; i < n; ++i) {
     SampledCall c;

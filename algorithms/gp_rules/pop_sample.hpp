@@ -7,7 +7,8 @@
 // on every backend) and algorithms/core/replay_estimate.hpp turns the times into a whole-run
 // estimate (GPops per call x the replay's seconds per GPop, interpolated between sampled calls).
 //
-// File (binary, host byte order): "GPRULPOP" v1; dataset, algorithm, rows, classes, seed; the
+// File (binary, host byte order): "GPRULPOP" v2; dataset, algorithm, rows, classes, seed,
+// population, generations; the
 // sampled calls (call index, want, the population's words and offsets, counts hash); the summary
 // (recording backend, GPops per call, run seconds, engine-call seconds, the run's checksum).
 #include <cstdint>
@@ -28,6 +29,7 @@ struct SampledCall {
 struct PopulationSample {
   std::string dataset, algorithm;
   std::uint64_t rows = 0, classes = 0, seed = 0;
+  std::int64_t population = 0, generations = 0;  // of the recorded run
   std::vector<SampledCall> calls;
   // summary
   std::string backend;

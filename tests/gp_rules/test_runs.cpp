@@ -140,7 +140,7 @@ TEST(GpRulesFamily, ReplayOfARecordedRunOnEveryBackend) {
   auto family = make_gp_rules_family();
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gpudm_gp_replay_test";
   std::filesystem::remove_all(dir);
-  const std::string pattern = (dir / "{experiment}_{dataset}_{algorithm}_s{seed}.bin").string();
+  const std::string pattern = (dir / "{experiment}_{dataset}_{algorithm}_p{population}_s{seed}.bin").string();
   auto ctx_for = [&](const std::string& backend, nlohmann::json extra) {
     nlohmann::json p = {{"algorithm", "tan"}, {"population", 24}, {"generations", 9}, {"stop_when_perfect", false},
                         {"threads", 2}, {"record_file", pattern}};
@@ -152,7 +152,7 @@ TEST(GpRulesFamily, ReplayOfARecordedRunOnEveryBackend) {
   EXPECT_THROW(family->run_case(ctx_for("sequential", {{"replay_from", "sample"}})), Unavailable);
   const CaseResult rec = family->run_case(ctx_for("sequential", {{"record_every", 3}}));
   ASSERT_EQ(rec.status, "ok");
-  const std::string file = (dir / "replay_test_rnd_tan_s3.bin").string();
+  const std::string file = (dir / "replay_test_rnd_tan_p24_s3.bin").string();
   ASSERT_EQ(rec.metrics["record_file"].get<std::string>(), file);
   const auto calls = rec.metrics["engine_calls"].get<long long>();
   EXPECT_EQ(calls, rec.metrics["evaluations"].get<long long>());
@@ -186,8 +186,9 @@ TEST(GpRulesFamily, ReplayOfARecordedRunOnEveryBackend) {
   write_population_sample(bad, s);
   const CaseResult t = family->run_case(ctx_for("sequential", {{"replay_from", bad}}));
   EXPECT_FALSE(t.validation["passed"].get<bool>());
-  // another algorithm's sample
+  // another algorithm's or population's sample
   EXPECT_THROW(family->run_case(ctx_for("sequential", {{"algorithm", "falco"}, {"replay_from", file}})), Error);
+  EXPECT_THROW(family->run_case(ctx_for("sequential", {{"population", 26}, {"replay_from", file}})), Error);
   // a truncated file
   {
     std::ifstream in(file, std::ios::binary);
