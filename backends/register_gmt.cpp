@@ -1,13 +1,6 @@
 // Registers the GMT evaluators: sequential (the reference), openmp, cuda.
-#include "algorithms/gmt/evaluator.hpp"
+#include "backends/gmt.hpp"
 #include "backends/register.hpp"
-#include "backends/sequential/gmt.hpp"
-#ifdef GPUDM_HAVE_OPENMP
-#include "backends/openmp/gmt.hpp"
-#endif
-#ifdef GPUDM_HAVE_CUDA
-#include "backends/cuda/gmt/gmt.hpp"
-#endif
 
 namespace gpudm {
 

@@ -2,7 +2,7 @@
 // chunk order, so the results equal the sequential backend's bit for bit), TSQR blocks of all
 // affected leaves over threads, then leaves over threads for the final solves and merges; or, on
 // small data, the generation's individuals over threads (omp_mode).
-#include "backends/openmp/gmt.hpp"
+#include "backends/gmt.hpp"
 
 #include <omp.h>
 

@@ -1,6 +1,6 @@
 // Sequential GMT evaluator: the oracle. Runs the six procedures' work items in order on one
 // thread (EvalWork holds the shared per-item code; see algorithms/gmt/eval_steps.hpp).
-#include "backends/sequential/gmt.hpp"
+#include "backends/gmt.hpp"
 
 #include "algorithms/gmt/eval_steps.hpp"
 

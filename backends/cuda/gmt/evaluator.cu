@@ -28,7 +28,7 @@
 #include <string>
 
 #include "backends/cuda/common/common.cuh"
-#include "backends/cuda/gmt/gmt.hpp"
+#include "backends/gmt.hpp"
 #include "backends/cuda/gmt/leaf_solver.cuh"
 #include "backends/cuda/gmt/paths.cuh"
 

@@ -1,8 +1,0 @@
-#pragma once
-#include <memory>
-
-#include "algorithms/gmt/evaluator.hpp"
-
-namespace gpudm::backend::sequential {
-std::unique_ptr<gmt::ModelTreeEvaluator> make_gmt_evaluator();
-}
