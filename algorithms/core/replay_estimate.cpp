@@ -51,6 +51,20 @@ ReplayEstimate replay_estimate(const std::vector<double>& work_per_step, std::ve
   return e;
 }
 
+std::vector<std::size_t> spread_order(std::size_t n) {
+  int bits = 0;
+  while ((std::size_t{1} << bits) < n) ++bits;
+  auto rank = [bits](std::size_t i) {  // i with its `bits` low bits reversed
+    std::size_t r = 0;
+    for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
+    return r;
+  };
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return rank(a) < rank(b); });
+  return order;
+}
+
 std::string replay_estimate_method(const std::string& recorded_backend, const std::string& step_name, const std::string& work_name,
                                    const ReplayEstimate& e, std::size_t steps) {
   char share[32];

@@ -37,6 +37,10 @@ struct ReplayEstimate {
 // a point lies outside [0, steps).
 ReplayEstimate replay_estimate(const std::vector<double>& work_per_step, std::vector<ReplayPoint> points);
 
+// 0 .. n-1 ordered so that every prefix is spread over the range (by bit-reversed index: 0, then
+// the middle, then the quarters, ...): a replay cut by a time cap keeps samples from the whole run.
+std::vector<std::size_t> spread_order(std::size_t n);
+
 // One sentence for results' metrics.estimate_method (work_name: "evaluations", "GPops").
 std::string replay_estimate_method(const std::string& recorded_backend, const std::string& step_name, const std::string& work_name,
                                    const ReplayEstimate& e, std::size_t steps);

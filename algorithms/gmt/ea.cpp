@@ -356,7 +356,6 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
       stable_by_key(by_level, key, max_depth + 1, start, out);
       rank_sum.assign(n, 0);
       for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(by_level[k])] += static_cast<int>(k);
-      by_level.resize(n);
       keyed.clear();
       for (std::size_t k = 0; k < n; ++k) keyed.emplace_back(sse(internal[k]), static_cast<int>(k));
       std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
@@ -423,10 +422,9 @@ int GmtEA::crossover(Individual& a, Individual& b, Rng& rng) {
         too_deep = ex < ey ? at_y > p_.max_depth : at_x > p_.max_depth;
       }
     }
-    if (variant == 0 && x == 0 && y == 0) too_deep = false;  // (returns 0 below)
-    if (too_deep) return 0;
+    if (too_deep) return 0;  // (what undoing the edit would give)
   }
-  const Tree backup_a = variant == 1 || within ? Tree() : ta, backup_b = variant == 1 || within ? Tree() : tb;
+  const Tree backup_a = within ? Tree() : ta, backup_b = within ? Tree() : tb;
   switch (variant) {
     case 0: {  // exchange subtrees (a subtree keeps its statistics where it goes)
       if (x == 0 && y == 0) return 0;

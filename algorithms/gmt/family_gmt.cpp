@@ -93,18 +93,8 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
       pieces.push_back(std::move(p));
     }
   {
-    int bits = 0;
-    while ((std::size_t{1} << bits) < pieces.size()) ++bits;
-    auto spread_rank = [bits](std::size_t i) {  // i with its `bits` low bits reversed
-      std::size_t r = 0;
-      for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
-      return r;
-    };
-    std::vector<std::size_t> order(pieces.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spread_rank(a) < spread_rank(b); });
     std::vector<Piece> sorted;
-    for (std::size_t i : order) sorted.push_back(std::move(pieces[i]));
+    for (std::size_t i : spread_order(pieces.size())) sorted.push_back(std::move(pieces[i]));
     pieces.swap(sorted);
   }
   PhaseTimer prep;

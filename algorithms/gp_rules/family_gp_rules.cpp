@@ -206,20 +206,9 @@ class GpRulesFamily final : public Family {
                       std::to_string(gp.generations) + " generations) on " + std::to_string(data.rows()) + " rows, " +
                       std::to_string(data.num_classes()) + " classes, seed " + std::to_string(ctx.seed));
     GPUDM_REQUIRE(!s.calls.empty() && !s.gpops.empty(), "gp_rules: population sample '" + path + "' holds no engine call");
-    // Replay order: any prefix is spread over the run (bit-reversed ranks), so a time cap keeps
-    // calls from its start, middle and end.
-    std::vector<std::size_t> order(s.calls.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    {
-      int bits = 0;
-      while ((std::size_t{1} << bits) < order.size()) ++bits;
-      auto spread = [bits](std::size_t i) {
-        std::size_t r = 0;
-        for (int b = 0; b < bits; ++b) r |= ((i >> b) & 1u) << (bits - 1 - b);
-        return r;
-      };
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return spread(a) < spread(b); });
-    }
+    // Replay order: any prefix is spread over the run, so a time cap keeps calls from its start,
+    // middle and end.
+    const std::vector<std::size_t> order = spread_order(s.calls.size());
     CaseResult res;
     res.dataset = describe_dataset(data);
     ojson& m = res.metrics;

@@ -47,3 +47,10 @@ TEST(ReplayEstimate, RefusesNoSamplesAndStepsOutsideTheRun) {
   const ReplayEstimate e = replay_estimate({1, 2}, {{1, 2, 4.0}});
   EXPECT_NE(replay_estimate_method("cuda", "engine call", "GPops", e, 2).find("1 engine calls of the cuda run's 2"), std::string::npos);
 }
+
+TEST(ReplayEstimate, SpreadOrderPrefixesCoverTheRange) {
+  EXPECT_EQ(spread_order(0), std::vector<std::size_t>{});
+  EXPECT_EQ(spread_order(1), std::vector<std::size_t>{0});
+  EXPECT_EQ(spread_order(8), (std::vector<std::size_t>{0, 4, 2, 6, 1, 5, 3, 7}));
+  EXPECT_EQ(spread_order(5), (std::vector<std::size_t>{0, 4, 2, 1, 3}));  // a permutation for any n
+}
