@@ -16,6 +16,9 @@
 #   table5    configs/gp_table5.json (Tan)                                             ~3-5 min
 #   table1    configs/gp_table1.json (phase breakdown, sequential + CUDA fast/faithful) ~3 min
 #   fig14     configs/gp_fig14.json --resume (nothing runs again after table3-5) + the plot
+#   sanitize  compute-sanitizer memcheck and racecheck over the GPU tests of test_rule_engine,
+#             test_gp_rules_runs and test_gp_rules (scripts/device/sanitize.sh; summaries in
+#             $OUT/sanitize/summary.md; GP_SANITIZE_TIMEOUT s per binary and tool, default 150)
 #   accuracy  configs/gp_accuracy.json (10-fold CV, CUDA; results/cpu/sklearn_tree_cv.json
 #             beside it)                                                               ~4 min
 # Suggested calls: "build tests engine", "table3 table4", "table5", "table1 fig14", "accuracy".
@@ -73,6 +76,12 @@ for s in "${STAGES[@]}"; do
           { status=1; stamp "$n FAILED"; grep -E "FAILED|Failure" "$LOGS/$n.log" | head -20 >&2; }
         tail -3 "$LOGS/$n.log" >&2
       done ;;
+    sanitize)
+      stamp "sanitize: memcheck, racecheck (rule engine and gp_rules GPU tests)"
+      GPUDM_SANITIZE_BINARIES='^(test_rule_engine|test_gp_rules_runs|test_gp_rules)$' GPUDM_SANITIZE_TIMEOUT="${GP_SANITIZE_TIMEOUT:-150}" \
+        BUILD="$BUILD" OUT_DIR="$OUT" bash "$ROOT/scripts/device/sanitize.sh" >"$LOGS/sanitize.log" 2>&1 ||
+        { status=1; stamp "sanitize reported errors or timed out ($OUT/sanitize/summary.md)"; }
+      tail -12 "$LOGS/sanitize.log" >&2 ;;
     engine) experiment gp_engine.json ;;
     table1|table3|table4|table5) experiment "gp_$s.json" ;;
     accuracy) experiment gp_accuracy.json -b cuda ;;
@@ -85,7 +94,7 @@ for s in "${STAGES[@]}"; do
           python3 plots/gp_figures.py fig14 "$tag_dir"/gp_table{3,4,5}.json --data >"$tag_dir/gp_fig14_data.json" 2>>"$LOGS/fig14_plot.log" ||
           stamp "fig14 plot failed (logs/gp_rules/fig14_plot.log)"
       fi ;;
-    *) echo "gp_rules.sh: unknown stage '$s' (build tests engine table1 table3 table4 table5 fig14 accuracy)" >&2; status=2 ;;
+    *) echo "gp_rules.sh: unknown stage '$s' (build tests sanitize engine table1 table3 table4 table5 fig14 accuracy)" >&2; status=2 ;;
   esac
 done
 stamp "status $status"

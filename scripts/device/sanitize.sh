@@ -5,7 +5,8 @@
 #   (or: GPUDM_AREAS=sanitize scripts/device/run_all.sh areas, after the build stage)
 # Environment: BUILD (a CUDA build with the tests; run_all.sh's build-device by default),
 # OUT_DIR (default out), GPUDM_SANITIZE_TOOLS (default "memcheck racecheck"; synccheck and
-# initcheck work too), GPUDM_SANITIZE_TIMEOUT (s per binary and tool, default 300).
+# initcheck work too), GPUDM_SANITIZE_TIMEOUT (s per binary and tool, default 300),
+# GPUDM_SANITIZE_BINARIES (an extended regex the binary's name must match; default: every binary).
 # Writes $OUT_DIR/sanitize/<binary>.<tool>.log, summary.tsv and summary.md (binary, tool, tests,
 # errors reported, exit status, seconds). Exit status 1 when a tool reported an error or a run
 # failed or timed out.
@@ -42,7 +43,11 @@ for t in tests:
 for b, f in by_bin.items():
     print(b + "\t" + ("*" if "*" in f else ":".join(f)))
 ' >"$LOG/binaries.tsv" || { log "cannot list the gpu tests"; exit 1; }
-[ -s "$LOG/binaries.tsv" ] || { log "no gpu-labelled tests in $BUILD"; exit 1; }
+if [ -n "${GPUDM_SANITIZE_BINARIES:-}" ]; then
+  awk -F'\t' -v re="${GPUDM_SANITIZE_BINARIES}" '{ n = $1; sub(/.*\//, "", n); if (n ~ re) print }' "$LOG/binaries.tsv" >"$LOG/binaries.sel"
+  mv "$LOG/binaries.sel" "$LOG/binaries.tsv"
+fi
+[ -s "$LOG/binaries.tsv" ] || { log "no gpu-labelled tests in $BUILD${GPUDM_SANITIZE_BINARIES:+ matching '$GPUDM_SANITIZE_BINARIES'}"; exit 1; }
 
 status=0
 printf "binary\ttool\ttests\terrors\texit\tseconds\n" >"$LOG/summary.tsv"
