@@ -7,7 +7,7 @@
 // on every backend) and algorithms/core/replay_estimate.hpp turns the times into a whole-run
 // estimate (GPops per call x the replay's seconds per GPop, interpolated between sampled calls).
 //
-// File (binary, host byte order): "GPRULPOP" v2; dataset, algorithm, rows, classes, seed,
+// File (binary, host byte order): "GPRULPOP" v3; dataset, algorithm, rows, classes, seed,
 // population, generations; the
 // sampled calls (call index, want, the population's words and offsets, counts hash); the summary
 // (recording backend, GPops per call, run seconds, engine-call seconds, the run's checksum).
@@ -40,7 +40,8 @@ struct PopulationSample {
   double host_seconds() const { return run_seconds > engine_seconds ? run_seconds - engine_seconds : 0.0; }
 };
 
-// Hash of an evaluation's integer results (counts, coverage bits when asked for, GPops).
+// Hash of an evaluation's integer counts (rules x classes covered, class sizes, GPops); not the
+// coverage bits (their cost on every recorded call: pop_sample.cpp).
 std::uint64_t counts_hash(const rules::RuleCounts& c);
 
 // Kept by a run (RunStats::recorder): every call's GPops; the populations of call 0, every
