@@ -4,13 +4,11 @@
 #include <filesystem>
 #include <map>
 #include <new>
-#include <optional>
-#include <set>
 
-#include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "experiments/results.hpp"
+#include "experiments/results_session.hpp"
 #include "experiments/tables.hpp"
 #include "experiments/text.hpp"
 #include "gpudm/build_info.hpp"
@@ -67,8 +65,6 @@ class PreloadedDatasets : public DatasetProvider {
   std::map<std::string, std::shared_ptr<const Dataset>> cache_;
 };
 
-bool record_ok(const ojson& rec) { return rec.is_object() && rec.value("status", std::string()) == "ok"; }
-
 // The reference identity: the run identity without the backend and backend-only params.
 std::string reference_identity(const ojson& rec, const std::vector<std::string>& backend_only) {
   ojson params = rec.contains("params") && rec["params"].is_object() ? rec["params"] : ojson::object();
@@ -80,18 +76,6 @@ std::string reference_identity(const ojson& rec, const std::vector<std::string>&
   const ojson* seed = find_path(rec, "seed");
   return run_identity(rec.value("family", std::string()), "", name && name->is_string() ? name->get<std::string>() : "",
                       opts ? *opts : ojson::object(), params, seed && seed->is_number_unsigned() ? seed->get<std::uint64_t>() : 0);
-}
-
-// A results file read back (--render, --resume): depth-checked, parsed, schema-checked; each
-// error says what cannot be done (`verb`) and, for --resume, what to do (`hint`).
-ojson read_results_file(const std::string& path, const std::string& verb, const std::string& hint) {
-  const std::string text = read_text_file(path);
-  if (const std::string deep = json_depth_error(text, path); !deep.empty()) throw Error(deep + "; cannot " + verb + hint);
-  ojson doc = ojson::parse(text, nullptr, false);
-  if (doc.is_discarded()) throw Error(path + ": cannot " + verb + ", the results file is not valid JSON" + hint);
-  if (!doc.is_object() || doc.value("schema_version", 0) != kSchemaVersion || !doc.contains("runs") || !doc["runs"].is_array())
-    throw Error(path + ": cannot " + verb + ", not a schema_version " + std::to_string(kSchemaVersion) + " results file" + hint);
-  return doc;
 }
 
 // The experiment's tables (.md, .csv beside the JSON) from a results document.
@@ -236,15 +220,219 @@ void Runner::run_plan(const ExperimentPlan& plan, std::vector<ExperimentOutcome>
   out.push_back(std::move(comp));
 }
 
+namespace {
+
+std::string command_line(const std::vector<std::string>& argv) {
+  std::string command;
+  for (const auto& a : argv) command += (command.empty() ? "" : " ") + a;
+  return command;
+}
+
+// The results document before its runs.
+ojson results_head(const ExperimentPlan& plan, const ojson& provenance, const ojson& environment) {
+  ojson doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["experiment"] = {{"id", plan.id},
+                       {"title", plan.title},
+                       {"config_path", plan.config_path},
+                       {"config_sha256", plan.config_sha256},
+                       {"paper", plan.paper},
+                       {"family", plan.family},
+                       {"smoke", plan.smoke}};
+  doc["provenance"] = provenance;
+  doc["environment"] = environment;
+  doc["runs"] = ojson::array();
+  return doc;
+}
+
+// Runs the family's case; whatever goes wrong becomes a skipped or failed result with its reason.
+CaseResult run_case(Family& family, const Registry& registry, const ExperimentPlan& plan, const RunSpec& spec,
+                    DatasetProvider& data) {
+  CaseResult res;
+  const BackendInfo* info = registry.has(spec.family, spec.backend) ? &registry.info(spec.family, spec.backend) : nullptr;
+  if (!info) {
+    res.status = "skipped";
+    res.reason = "backend '" + spec.backend + "' is not registered for family '" + spec.family + "'";
+    return res;
+  }
+  if (!info->available) {
+    res.status = "skipped";
+    res.reason = info->reason;
+    return res;
+  }
+  CaseContext ctx;
+  ctx.experiment_id = plan.id;
+  ctx.family = spec.family;
+  ctx.backend = spec.backend;
+  ctx.dataset = spec.dataset.name;
+  ctx.dataset_options = nlohmann::json::parse(spec.dataset.options.dump());
+  ctx.params = nlohmann::json::parse(spec.params.dump());
+  ctx.seed = spec.seed;
+  ctx.warmup = spec.warmup;
+  ctx.repetitions = spec.repetitions;
+  ctx.smoke = plan.smoke;
+  ctx.registry = &registry;
+  ctx.datasets = &data;
+  try {
+    return family.run_case(ctx);
+  } catch (const Unavailable& e) {
+    res.status = "skipped";
+    res.reason = one_line(e.what());
+  } catch (const Error& e) {
+    res.status = "failed";
+    res.reason = one_line(e.what());
+  } catch (const std::bad_alloc&) {
+    res.status = "failed";
+    res.reason = "out of host memory";
+  } catch (const std::exception& e) {
+    res.status = "failed";
+    res.reason = "internal error: " + one_line(e.what());
+  }
+  return res;
+}
+
+// A result the runner cannot record as the family gave it becomes failed, with the reason.
+void check_result(CaseResult& res, const RunSpec& spec) {
+  if (res.status != "ok" && res.status != "skipped" && res.status != "failed") {
+    res.reason = "family returned unknown status '" + res.status + "'" + (res.reason.empty() ? "" : ": " + res.reason);
+    res.status = "failed";
+  }
+  // A run is ok only with its timed repetitions: a median of nothing is not a result.
+  if (res.status == "ok" && res.timing.samples.empty()) {
+    res.reason = "the family returned no timing samples (" + std::to_string(spec.repetitions) + " repetitions asked)";
+    res.status = "failed";
+  }
+}
+
+// The run record's "dataset": name and options, then the description (the family's, else the
+// runner's from the loaded data, else, for a skipped run that never loaded its data, an earlier
+// run's of the same data).
+ojson dataset_record(const RunSpec& spec, const CaseResult& res, const PreloadedDatasets& data,
+                     std::map<std::string, ojson>& described) {
+  ojson ds = {{"name", spec.dataset.name}, {"options", spec.dataset.options}};
+  const std::string dkey = dataset_key(spec.dataset.name, spec.dataset.options);
+  ojson desc = res.dataset.is_object() && !res.dataset.empty() ? res.dataset : ojson::object();
+  if (desc.empty())
+    if (auto d = data.find(spec.dataset.name, spec.dataset.options)) desc = describe_dataset(*d);
+  if (desc.empty() && described.count(dkey)) desc = described[dkey];
+  if (!desc.empty() && !described.count(dkey)) described[dkey] = desc;
+  for (auto it = desc.begin(); it != desc.end(); ++it) {
+    if (it.key() == "name") {
+      if (it.value() != ds["name"]) ds["display_name"] = it.value();
+      continue;
+    }
+    if (it.key() == "options") continue;
+    ds[it.key()] = it.value();
+  }
+  return ds;
+}
+
+ojson run_record(const RunSpec& spec, const CaseResult& res, ojson dataset, double elapsed) {
+  ojson rec;
+  rec["family"] = spec.family;
+  rec["backend"] = spec.backend;
+  rec["dataset"] = std::move(dataset);
+  rec["params"] = spec.params;
+  rec["seed"] = spec.seed;
+  rec["status"] = res.status;
+  rec["reason"] = res.reason;
+  ojson timing = res.timing.to_json();
+  if (res.timing.samples.empty() && res.timing.warmup == 0) timing["warmup"] = res.status == "ok" ? spec.warmup : 0;
+  rec["timing"] = timing;
+  const double reps = res.timing.samples.empty() ? 1.0 : static_cast<double>(res.timing.samples.size());
+  rec["breakdown"] = res.breakdown.to_json(reps);
+  rec["metrics"] = res.metrics.is_object() ? res.metrics : ojson::object();
+  rec["validation"] = res.validation.is_object() ? res.validation : ojson::object();
+  if (res.resolved_params.is_object() && !res.resolved_params.empty()) rec["resolved_params"] = res.resolved_params;
+  rec["checksum"] = res.checksum;
+  rec["checksum_exact"] =
+      res.checksum_exact || (res.metrics.is_object() && res.metrics.value("checksum_exact", false) == true);
+  rec["elapsed_s"] = elapsed;
+  return rec;
+}
+
+void count_status(const std::string& status, ExperimentOutcome& oc) {
+  if (status == "ok") ++oc.ok;
+  else if (status == "skipped") ++oc.skipped;
+  else ++oc.failed;
+}
+
+// Loads every dataset the executing runs need; returns each one's last run.
+std::map<std::string, std::size_t> preload(const ExperimentPlan& plan, const std::vector<bool>& execute,
+                                           const Registry& registry, PreloadedDatasets& data) {
+  std::map<std::string, std::size_t> last_use;
+  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+    if (!execute[i]) continue;
+    const RunSpec& r = plan.runs[i];
+    if (!registry.has(r.family, r.backend) || !registry.info(r.family, r.backend).available) continue;
+    if (r.dataset.name == kNoDataset) continue;
+    data.load(r.dataset.name, r.dataset.options);
+    last_use[dataset_key(r.dataset.name, r.dataset.options)] = i;
+  }
+  return last_use;
+}
+
+// The runs of the plan that `execute` marks, in order, each recorded in the session.
+void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& execute, const Registry& registry,
+           DatasetProvider& catalog, ResultsSession& session, Progress& progress, ExperimentOutcome& oc) {
+  // Every dataset the executing runs need is loaded first, so a bad file is reported before any
+  // results are written. They stay loaded until their last run.
+  PreloadedDatasets data(catalog);
+  const std::map<std::string, std::size_t> last_use = preload(plan, execute, registry, data);
+  std::map<std::string, ojson> described;  // dataset key -> description from a run that loaded it
+  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+    const RunSpec& spec = plan.runs[i];
+    progress.set_label(plan.id + " " + spec.backend + " " + spec.dataset.name);
+    if (!execute[i]) {
+      ++oc.reused;
+      progress.advance();
+      continue;
+    }
+    Stopwatch wall;
+    CaseResult res = run_case(family, registry, plan, spec, data);
+    const double elapsed = wall.seconds();
+    check_result(res, spec);
+    ojson rec = run_record(spec, res, dataset_record(spec, res, data, described), elapsed);
+    count_status(res.status, oc);
+    session.record(rec);
+    auto lu = last_use.find(dataset_key(spec.dataset.name, spec.dataset.options));
+    if (lu != last_use.end() && lu->second == i) data.release(spec.dataset.name, spec.dataset.options);
+    progress.advance();
+  }
+}
+
+}  // namespace
+
 ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& progress) {
   ExperimentOutcome oc;
   oc.id = plan.id;
   const fs::path dir(out_dir_);
   // A --smoke run never overwrites the full experiment's results.
   const std::string stem = plan.smoke ? plan.id + "-smoke" : plan.id;
-  oc.json_path = (dir / (stem + ".json")).string();
   Family* family = families_.find(plan.family);
   if (!family) throw Error("unknown family '" + plan.family + "'");
+
+  // ---- before the first run: nothing below may touch the results folder until it passes ----
+  ResultsSession session(dir, stem, command_line(opt_.argv));
+  oc.json_path = session.json_path();
+
+  // --render: the tables of the results file as it stands (e.g. after an interrupted run on
+  // another machine), nothing run and the JSON untouched.
+  if (opt_.render_only) {
+    const ojson old = session.read_for_render();
+    oc.reused = static_cast<int>(old["runs"].size());
+    write_tables(old, plan, opt_.paper_tables_dir, dir, stem, oc);
+    return oc;
+  }
+
+  session.open(results_head(plan, provenance_, environment_), opt_.resume, opt_.quiet);
+  // Which runs execute now (the others are reused from the previous file).
+  std::vector<bool> execute(plan.runs.size(), true);
+  for (std::size_t i = 0; i < plan.runs.size(); ++i) execute[i] = !session.has_ok_run(run_identity(plan.runs[i]));
+
+  sweep(plan, *family, execute, registry_, datasets_, session, progress, oc);
+
+  ojson& doc = session.document();
   const auto bo_of = [this](const std::string& f) {
     const Family* fam = families_.find(f);
     return fam ? backend_only_params(*fam) : std::vector<std::string>{};
@@ -256,259 +444,13 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
       return "";  // a family without a reference backend: nothing is validated by checksum
     }
   };
-
-  // ---- before the first run: nothing below may touch the results folder until it passes ----
-  ojson doc;
-  doc["schema_version"] = kSchemaVersion;
-  doc["experiment"] = {{"id", plan.id},
-                       {"title", plan.title},
-                       {"config_path", plan.config_path},
-                       {"config_sha256", plan.config_sha256},
-                       {"paper", plan.paper},
-                       {"family", plan.family},
-                       {"smoke", plan.smoke}};
-  doc["provenance"] = provenance_;
-  doc["environment"] = environment_;
-  doc["runs"] = ojson::array();
-
-  // One writer per results file: the lock is held until the .json, .md and .csv are written.
-  std::string command;
-  for (const auto& a : opt_.argv) command += (command.empty() ? "" : " ") + a;
-  const bool dir_existed = fs::exists(dir);
-  std::optional<ResultsLock> lock;
-  lock.emplace(oc.json_path, command);
-  // Nothing may be left behind when the sweep stops before its first run (bad data).
-  struct Tidy {
-    std::optional<ResultsLock>& lock;
-    fs::path dir;
-    bool remove_dir;
-    ~Tidy() {
-      lock.reset();
-      std::error_code ec;
-      if (remove_dir && fs::is_empty(dir, ec)) fs::remove(dir, ec);
-    }
-  } tidy{lock, dir, !dir_existed};
-  remove_stale_temp_files(dir.string(), stem);
-
-  // --render: the tables of the results file as it stands (e.g. after an interrupted run on
-  // another machine), nothing run and the JSON untouched.
-  if (opt_.render_only) {
-    if (!fs::exists(oc.json_path)) throw Error(oc.json_path + ": no results file to render (--render; --out names the folder)");
-    const ojson old = read_results_file(oc.json_path, "render", "");
-    oc.reused = static_cast<int>(old["runs"].size());
-    write_tables(old, plan, opt_.paper_tables_dir, dir, stem, oc);
-    return oc;
-  }
-
-  // What came before: the results file (the last complete invocation) and the journal of an
-  // invocation that did not finish. --resume continues from both; a fresh run leaves both
-  // alone until it has finished, then replaces them (docs/reliability.md).
-  const std::string journal_path = oc.json_path + ".journal";
-  std::map<std::string, std::size_t> index;  // identity -> position in doc["runs"]
-  std::string journal_base = opt_.resume ? "file" : "none";
-  std::vector<ojson> carried;  // records of an unfinished invocation that this one continues
-  auto add_run = [&](const ojson& r) {
-    const std::string id = run_identity_of_record(r);
-    auto it = id.empty() ? index.end() : index.find(id);
-    if (it != index.end()) {
-      doc["runs"][it->second] = r;
-    } else {
-      if (!id.empty()) index[id] = doc["runs"].size();
-      doc["runs"].push_back(r);
-    }
-  };
-  if (opt_.resume) {
-    std::optional<JournalContents> journal;
-    if (fs::exists(journal_path)) journal = read_journal(journal_path);
-    const bool file_counts = !journal || journal->header.value("base", std::string()) == "file";
-    ojson old;
-    if (file_counts && fs::exists(oc.json_path)) {
-      old = read_results_file(oc.json_path, "resume", "; move it away or run without --resume");
-    }
-    // The provenance chain: the unfinished invocation's (which holds the file's), else the file's.
-    const ojson* last = journal ? &journal->header["document"] : old.is_object() ? &old : nullptr;
-    if (last && last->contains("provenance") && (*last)["provenance"].is_object()) {
-      const ojson& op = (*last)["provenance"];
-      ojson previous = ojson::array();
-      if (op.contains("previous") && op["previous"].is_array())
-        for (const auto& p : op["previous"]) previous.push_back(p);
-      ojson brief = op;
-      brief.erase("previous");
-      previous.push_back(brief);
-      doc["provenance"]["previous"] = previous;
-    }
-    if (old.is_object())
-      for (const auto& r : old["runs"]) add_run(r);
-    if (journal) {
-      for (const auto& r : journal->records) add_run(r);
-      carried = journal->records;
-      journal_base = file_counts ? "file" : "none";
-    }
-  } else if (fs::exists(journal_path) && !opt_.quiet) {
-    std::fprintf(stderr, "run_experiment: %s: an earlier invocation did not finish; this run starts over "
-                         "(--resume would continue it)\n", journal_path.c_str());
-  }
-
-  // Which runs execute now (the others are reused from the previous file).
-  std::vector<bool> execute(plan.runs.size(), true);
-  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-    auto it = index.find(run_identity(plan.runs[i]));
-    if (it != index.end() && record_ok(doc["runs"][it->second])) execute[i] = false;
-  }
-
-  // Load every dataset the executing runs need, so a bad file is reported before any results
-  // are written. They stay loaded until their last run.
-  PreloadedDatasets data(datasets_);
-  std::map<std::string, std::size_t> last_use;
-  for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-    if (!execute[i]) continue;
-    const RunSpec& r = plan.runs[i];
-    if (!registry_.has(r.family, r.backend) || !registry_.info(r.family, r.backend).available) continue;
-    if (r.dataset.name == kNoDataset) continue;
-    data.load(r.dataset.name, r.dataset.options);
-    last_use[dataset_key(r.dataset.name, r.dataset.options)] = i;
-  }
-
-  // ---- the sweep ----
-  std::optional<Journal> journal;  // created by the first run that finishes
-  std::map<std::string, ojson> described;  // dataset key -> description from a run that loaded it
-  const std::size_t n = plan.runs.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const RunSpec& spec = plan.runs[i];
-    progress.set_label(plan.id + " " + spec.backend + " " + spec.dataset.name);
-    if (!execute[i]) {
-      ++oc.reused;
-      progress.advance();
-      continue;
-    }
-    ojson rec;
-    rec["family"] = spec.family;
-    rec["backend"] = spec.backend;
-    ojson ds = {{"name", spec.dataset.name}, {"options", spec.dataset.options}};
-    rec["dataset"] = ds;
-    rec["params"] = spec.params;
-    rec["seed"] = spec.seed;
-    rec["status"] = "ok";
-    rec["reason"] = "";
-
-    CaseResult res;
-    Stopwatch wall;
-    const BackendInfo* info = registry_.has(spec.family, spec.backend) ? &registry_.info(spec.family, spec.backend) : nullptr;
-    if (!info) {
-      res.status = "skipped";
-      res.reason = "backend '" + spec.backend + "' is not registered for family '" + spec.family + "'";
-    } else if (!info->available) {
-      res.status = "skipped";
-      res.reason = info->reason;
-    } else {
-      CaseContext ctx;
-      ctx.experiment_id = plan.id;
-      ctx.family = spec.family;
-      ctx.backend = spec.backend;
-      ctx.dataset = spec.dataset.name;
-      ctx.dataset_options = nlohmann::json::parse(spec.dataset.options.dump());
-      ctx.params = nlohmann::json::parse(spec.params.dump());
-      ctx.seed = spec.seed;
-      ctx.warmup = spec.warmup;
-      ctx.repetitions = spec.repetitions;
-      ctx.smoke = plan.smoke;
-      ctx.registry = &registry_;
-      ctx.datasets = &data;
-      try {
-        res = family->run_case(ctx);
-      } catch (const Unavailable& e) {
-        res = CaseResult{};
-        res.status = "skipped";
-        res.reason = one_line(e.what());
-      } catch (const Error& e) {
-        res = CaseResult{};
-        res.status = "failed";
-        res.reason = one_line(e.what());
-      } catch (const std::bad_alloc&) {
-        res = CaseResult{};
-        res.status = "failed";
-        res.reason = "out of host memory";
-      } catch (const std::exception& e) {
-        res = CaseResult{};
-        res.status = "failed";
-        res.reason = "internal error: " + one_line(e.what());
-      }
-    }
-    const double elapsed = wall.seconds();
-    if (res.status != "ok" && res.status != "skipped" && res.status != "failed") {
-      res.reason = "family returned unknown status '" + res.status + "'" + (res.reason.empty() ? "" : ": " + res.reason);
-      res.status = "failed";
-    }
-    // A run is ok only with its timed repetitions: a median of nothing is not a result.
-    if (res.status == "ok" && res.timing.samples.empty()) {
-      res.reason = "the family returned no timing samples (" + std::to_string(spec.repetitions) + " repetitions asked)";
-      res.status = "failed";
-    }
-
-    // Dataset description: the family's, else the runner's from the loaded data.
-    const std::string dkey = dataset_key(spec.dataset.name, spec.dataset.options);
-    ojson desc = res.dataset.is_object() && !res.dataset.empty() ? res.dataset : ojson::object();
-    if (desc.empty())
-      if (auto d = data.find(spec.dataset.name, spec.dataset.options)) desc = describe_dataset(*d);
-    // A skipped run never loaded its data: describe it as an earlier run of the same data did.
-    if (desc.empty() && described.count(dkey)) desc = described[dkey];
-    if (!desc.empty() && !described.count(dkey)) described[dkey] = desc;
-    for (auto it = desc.begin(); it != desc.end(); ++it) {
-      if (it.key() == "name") {
-        if (it.value() != ds["name"]) ds["display_name"] = it.value();
-        continue;
-      }
-      if (it.key() == "options") continue;
-      ds[it.key()] = it.value();
-    }
-    rec["dataset"] = ds;
-    rec["status"] = res.status;
-    rec["reason"] = res.reason;
-    ojson timing = res.timing.to_json();
-    if (res.timing.samples.empty() && res.timing.warmup == 0) timing["warmup"] = res.status == "ok" ? spec.warmup : 0;
-    rec["timing"] = timing;
-    const double reps = res.timing.samples.empty() ? 1.0 : static_cast<double>(res.timing.samples.size());
-    rec["breakdown"] = res.breakdown.to_json(reps);
-    rec["metrics"] = res.metrics.is_object() ? res.metrics : ojson::object();
-    rec["validation"] = res.validation.is_object() ? res.validation : ojson::object();
-    if (res.resolved_params.is_object() && !res.resolved_params.empty()) rec["resolved_params"] = res.resolved_params;
-    rec["checksum"] = res.checksum;
-    rec["checksum_exact"] =
-        res.checksum_exact || (res.metrics.is_object() && res.metrics.value("checksum_exact", false) == true);
-    rec["elapsed_s"] = elapsed;
-
-    if (res.status == "ok") ++oc.ok;
-    else if (res.status == "skipped") ++oc.skipped;
-    else ++oc.failed;
-
-    add_run(rec);
-    // O(run): one line appended to the journal; the results file is written once, at the end.
-    if (!journal) {
-      ojson header = {{"journal", "gpudm-results-journal"}, {"version", 1}, {"base", journal_base}};
-      ojson head = doc;
-      head.erase("runs");
-      header["document"] = std::move(head);
-      journal.emplace(journal_path, header, carried);
-    }
-    journal->append(rec);
-
-    auto lu = last_use.find(dkey);
-    if (lu != last_use.end() && lu->second == i) data.release(spec.dataset.name, spec.dataset.options);
-    progress.advance();
-  }
-
   oc.validation_failures = apply_validation(doc["runs"], bo_of, ref_of);
   if (doc["runs"].empty()) {
     oc.json_path.clear();
     oc.markdown = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n_No runs (all filtered out by --backend or --only-dataset)._\n\n";
     return oc;
   }
-  // Compaction: the complete document replaces the file in one atomic rename (also when every
-  // run was reused, so the provenance records this invocation), then the journal goes.
-  write_file_atomic(oc.json_path, dump_results(doc));
-  if (journal) journal->remove();
-  else if (opt_.resume) fs::remove(journal_path);  // folded into the file just written
-
+  session.commit();
   write_tables(doc, plan, opt_.paper_tables_dir, dir, stem, oc);
   return oc;
 }
