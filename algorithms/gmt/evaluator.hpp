@@ -74,6 +74,11 @@ struct EvalOptions {
   // query fails always does (backends/cuda/gmt/leaf_solver.cu). Not a config param (it would change
   // every run's identity); tests set it to 1 to check the fallback on every leaf.
   long long ormqr_max_rows = 0x7FFFFFFFLL;
+  // Fast path: the leaves its statistics cannot decide are solved together, one block per leaf
+  // (backends/cuda/gmt/exact_batch.cuh), when they hold at most this many rows; larger (or wider)
+  // ones one at a time by the cuSOLVER solver. Not a config param (the answers are the same rank
+  // rule either way); tests set it to 0 to compare the two.
+  long long exact_batch_max_rows = 1LL << 18;
   // Fast path: a pivot of the centred Gram at or below fast_pivot_guard x its column's centred
   // norm^2 (near-dependent columns, ill-conditioned leaves) sends the leaf to the exact QR solver.
   double fast_pivot_guard = 1e-6;

@@ -386,6 +386,51 @@ TEST(GmtCuda, ModelsWiderThanTheBatchedSolverTakeTheExactSolver) {
   EXPECT_GE(fast->describe().value("exact_solver_leaves", 0), 1);
 }
 
+// Issue 23 item 4: leaves whose Gram the fast path cannot decide (exactly collinear attributes:
+// x3 = 2 x1, x4 = x1 + x2) are solved together in one launch (exact_batch.cuh, the CPU's rank rule)
+// and must give the sequential backend's ranks, kept attributes and counts exactly, coefficients and
+// SSE within the tolerances (the target's noise keeps the fits far from exact); the per-leaf cuSOLVER solver (exact_batch_max_rows 0) too. Leaves of
+// every size from 0 rows up, several per tree, several trees per call, with and without graphs.
+TEST(GmtCuda, CollinearLeavesSolvedInOneBatchMatchSequential) {
+  GMT_REQUIRE_CUDA();
+  for (const std::size_t rows : {std::size_t{700}, std::size_t{20000}}) {
+    SCOPED_TRACE(rows);
+    Dataset d = gmt_test::make_dataset(rows, 5, 31, gmt_test::piecewise, 0.3);
+    for (std::size_t r = 0; r < rows; ++r) {  // x1, x2 on a 1/256 grid: every sum below is exact in float
+      d.at(r, 0) = std::round(d.at(r, 0) * 256.0f) / 256.0f;
+      d.at(r, 1) = std::round(d.at(r, 1) * 256.0f) / 256.0f;
+      d.at(r, 2) = 2.0f * d.at(r, 0);
+      d.at(r, 3) = d.at(r, 0) + d.at(r, 1);
+    }
+    Batch b;
+    const std::vector<int> dep{0, 2}, dep3{0, 1, 3}, mixed{0, 1, 2, 3, 4};
+    b.trees.push_back(Tree::join(0, 5.0f, Tree::leaf(dep), Tree::leaf(dep3)));
+    b.trees.push_back(Tree::join(1, 2.0f, Tree::join(4, 7.0f, Tree::leaf(mixed), Tree::leaf(dep)), Tree::leaf({1, 4})));
+    b.trees.push_back(Tree::join(0, -1e30f, Tree::leaf(dep), Tree::leaf(mixed)));  // an empty flagged leaf
+    b.trees.push_back(Tree::leaf(mixed));
+    b.salts = {1, 2, 3, 4};
+    auto seq = make("sequential", EvalOptions{});
+    const auto want = run(*seq, d, b);
+    for (const bool graphs : {true, false})
+      for (const long long batch_rows : {1LL << 18, 0LL}) {
+        EvalOptions o = fast_options(graphs);
+        o.exact_batch_max_rows = batch_rows;
+        auto fast = make("cuda", o);
+        const auto got = run(*fast, d, b);
+        const std::string what = std::string(graphs ? "graphs" : "direct") + (batch_rows ? " batched" : " per leaf");
+        expect_equivalent(d, got, want, kRealCoefTol, kErrTol, what);  // ranks and kept attributes exactly
+        const auto info = fast->describe();
+        EXPECT_GE(info.value("exact_solver_leaves", 0), 4) << what;  // the case is what it claims
+        if (batch_rows) {
+          EXPECT_EQ(info.value("exact_solver_batched_leaves", 0), info.value("exact_solver_leaves", -1)) << what;
+          EXPECT_EQ(info.value("exact_solver_batch_launches", 0), 1) << what;
+        } else {
+          EXPECT_EQ(info.value("exact_solver_batched_leaves", -1), 0) << what;
+        }
+      }
+  }
+}
+
 // Issue 23: repairs are folded into the call. Trees evaluated once (clean leaves with known SSE),
 // then changed as the EA changes them (thresholds moved near the edge of their node, models
 // changed, subtrees pruned) so that some children hold fewer than min_leaf_rows rows: the fast

@@ -26,6 +26,7 @@
 #include "algorithms/gmt/eval_steps.hpp"
 #include "algorithms/gmt/leaf_stats.hpp"
 #include "backends/cuda/common/error.cuh"
+#include "backends/cuda/gmt/exact_batch.cuh"
 #include "backends/cuda/gmt/fused.cuh"
 #include "backends/cuda/gmt/paths.cuh"
 
@@ -84,7 +85,7 @@ std::size_t bytes_of(std::size_t n) {
 }
 }  // namespace
 
-FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exact_(c) {
+FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exact_(c), exact_batch_(c, exact_) {
   GPUDM_REQUIRE(c_.pool != nullptr, "gmt/cuda: the fast path needs the host pool (internal error)");
   const long long n = static_cast<long long>(c_.data.rows);
   GPUDM_REQUIRE(n < 0x7FFFFFFFll && static_cast<long long>(c_.data.padded_rows) < 0x7FFFFFFFll,
@@ -644,16 +645,18 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     }
   }
   std::vector<int> again;
+  std::vector<ExactBatch::Leaf> flagged;
   for (int t = 0; t < h.B; ++t) {
     if (!done[static_cast<std::size_t>(t)]) {
       again.push_back(t);
       continue;
     }
     Tree& T = *batch.trees[static_cast<std::size_t>(t)];
-    for (int node : exact[static_cast<std::size_t>(t)]) {
-      exact_.solve(T, node, T.node(node).stats.count);
-      ++exact_leaves_;
-    }
+    for (int node : exact[static_cast<std::size_t>(t)]) flagged.push_back({&T, node, T.node(node).stats.count});
+  }
+  if (!flagged.empty()) {
+    exact_batch_.solve(flagged);
+    exact_leaves_ += static_cast<long long>(flagged.size());
   }
   {
     auto sc = timer.scope("reduction");
@@ -697,9 +700,156 @@ nlohmann::ordered_json FastPath::describe() const {
   j["stat_leaves"] = stat_leaves_;
   j["host_solves_after_repair"] = host_solves_;
   j["exact_solver_leaves"] = exact_leaves_;
+  j["exact_solver_batched_leaves"] = exact_batch_.batched();
+  j["exact_solver_batch_launches"] = exact_batch_.launches();
   j["second_passes"] = second_passes_;
   j["clean_leaf_mismatches"] = clean_mismatches_;
   return j;
+}
+
+// ---- the exact solver of a call's flagged leaves --------------------------------------------------
+
+namespace {
+// The tree packed as the fast path packs it (leaf index -1 - ordinal); the ordinal of `leaf_node`.
+int pack_tree(const Tree& tree, int leaf_node, std::vector<PackedNode>& out) {
+  int target = -1, ll = 0;
+  for (int i = 0; i < tree.size(); ++i) {
+    const TreeNode& nd = tree.node(i);
+    if (!nd.is_leaf()) {
+      out.push_back(PackedNode{nd.attr, nd.threshold, nd.left, 0});
+      continue;
+    }
+    if (i == leaf_node) target = ll;
+    out.push_back(PackedNode{-1 - ll, 0.0f, -1, 0});
+    ++ll;
+  }
+  GPUDM_REQUIRE(target >= 0, "gmt/cuda: exact solve of a node that is not a leaf");
+  return target;
+}
+
+long long rank_rule_max_params(const ::gpudm::gmt::EvalOptions& o, long long m) {
+  if (o.rows_per_param <= 0) return std::numeric_limits<long long>::max();
+  return std::max<long long>(1, static_cast<long long>(std::floor(static_cast<double>(m) / o.rows_per_param)));
+}
+
+template <class T>
+std::size_t put(std::vector<unsigned char>& b, const T* p, std::size_t n) {  // 16-byte aligned
+  const std::size_t at = (b.size() + 15) / 16 * 16;
+  b.resize(at + n * sizeof(T));
+  if (n) std::memcpy(b.data() + at, p, n * sizeof(T));
+  return at;
+}
+}  // namespace
+
+void ExactBatch::solve(const std::vector<Leaf>& leaves) {
+  const ::gpudm::gmt::EvalOptions& o = *c_.options;
+  std::vector<Leaf> batch;
+  for (const Leaf& l : leaves) {
+    const long long kv = static_cast<long long>(l.tree->attrs(l.node).size()) + 2;
+    if (l.rows > o.exact_batch_max_rows || kv > ExactBatchPolicy::kMaxCols) single_.solve(*l.tree, l.node, l.rows);
+    else batch.push_back(l);
+  }
+  // Groups whose matrices fit a budget (the device memory guard has the last word).
+  constexpr std::size_t kGroupBytes = std::size_t{256} << 20;
+  std::size_t first = 0, bytes = 0;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const std::size_t b = static_cast<std::size_t>(batch[i].rows) * (batch[i].tree->attrs(batch[i].node).size() + 2) * sizeof(double);
+    if (i > first && bytes + b > kGroupBytes) {
+      solve_group(batch, first, i);
+      first = i;
+      bytes = 0;
+    }
+    bytes += b;
+  }
+  if (first < batch.size()) solve_group(batch, first, batch.size());
+}
+
+void ExactBatch::solve_group(const std::vector<Leaf>& leaves, std::size_t first, std::size_t last) {
+  const cudaStream_t s = c_.stream;
+  MemoryGuard& mem = *c_.memory;
+  const ::gpudm::gmt::EvalOptions& o = *c_.options;
+  const std::size_t J = last - first;
+  thread_local std::vector<PackedNode> nodes;
+  thread_local std::vector<ExactJob> jobs;
+  thread_local std::vector<int> attrs;
+  nodes.clear();
+  jobs.clear();
+  attrs.clear();
+  long long mat_total = 0, row_total = 0;
+  int ld = 1;
+  const ::gpudm::gmt::Tree* packed = nullptr;
+  int packed_at = 0;
+  for (std::size_t i = first; i < last; ++i) {
+    const Leaf& l = leaves[i];
+    ExactJob j;
+    // A tree's leaves are listed together: its nodes are packed once (the leaf ordinals of the
+    // same packing).
+    if (l.tree != packed) {
+      packed_at = static_cast<int>(nodes.size());
+      packed = l.tree;
+      pack_tree(*l.tree, l.node, nodes);
+    }
+    j.node0 = packed_at;
+    int ll = 0;
+    for (int n = 0; n < l.node; ++n) ll += l.tree->node(n).is_leaf() ? 1 : 0;
+    GPUDM_REQUIRE(l.tree->node(l.node).is_leaf(), "gmt/cuda: exact solve of a node that is not a leaf");
+    j.leaf = ll;
+    const auto a = l.tree->attrs(l.node);
+    j.k = static_cast<int>(a.size());
+    j.attr0 = static_cast<int>(attrs.size());
+    attrs.insert(attrs.end(), a.begin(), a.end());
+    j.m = l.rows;
+    j.mat0 = mat_total;
+    j.row0 = row_total;
+    j.max_params = rank_rule_max_params(o, l.rows);
+    mat_total += l.rows * (j.k + 2);
+    row_total += l.rows;
+    ld = std::max(ld, j.k + 1);
+    jobs.push_back(j);
+  }
+  thread_local std::vector<unsigned char> in;
+  in.clear();
+  const std::size_t at_nodes = put(in, nodes.data(), nodes.size());
+  const std::size_t at_jobs = put(in, jobs.data(), jobs.size());
+  const std::size_t at_attrs = put(in, attrs.data(), attrs.size());
+  // outputs: coef (J x ld), sse (J), found (J), rank (J)
+  const std::size_t out_coef = 0, out_sse = out_coef + J * static_cast<std::size_t>(ld) * sizeof(double),
+                    out_found = out_sse + J * sizeof(double), out_rank = out_found + J * sizeof(long long),
+                    out_bytes = out_rank + J * sizeof(int);
+  reserve(h_in_, in.size() + 16);
+  reserve(h_out_, out_bytes);
+  reserve(d_in_, in.size() + 16, mem, "the exact solver's batch");
+  reserve(d_out_, out_bytes, mem, "the exact solver's results");
+  reserve(rows_, static_cast<std::size_t>(std::max<long long>(1, row_total)), mem, "the exact solver's rows");
+  reserve(mat_, static_cast<std::size_t>(std::max<long long>(1, mat_total)), mem, "the exact solver's leaf matrices");
+  std::memcpy(h_in_.data(), in.data(), in.size());
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_.data(), in.size(), cudaMemcpyHostToDevice, s));
+  unsigned char* din = d_in_.data();
+  unsigned char* dout = d_out_.data();
+  exact_batch_kernel<<<static_cast<unsigned>(J), ExactBatchPolicy::kBlock, 0, s>>>(
+      c_.data, reinterpret_cast<const PackedNode*>(din + at_nodes), reinterpret_cast<const ExactJob*>(din + at_jobs),
+      reinterpret_cast<const int*>(din + at_attrs), rows_.data(), mat_.data(), o.rank_tol, reinterpret_cast<double*>(dout + out_coef), ld,
+      reinterpret_cast<int*>(dout + out_rank), reinterpret_cast<double*>(dout + out_sse), reinterpret_cast<long long*>(dout + out_found));
+  GPUDM_CUDA_CHECK(cudaGetLastError());
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_.data(), dout, out_bytes, cudaMemcpyDeviceToHost, s));
+  GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+  ++launches_;
+  const unsigned char* ob = h_out_.data();
+  for (std::size_t i = 0; i < J; ++i) {
+    const Leaf& l = leaves[first + i];
+    long long found = 0;
+    std::memcpy(&found, ob + out_found + i * sizeof(long long), sizeof found);
+    GPUDM_REQUIRE(found == l.rows, "gmt/cuda: the exact solver found " + std::to_string(found) + " rows in a leaf of " +
+                                       std::to_string(l.rows) + " (internal error)");
+    int rank = 0;
+    double sse = 0.0;
+    std::memcpy(&rank, ob + out_rank + i * sizeof(int), sizeof rank);
+    std::memcpy(&sse, ob + out_sse + i * sizeof(double), sizeof sse);
+    const double* coef = reinterpret_cast<const double*>(ob + out_coef) + i * static_cast<std::size_t>(ld);
+    ::gpudm::gmt::set_leaf_fit(*l.tree, l.node, coef, rank);
+    l.tree->node(l.node).stats.sse = sse;
+    ++batched_;
+  }
 }
 
 // ---- the exact solver of one leaf ----------------------------------------------------------------
@@ -708,20 +858,8 @@ void ExactLeaf::solve(Tree& tree, int leaf_node, long long rows_expected) {
   const cudaStream_t s = c_.stream;
   MemoryGuard& mem = *c_.memory;
   const ::gpudm::gmt::EvalOptions& o = *c_.options;
-  // the tree, packed as the fast path packs it (leaf index -1 - ordinal)
   std::vector<PackedNode> nodes;
-  int target = -1, ll = 0;
-  for (int i = 0; i < tree.size(); ++i) {
-    const TreeNode& nd = tree.node(i);
-    if (!nd.is_leaf()) {
-      nodes.push_back(PackedNode{nd.attr, nd.threshold, nd.left, 0});
-      continue;
-    }
-    if (i == leaf_node) target = ll;
-    nodes.push_back(PackedNode{-1 - ll, 0.0f, -1, 0});
-    ++ll;
-  }
-  GPUDM_REQUIRE(target >= 0, "gmt/cuda: exact solve of a node that is not a leaf");
+  const int target = pack_tree(tree, leaf_node, nodes);
   const auto a = tree.attrs(leaf_node);
   const std::vector<int> attrs(a.begin(), a.end());
   const int k = static_cast<int>(attrs.size());
@@ -756,9 +894,7 @@ void ExactLeaf::solve(Tree& tree, int leaf_node, long long rows_expected) {
     const int grid = static_cast<int>(std::min<long long>(4096, (work + FusedPolicy::kAuxBlock - 1) / FusedPolicy::kAuxBlock));
     fused_gather_kernel<<<std::max(1, grid), FusedPolicy::kAuxBlock, 0, s>>>(c_.data, rows_.data(), m, attrs_.data(), k, mat_.data());
     GPUDM_CUDA_CHECK(cudaGetLastError());
-    long long max_params = std::numeric_limits<long long>::max();
-    if (o.rows_per_param > 0) max_params = std::max<long long>(1, static_cast<long long>(std::floor(static_cast<double>(m) / o.rows_per_param)));
-    rank = c_.solver->solve<double>(mat_.data(), m, k + 1, o.rank_tol, max_params, beta.data());
+    rank = c_.solver->solve<double>(mat_.data(), m, k + 1, o.rank_tol, rank_rule_max_params(o, m), beta.data());
     GPUDM_CUDA_CHECK(cudaMemcpyAsync(coef_.data(), beta.data(), beta.size() * sizeof(double), cudaMemcpyHostToDevice, s));
     fused_residual_kernel<<<1, FusedPolicy::kAuxBlock, 0, s>>>(mat_.data(), m, k, coef_.data(), sse_.data());
     GPUDM_CUDA_CHECK(cudaGetLastError());

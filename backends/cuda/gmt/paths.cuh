@@ -115,6 +115,33 @@ class ExactLeaf {
   PinnedBuffer<double> h_sse_;
 };
 
+// The exact solve of many leaves in one launch (exact_batch.cuh: one block per leaf, the CPU's
+// rank rule, the residuals' SSE): one upload, one download, one synchronisation per call. Leaves
+// wider than ExactBatchPolicy::kMaxCols values or larger than EvalOptions::exact_batch_max_rows
+// rows go to `single` (ExactLeaf) one by one.
+class ExactBatch {
+ public:
+  struct Leaf {
+    ::gpudm::gmt::Tree* tree = nullptr;
+    int node = -1;
+    long long rows = 0;  // the statistics pass's count
+  };
+  ExactBatch(const Context& c, ExactLeaf& single) : c_(c), single_(single) {}
+  void solve(const std::vector<Leaf>& leaves);
+  long long batched() const { return batched_; }
+  long long launches() const { return launches_; }
+
+ private:
+  void solve_group(const std::vector<Leaf>& leaves, std::size_t first, std::size_t last);
+  Context c_;
+  ExactLeaf& single_;
+  long long batched_ = 0, launches_ = 0;
+  PinnedBuffer<unsigned char> h_in_, h_out_;
+  DeviceBuffer<unsigned char> d_in_, d_out_;
+  DeviceBuffer<int> rows_;
+  DeviceBuffer<double> mat_;
+};
+
 // The paper's six procedures, one individual after the other (the compact tree flattened to the
 // paper's 2i+1 / 2i+2 array first); repairs decided from the counts of the first redistribute.
 class FaithfulPath {
@@ -196,6 +223,7 @@ class FastPath {
   DeviceBuffer<double> part_, work_;
   DeviceBuffer<int> part_n_, part_k_, work_i_;
   ExactLeaf exact_;
+  ExactBatch exact_batch_;
   cudaGraphExec_t exec_ = nullptr;
   PhaseMarks marks_, direct_;
   bool graphs_on_ = false;

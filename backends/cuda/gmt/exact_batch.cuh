@@ -1,0 +1,208 @@
+#pragma once
+// The fast path's exact solver for a whole call's flagged leaves at once (issue 23 item 4): one
+// block per leaf finds the leaf's rows by routing its tree (row order, a block-wide scan), gathers
+// [1, x_a..., y] in double, runs the CPU's rank rule (eval_steps.cpp least_squares_rank_rule: one
+// Householder pass, a column is dropped when its remaining norm is <= rank_tol x its original norm
+// or the row / parameter limit is reached) and sums the residuals' squares in a fixed order. One
+// launch, one download and one synchronisation for every flagged leaf of the call, instead of a
+// selection, a cuSOLVER QR and three synchronisations per leaf (ExactLeaf, kept for leaves wider
+// or larger than this kernel takes). Deterministic: fixed block size, fixed reduction trees.
+#include <cub/block/block_scan.cuh>
+
+#include "backends/cuda/common/dataset.cuh"
+#include "backends/cuda/gmt/fused.cuh"
+
+namespace gpudm::backend::cuda::gmt_cuda {
+
+struct ExactBatchPolicy {
+  static constexpr int kBlock = 256;
+  static constexpr int kRoute = 4;      // rows routed per thread and step
+  static constexpr int kMaxCols = 130;  // [1, x..., y]: models of up to 128 attributes
+};
+
+// One leaf of the batch. Its tree's nodes start at nodes[node0] (tree-local child indices, leaf
+// ordinals as the fast path packs them); its matrix at mat[mat0] (m x (k + 2), column-major, ld
+// m), its row list at rows[row0].
+struct ExactJob {
+  long long m = 0;           // rows the statistics pass counted
+  long long mat0 = 0, row0 = 0;
+  long long max_params = 0;  // the rank rule's parameter limit (rows_per_param)
+  int node0 = 0, leaf = 0;
+  int k = 0, attr0 = 0;      // model attributes attrs[attr0 .. attr0 + k)
+};
+
+namespace exact_detail {
+// Sum of one value per thread, fixed tree; every thread gets the result.
+__device__ __forceinline__ double block_sum(double v, double* sh) {
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  for (int h = ExactBatchPolicy::kBlock / 2; h > 0; h >>= 1) {
+    if (static_cast<int>(threadIdx.x) < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+    __syncthreads();
+  }
+  const double s = sh[0];
+  __syncthreads();
+  return s;
+}
+}  // namespace exact_detail
+
+// Outputs per job j: coef[j * ld .. + k + 1) (intercept first, 0 for dropped columns), rank[j],
+// sse[j], found[j] (rows routed to the leaf: must equal m).
+__global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
+    exact_batch_kernel(DatasetView d, const PackedNode* __restrict__ nodes, const ExactJob* __restrict__ jobs,
+                       const int* __restrict__ attrs, int* __restrict__ rows, double* __restrict__ mat, double rank_tol,
+                       double* __restrict__ coef, int ld, int* __restrict__ rank, double* __restrict__ sse,
+                       long long* __restrict__ found) {
+  using Scan = cub::BlockScan<int, ExactBatchPolicy::kBlock>;
+  __shared__ typename Scan::TempStorage scan;
+  __shared__ double red[ExactBatchPolicy::kBlock];
+  __shared__ double orig[ExactBatchPolicy::kMaxCols], fac[ExactBatchPolicy::kMaxCols], beta[ExactBatchPolicy::kMaxCols];
+  __shared__ long long piv[ExactBatchPolicy::kMaxCols];
+  __shared__ int s_keep;
+  __shared__ double s_alpha, s_vnorm2;
+  const ExactJob J = jobs[blockIdx.x];
+  const int tid = static_cast<int>(threadIdx.x);
+  const long long m = J.m;
+  const int k = J.k, p = k + 1, nc = p + 1;
+  const PackedNode* tree = nodes + J.node0;
+  const int* a = attrs + J.attr0;
+  int* rw = rows + J.row0;
+  double* A = mat + J.mat0;
+  const long long ldf = static_cast<long long>(d.padded_rows);
+
+  // 1. The leaf's rows in row order: kRoute consecutive rows per thread (their walks interleaved),
+  //    a block-wide scan of the per-thread hits.
+  constexpr int R = ExactBatchPolicy::kRoute;
+  long long base = 0;
+  const long long n = static_cast<long long>(d.rows);
+  for (long long r0 = 0; r0 < n; r0 += static_cast<long long>(ExactBatchPolicy::kBlock) * R) {
+    long long row[R];
+    bool valid[R];
+    int leaf[R];
+#pragma unroll
+    for (int q = 0; q < R; ++q) {
+      row[q] = r0 + static_cast<long long>(tid) * R + q;
+      valid[q] = row[q] < n;
+    }
+    fused_route_n<R>(tree, d.features, static_cast<int>(ldf), row, valid, leaf);
+    int hits = 0;
+#pragma unroll
+    for (int q = 0; q < R; ++q) hits += valid[q] && leaf[q] == J.leaf ? 1 : 0;
+    int pos = 0, total = 0;
+    Scan(scan).ExclusiveSum(hits, pos, total);
+#pragma unroll
+    for (int q = 0; q < R; ++q)
+      if (valid[q] && leaf[q] == J.leaf) {
+        if (base + pos < m) rw[base + pos] = static_cast<int>(row[q]);
+        ++pos;
+      }
+    base += total;
+    __syncthreads();  // (scan's storage is reused)
+  }
+  if (tid == 0) found[blockIdx.x] = base;
+  if (base != m || m == 0) {  // a count the pass did not give (the host reports it), or an empty leaf
+    for (int c = tid; c < p; c += blockDim.x) coef[static_cast<long long>(blockIdx.x) * ld + c] = 0.0;
+    if (tid == 0) {
+      rank[blockIdx.x] = 0;
+      sse[blockIdx.x] = 0.0;
+    }
+    return;
+  }
+  // 2. [1, x_a..., y] in double, column-major.
+  for (long long e = tid; e < m * nc; e += blockDim.x) {
+    const long long c = e / m, i = e - c * m;
+    const long long row = rw[i];
+    double x;
+    if (c == 0) x = 1.0;
+    else if (c <= k) x = static_cast<double>(d.features[static_cast<long long>(a[c - 1]) * ldf + row]);
+    else x = static_cast<double>(d.targets[row]);
+    A[e] = x;
+  }
+  __syncthreads();
+  // 3. The rank rule (least_squares_rank_rule's order of operations per column).
+  for (int j = 0; j < p; ++j) {
+    const double* col = A + static_cast<long long>(j) * m;
+    double s = 0.0;
+    for (long long i = tid; i < m; i += blockDim.x) s += col[i] * col[i];
+    s = exact_detail::block_sum(s, red);
+    if (tid == 0) orig[j] = sqrt(s);
+  }
+  long long r = 0;
+  const int nwarps = ExactBatchPolicy::kBlock / 32, warp = tid / 32, lane = tid % 32;
+  for (int j = 0; j < p; ++j) {
+    double* col = A + static_cast<long long>(j) * m;
+    double s = 0.0;
+    for (long long i = r + tid; i < m; i += blockDim.x) s += col[i] * col[i];
+    const double norm2 = exact_detail::block_sum(s, red);
+    if (tid == 0) {
+      const double norm = sqrt(norm2);
+      const bool keep = !(r >= m || r >= J.max_params || norm == 0.0 || norm <= rank_tol * orig[j]);
+      s_keep = keep ? 1 : 0;
+      piv[j] = -1;
+      if (keep) {
+        const double x0 = col[r];
+        const double alpha = x0 > 0 ? -norm : norm;
+        const double v0 = x0 - alpha;
+        s_alpha = alpha;
+        s_vnorm2 = norm2 - x0 * x0 + v0 * v0;
+        col[r] = v0;
+      }
+    }
+    __syncthreads();
+    if (!s_keep) continue;
+    const double vnorm2 = s_vnorm2;
+    for (int c = j + 1 + warp; c < nc; c += nwarps) {  // a warp per column: d = v . c (lanes strided, xor tree)
+      const double* ck = A + static_cast<long long>(c) * m;
+      double dsum = 0.0;
+      for (long long i = r + lane; i < m; i += 32) dsum += col[i] * ck[i];
+      for (int o = 16; o > 0; o >>= 1) dsum += __shfl_xor_sync(0xffffffffu, dsum, o);
+      if (lane == 0) fac[c] = 2.0 * dsum / vnorm2;
+    }
+    __syncthreads();
+    for (int c = j + 1; c < nc; ++c) {
+      double* ck = A + static_cast<long long>(c) * m;
+      const double f = fac[c];
+      for (long long i = r + tid; i < m; i += blockDim.x) ck[i] -= f * col[i];
+    }
+    __syncthreads();
+    if (tid == 0) {
+      col[r] = s_alpha;
+      piv[j] = r;
+    }
+    ++r;
+    __syncthreads();
+  }
+  // 4. Back substitution (one thread: at most kMaxCols columns).
+  if (tid == 0) {
+    const double* y = A + static_cast<long long>(p) * m;
+    for (int j = p - 1; j >= 0; --j) {
+      const long long pr = piv[j];
+      if (pr < 0) {
+        beta[j] = 0.0;
+        continue;
+      }
+      double acc = y[pr];
+      for (int c = j + 1; c < p; ++c)
+        if (piv[c] >= 0) acc -= A[static_cast<long long>(c) * m + pr] * beta[c];
+      beta[j] = acc / A[static_cast<long long>(j) * m + pr];
+    }
+    rank[blockIdx.x] = static_cast<int>(r);
+  }
+  __syncthreads();
+  for (int c = tid; c < p; c += blockDim.x) coef[static_cast<long long>(blockIdx.x) * ld + c] = beta[c];
+  // 5. The SSE from the residuals of the original values (as ExactLeaf: 1 x c0 first, then the
+  //    attributes in order).
+  double e2 = 0.0;
+  for (long long i = tid; i < m; i += blockDim.x) {
+    const long long row = rw[i];
+    double pred = 0.0;
+    pred += beta[0] * 1.0;
+    for (int c = 1; c <= k; ++c) pred += beta[c] * static_cast<double>(d.features[static_cast<long long>(a[c - 1]) * ldf + row]);
+    const double e = static_cast<double>(d.targets[row]) - pred;
+    e2 += e * e;
+  }
+  e2 = exact_detail::block_sum(e2, red);
+  if (tid == 0) sse[blockIdx.x] = e2;
+}
+
+}  // namespace gpudm::backend::cuda::gmt_cuda
