@@ -10,3 +10,15 @@ if [ -z "${GPUDM_DATA_DIR:-}" ]; then
     [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
   done
 fi
+#   DEVICE_CALL_LIMIT  seconds the device tool gives one call (default 590): it kills the call at
+#                    its limit, exit traps included, so an area script bounds every step by what
+#                    is left of it (call_timeout) and packs its results before the end.
+DEVICE_CALL_LIMIT="${DEVICE_CALL_LIMIT:-590}"
+CALL_T0="${CALL_T0:-$(date +%s)}"
+export CALL_T0
+# call_timeout WANT: WANT seconds, or less when the call has less left (a 30 s margin for the
+# packing); 0 when under 30 s remain (the caller skips the step).
+call_timeout() {
+  local left=$(( DEVICE_CALL_LIMIT - ($(date +%s) - CALL_T0) - 30 ))
+  if [ "$left" -lt 30 ]; then echo 0; elif [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi
+}

@@ -144,7 +144,11 @@ json.dump(c, open(sys.argv[2], "w"), indent=1)
 EOF
   fi
   stamp "== $exp ($name, limit ${LIMIT}s)"
-  timeout "$LIMIT" "$RUN" "$tmp" --resume >"$OUT_DIR/$name.log" 2>&1 || { status=1; echo "!! $name failed or timed out (run the stage again to continue)"; }
+  local lim
+  lim="$(call_timeout "$LIMIT")"
+  if [ "$lim" = 0 ]; then status=1; echo "!! $name skipped: the device call has no time left"; return; fi
+  timeout "$lim" "$RUN" "$tmp" --resume >"$OUT_DIR/$name.log" 2>&1 || { status=1; echo "!! $name failed or timed out (run the stage again to continue)"; }
+  pack
   [ "$tmp" != "$cfg" ] && rm -f "$tmp"
   grep -E "^\| |skipped|failed" "$OUT_DIR/$name.log" | head -40
 }

@@ -38,6 +38,8 @@ TARGETS="run_experiment test_rule_engine test_gp_rules test_gp_rules_runs gp_rul
 
 pack() {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv >"$LOGS/gpu.csv" 2>&1 || true
+  # results/ with the journals of cut runs: put them back in the tree (results/<gpu>/) before the
+  # next call, whose copy of the tree replaces results/ on the machine
   tar -czf "$OUT/results.tar.gz" results logs 2>/dev/null || tar -czf "$OUT/results.tar.gz" logs
   stamp "packed $OUT/results.tar.gz"
 }
@@ -59,10 +61,14 @@ experiment() {  # experiment CONFIG [args]
   local cfg="$1"; shift
   local extra=()
   [ "${GP_RESUME:-0}" = 1 ] && extra+=(--resume)
-  stamp "run_experiment configs/$cfg $* ${extra[*]}"
-  timeout "${GP_STAGE_TIMEOUT:-560}" "$RUN" "configs/$cfg" "$@" "${extra[@]}" >"$LOGS/${cfg%.json}.log" 2>&1 ||
-    { status=1; stamp "$cfg FAILED (logs/gp_rules/${cfg%.json}.log)"; }
+  local limit
+  limit="$(call_timeout "${GP_STAGE_TIMEOUT:-560}")"
+  if [ "$limit" = 0 ]; then status=1; stamp "$cfg skipped: the device call has no time left (run the stage in the next call)"; return; fi
+  stamp "run_experiment configs/$cfg $* ${extra[*]} (limit ${limit}s)"
+  timeout "$limit" "$RUN" "configs/$cfg" "$@" "${extra[@]}" >"$LOGS/${cfg%.json}.log" 2>&1 ||
+    { status=1; stamp "$cfg FAILED or cut (logs/gp_rules/${cfg%.json}.log; GP_RESUME=1 continues from its journal, which the pack carries back)"; }
   tail -4 "$LOGS/${cfg%.json}.log" >&2
+  pack  # now, not only at exit: the device tool kills a call at its limit, traps and all
 }
 
 for s in "${STAGES[@]}"; do
@@ -72,7 +78,7 @@ for s in "${STAGES[@]}"; do
       for t in rules/test_rule_engine gp_rules/test_gp_rules_runs gp_rules/test_gp_rules; do
         n="$(basename "$t")"
         stamp "$n"
-        timeout 300 "$BUILD/tests/$t" --gtest_output="json:$LOGS/$n.json" >"$LOGS/$n.log" 2>&1 ||
+        timeout "$(call_timeout 300)" "$BUILD/tests/$t" --gtest_output="json:$LOGS/$n.json" >"$LOGS/$n.log" 2>&1 ||
           { status=1; stamp "$n FAILED"; grep -E "FAILED|Failure" "$LOGS/$n.log" | head -20 >&2; }
         tail -3 "$LOGS/$n.log" >&2
       done ;;

@@ -60,7 +60,9 @@ while IFS=$'\t' read -r bin filter; do
     [ "$tool" = memcheck ] && extra=(--leak-check full)
     t0=$(date +%s)
     log "$name: $tool ($ntests tests)"
-    timeout "$LIMIT" "$CS" --tool "$tool" "${extra[@]}" --error-exitcode 99 --log-file "$LOG/$name.$tool.log" \
+    lim="$(call_timeout "$LIMIT")"
+    if [ "$lim" = 0 ]; then log "$name $tool skipped: the device call has no time left"; status=1; continue; fi
+    timeout "$lim" "$CS" --tool "$tool" "${extra[@]}" --error-exitcode 99 --log-file "$LOG/$name.$tool.log" \
       "$bin" --gtest_filter="$filter" >"$LOG/$name.$tool.out" 2>&1
     rc=$?
     secs=$(( $(date +%s) - t0 ))
@@ -68,7 +70,7 @@ while IFS=$'\t' read -r bin filter; do
     # racecheck --racecheck-report analysis prints "RACECHECK SUMMARY: N hazards displayed".
     hazards=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+' "$LOG/$name.$tool.log" 2>/dev/null | tail -1 | grep -Eo '[0-9]+' || true)
     [ -n "$hazards" ] && errors=$(( ${errors:-0} + hazards ))
-    [ $rc -eq 124 ] && errors="${errors:-?} (timed out after ${LIMIT}s)"
+    [ $rc -eq 124 ] && errors="${errors:-?} (timed out after ${lim}s)"
     printf "%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$tool" "$ntests" "${errors:-?}" "$rc" "$secs" >>"$LOG/summary.tsv"
     if [ $rc -ne 0 ] || [ "${errors:-?}" != 0 ]; then status=1; log "$name $tool: exit $rc, errors ${errors:-?}"; fi
   done
