@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/files.hpp"
 #include "datasets/sha256.hpp"
 
 namespace gpudm::datasets {
@@ -17,7 +18,7 @@ bool is_gzip(const std::string& bytes) {
          static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
-std::string gunzip(const std::string& bytes, const std::string& what) {
+std::string gunzip(const std::string& bytes, const std::string& what, std::size_t max_out) {
   z_stream zs{};
   // 15 + 32: zlib or gzip header detected automatically.
   if (inflateInit2(&zs, 15 + 32) != Z_OK) throw Error(what + ": cannot initialise zlib");
@@ -28,7 +29,11 @@ std::string gunzip(const std::string& bytes, const std::string& what) {
   std::size_t produced = 0;
   int rc = Z_OK;
   while (true) {
-    if (produced == out.size()) out.resize(out.size() * 2);
+    if (produced == out.size()) {
+      if (produced >= max_out)
+        throw Error(what + ": inflates past the limit of " + std::to_string(max_out >> 20) + " MiB");
+      out.resize(std::min(out.size() * 2, max_out));
+    }
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
     zs.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - produced, 1u << 30));
     const uInt before = zs.avail_out;
@@ -61,16 +66,11 @@ std::string gunzip(const std::string& bytes, const std::string& what) {
 FileBytes read_file_bytes(const std::string& path, const std::string& who) {
   FileBytes fb;
   fb.path = path;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw Error(who + ": cannot open " + path + ": " + std::strerror(errno));
-  char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) fb.raw.append(buf, n);
-  if (std::ferror(f.get())) throw Error(who + ": error reading " + path + ": " + std::strerror(errno));
+  fb.raw = read_capped_file(path, kMaxDataFileBytes, who + ": data file");
   fb.sha256 = sha256_hex(fb.raw);
   fb.gzip = is_gzip(fb.raw);
   if (fb.gzip) {
-    fb.text = gunzip(fb.raw, who + ": " + path);
+    fb.text = gunzip(fb.raw, who + ": " + path, kMaxDataFileBytes);
   } else {
     fb.text = fb.raw;
   }

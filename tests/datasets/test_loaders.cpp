@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "algorithms/core/rng.hpp"
+#include "datasets/file_bytes.hpp"
 #include "datasets/loaders.hpp"
 #include "test_util.hpp"
 
@@ -101,6 +102,13 @@ TEST(CsvLoader, TruncatedGzipIsAnError) {
   gz.resize(gz.size() / 2);
   const std::string p = dir.write("cut.gz", gz);
   expect_error([&] { load_file(p, csv("cut")); }, {"dataset 'cut'", p, "gzip"});
+}
+
+TEST(CsvLoader, GzipInflatingPastTheLimitIsAnError) {  // a gzip bomb stops at the cap, named
+  TempDir dir;
+  const std::string gz = gzip_bytes(std::string(1 << 22, 'a'), dir);  // 4 MiB of 'a': ~4 KB stored
+  EXPECT_EQ(gunzip(gz, "bomb.gz", std::size_t{4} << 20).size(), std::size_t{1} << 22);  // exactly at the cap: fine
+  expect_error([&] { gunzip(gz, "bomb.gz", std::size_t{1} << 20); }, {"bomb.gz", "inflates past the limit of 1 MiB"});
 }
 
 TEST(CsvLoader, KeelHeaderlessVariantWithTrailingSpacesInLabels) {
