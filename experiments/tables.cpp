@@ -199,18 +199,55 @@ std::string value_spec_text(const ojson& col) {
   return col.contains("format") ? col["format"].get<std::string>() : std::string();
 }
 
-// One table in the paper's layout.
-void render_one(const ojson& results, const ojson& spec, const std::string& paper_dir,
-                const std::vector<PeerResults>& peers, RenderedTables& out) {
-  const ojson& runs_json = results["runs"];
-  std::vector<const ojson*> runs;
-  for (const auto& r : runs_json) runs.push_back(&r);
-  const std::vector<std::string> vary = varying_params(runs);
-  const std::string title = spec.value("title", std::string("Table"));
-  const ojson& row_specs = spec["rows"];
-  const ojson& col_specs = spec["columns"];
+const char* kSurrogateNote =
+    "surrogate dataset: a generated stand-in with the real one's shape (datasets/catalog.json).";
+const char* kEstimatedNote =
+    "* estimated (metrics.estimated): not a whole measured run; the method is in metrics.estimate_method and the notes "
+    "below (a replay of the recorded run, or a measured part of the run scaled).";
 
-  // Runs that belong to the table: those matched by some value column's select.
+struct Header {
+  std::vector<std::string> names;
+  std::vector<bool> right;
+  void add(const std::string& name, bool right_aligned) {
+    names.push_back(name);
+    right.push_back(right_aligned);
+  }
+};
+
+// One table's block: the Markdown heading, table (or `empty` when it has no rows) and notes, and
+// its CSV records (the file is shared by the tables; its first column names the table).
+void write_block(RenderedTables& out, const std::string& title, const Header& header,
+                 const std::vector<std::vector<std::string>>& md_rows, std::vector<std::vector<std::string>> csv_rows,
+                 const std::string& empty, const std::vector<std::string>& notes) {
+  std::string& m = out.markdown;
+  m += "## " + title + "\n\n";
+  m += md_rows.empty() ? empty : markdown_table(header.names, md_rows, header.right) + "\n";
+  for (const auto& n : notes) m += "- " + n + "\n";
+  if (!notes.empty()) m += "\n";
+
+  if (!out.csv.empty()) out.csv += "\n";
+  std::vector<std::string> csv_header{"table"};
+  csv_header.insert(csv_header.end(), header.names.begin(), header.names.end());
+  out.csv += csv_line(csv_header);
+  for (auto& r : csv_rows) {
+    r.insert(r.begin(), title);
+    out.csv += csv_line(r);
+  }
+}
+
+// ---- a table in the paper's layout: select -> rows -> header -> cells -> write ----
+
+using Tuple = std::vector<std::string>;
+
+// A run's row key: its value of every row spec.
+Tuple row_key(const ojson& run, const ojson& row_specs) {
+  Tuple t;
+  for (const auto& rs : row_specs) t.push_back(row_value(run, rs));
+  return t;
+}
+
+// Runs that belong to the table: those matched by some value column's select.
+std::vector<const ojson*> select_runs(const std::vector<const ojson*>& runs, const ojson& col_specs) {
   std::vector<const ojson*> mine;
   for (const ojson* r : runs) {
     for (const auto& c : col_specs) {
@@ -220,154 +257,175 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
       }
     }
   }
+  return mine;
+}
 
-  // Row tuples: the paper's rows in the paper's order, then ours that the paper lacks.
-  using Tuple = std::vector<std::string>;
-  std::vector<Tuple> our_rows;
-  for (const ojson* r : mine) {
-    Tuple t;
-    for (const auto& rs : row_specs) t.push_back(row_value(*r, rs));
-    if (std::find(our_rows.begin(), our_rows.end(), t) == our_rows.end()) our_rows.push_back(t);
+struct Row {
+  Tuple key;
+  int paper_row = -1;  // index into paper.rows
+  bool ours = false;
+};
+
+struct TableRows {
+  std::vector<Row> rows;
+  std::size_t paper_only = 0;  // paper rows not shown (no run of ours, and no all_paper_rows)
+};
+
+// The table's rows: the paper's rows in the paper's order, then ours that the paper lacks.
+class RowPlacer {
+ public:
+  RowPlacer(const ojson& spec, const PaperTable& paper) : spec_(spec), row_specs_(spec["rows"]), paper_(paper) {}
+
+  TableRows place(const std::vector<const ojson*>& mine) const {
+    std::vector<Tuple> our_rows;
+    for (const ojson* r : mine) {
+      Tuple t = row_key(*r, row_specs_);
+      if (std::find(our_rows.begin(), our_rows.end(), t) == our_rows.end()) our_rows.push_back(t);
+    }
+    TableRows out;
+    std::vector<bool> placed(our_rows.size(), false);
+    bool any_paper_key = false;
+    for (const auto& rs : row_specs_) any_paper_key = any_paper_key || rs.contains("paper");
+    if (spec_.contains("paper_csv") && any_paper_key)
+      for (std::size_t pr = 0; pr < paper_.rows.size(); ++pr) place_paper_row(pr, our_rows, placed, out);
+    for (std::size_t k = 0; k < our_rows.size(); ++k)
+      if (!placed[k]) out.rows.push_back(Row{our_rows[k], -1, true});
+    return out;
   }
-  PaperTable paper;
-  const bool has_paper = spec.contains("paper_csv");
-  if (has_paper) paper = load_paper(paper_dir, spec["paper_csv"].get<std::string>());
-  auto paper_row_matches = [&](const std::vector<std::string>& prow, const Tuple& t) {
-    for (std::size_t i = 0; i < row_specs.size(); ++i) {
-      if (!row_specs[i].contains("paper")) continue;
-      const int c = paper.col(row_specs[i]["paper"].get<std::string>());
+
+ private:
+  // Our rows that match paper row `pr`, else the paper's row alone (all_paper_rows) or a count.
+  void place_paper_row(std::size_t pr, const std::vector<Tuple>& our_rows, std::vector<bool>& placed, TableRows& out) const {
+    bool matched = false;
+    for (std::size_t k = 0; k < our_rows.size(); ++k) {
+      if (!placed[k] && matches(paper_.rows[pr], our_rows[k])) {
+        out.rows.push_back(Row{our_rows[k], static_cast<int>(pr), true});
+        placed[k] = true;
+        matched = true;
+      }
+    }
+    if (matched) return;
+    if (!spec_.value("all_paper_rows", false)) {
+      ++out.paper_only;
+      return;
+    }
+    Tuple t;
+    for (const auto& rs : row_specs_) {
+      const int c = rs.contains("paper") ? paper_.col(rs["paper"].get<std::string>()) : -1;
+      t.push_back(c >= 0 && static_cast<std::size_t>(c) < paper_.rows[pr].size() ? paper_.rows[pr][static_cast<std::size_t>(c)] : "");
+    }
+    out.rows.push_back(Row{t, static_cast<int>(pr), false});
+  }
+
+  bool matches(const std::vector<std::string>& prow, const Tuple& t) const {
+    for (std::size_t i = 0; i < row_specs_.size(); ++i) {
+      if (!row_specs_[i].contains("paper")) continue;
+      const int c = paper_.col(row_specs_[i]["paper"].get<std::string>());
       if (c < 0 || static_cast<std::size_t>(c) >= prow.size()) return false;
       if (!loose_equal(ojson(prow[static_cast<std::size_t>(c)]), ojson(t[i]))) return false;
     }
     return true;
-  };
-  struct Row {
-    Tuple key;
-    int paper_row = -1;  // index into paper.rows
-    bool ours = false;
-  };
-  std::vector<Row> rows;
-  std::vector<bool> placed(our_rows.size(), false);
-  std::size_t paper_only = 0;
-  const bool all_paper_rows = spec.value("all_paper_rows", false);
-  bool any_paper_key = false;
-  for (const auto& rs : row_specs) any_paper_key = any_paper_key || rs.contains("paper");
-  if (has_paper && any_paper_key) {
-    for (std::size_t pr = 0; pr < paper.rows.size(); ++pr) {
-      bool matched = false;
-      for (std::size_t k = 0; k < our_rows.size(); ++k) {
-        if (!placed[k] && paper_row_matches(paper.rows[pr], our_rows[k])) {
-          rows.push_back(Row{our_rows[k], static_cast<int>(pr), true});
-          placed[k] = true;
-          matched = true;
-        }
-      }
-      if (!matched) {
-        if (all_paper_rows) {
-          Tuple t;
-          for (const auto& rs : row_specs) {
-            const int c = rs.contains("paper") ? paper.col(rs["paper"].get<std::string>()) : -1;
-            t.push_back(c >= 0 && static_cast<std::size_t>(c) < paper.rows[pr].size() ? paper.rows[pr][static_cast<std::size_t>(c)] : "");
-          }
-          rows.push_back(Row{t, static_cast<int>(pr), false});
-        } else {
-          ++paper_only;
-        }
-      }
-    }
   }
-  for (std::size_t k = 0; k < our_rows.size(); ++k)
-    if (!placed[k]) rows.push_back(Row{our_rows[k], -1, true});
 
-  // Header.
-  std::vector<std::string> header;
-  std::vector<bool> right;
-  for (const auto& rs : row_specs) {
-    header.push_back(rs.value("label", rs["run"].get<std::string>()));
-    right.push_back(false);
-  }
-  // A column with only "paper" shows the paper's number alone (hardware we do not have).
-  auto paper_column = [](const ojson& c) { return !c.contains("value") && !c.contains("ratio"); };
+  const ojson& spec_;
+  const ojson& row_specs_;
+  const PaperTable& paper_;
+};
+
+// A column with only "paper" shows the paper's number alone (hardware we do not have).
+bool paper_column(const ojson& c) { return !c.contains("value") && !c.contains("ratio"); }
+
+Header table_header(const ojson& row_specs, const ojson& col_specs) {
+  Header h;
+  for (const auto& rs : row_specs) h.add(rs.value("label", rs["run"].get<std::string>()), false);
   for (const auto& c : col_specs) {
     if (c.value("hidden", false)) continue;
-    if (!paper_column(c)) {
-      header.push_back(c["label"].get<std::string>());
-      right.push_back(true);
-    }
-    if (c.contains("paper")) {
-      header.push_back(c["label"].get<std::string>() + " (paper)");
-      right.push_back(true);
+    if (!paper_column(c)) h.add(c["label"].get<std::string>(), true);
+    if (c.contains("paper")) h.add(c["label"].get<std::string>() + " (paper)", true);
+  }
+  return h;
+}
+
+// A value column's cell: the median over the row's ok runs it selects, else what kept them out.
+Cell value_cell(const std::vector<const ojson*>& row_runs, const ojson& c, const std::vector<PeerResults>& peers,
+                const std::vector<std::string>& vary, Reasons& reasons) {
+  Cell cell;
+  std::vector<double> values;
+  bool failed = false, skipped = false, ok_without_value = false;
+  for (const ojson* r : row_runs) {
+    if (!select_matches(*r, c.value("select", ojson::object()))) continue;
+    const std::string st = status_of(*r);
+    if (st == "ok") {
+      const ojson* v = column_value(*r, c, peers);
+      if (v && v->is_number()) {
+        values.push_back(v->get<double>());
+        cell.estimated = cell.estimated || truthy(find_path(*r, "metrics.estimated"));
+      } else {
+        ok_without_value = true;
+      }
+    } else {
+      (st == "skipped" ? skipped : failed) = true;
+      reasons.add(*r, vary);
     }
   }
+  if (!values.empty()) {
+    cell.has_raw = true;
+    cell.raw = median_of(values);
+    cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
+  } else if (failed) {
+    cell.text = "failed";
+  } else if (skipped) {
+    cell.text = "skipped";
+  } else if (ok_without_value) {
+    cell.text = "n/a";
+  } else {
+    cell.text = kDash;
+  }
+  if (cell.estimated) cell.marker = "*";
+  return cell;
+}
 
+// A ratio column's cell: the quotient of the two medians it names.
+Cell ratio_cell(const ojson& c, std::map<std::string, Cell>& cells) {
+  const Cell& a = cells[c["ratio"][0].get<std::string>()];
+  const Cell& b = cells[c["ratio"][1].get<std::string>()];
+  Cell cell;
+  if (a.has_raw && b.has_raw && b.raw != 0.0) {
+    cell.has_raw = true;
+    cell.raw = a.raw / b.raw;
+    cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
+    cell.estimated = a.estimated || b.estimated;
+    if (cell.estimated) cell.marker = "*";
+  } else {
+    cell.text = kDash;
+  }
+  return cell;
+}
+
+// The cells of one row of a paper-layout table, and its Markdown and CSV texts.
+struct RowRenderer {
+  const ojson& row_specs;
+  const ojson& col_specs;
+  const PaperTable& paper;
+  const std::vector<PeerResults>& peers;
+  const std::vector<std::string>& vary;
   Reasons reasons;
   bool any_surrogate = false, any_estimated = false;
   std::vector<std::vector<std::string>> md_rows, csv_rows;
-  for (const auto& row : rows) {
+
+  void add(const Row& row, const std::vector<const ojson*>& mine) {
     std::vector<const ojson*> row_runs;
-    for (const ojson* r : mine) {
-      Tuple t;
-      for (const auto& rs : row_specs) t.push_back(row_value(*r, rs));
-      if (t == row.key) row_runs.push_back(r);
-    }
+    for (const ojson* r : mine)
+      if (row_key(*r, row_specs) == row.key) row_runs.push_back(r);
     bool surrogate = false;
     for (const ojson* r : row_runs) surrogate = surrogate || truthy(find_path(*r, "dataset.surrogate"));
     any_surrogate = any_surrogate || surrogate;
 
     std::map<std::string, Cell> cells;  // by column label
-    for (const auto& c : col_specs) {
-      if (!c.contains("value")) continue;
-      Cell cell;
-      std::vector<double> values;
-      bool failed = false, skipped = false, ok_without_value = false;
-      for (const ojson* r : row_runs) {
-        if (!select_matches(*r, c.value("select", ojson::object()))) continue;
-        const std::string st = status_of(*r);
-        if (st == "ok") {
-          const ojson* v = column_value(*r, c, peers);
-          if (v && v->is_number()) {
-            values.push_back(v->get<double>());
-            cell.estimated = cell.estimated || truthy(find_path(*r, "metrics.estimated"));
-          } else {
-            ok_without_value = true;
-          }
-        } else {
-          (st == "skipped" ? skipped : failed) = true;
-          reasons.add(*r, vary);
-        }
-      }
-      if (!values.empty()) {
-        cell.has_raw = true;
-        cell.raw = median_of(values);
-        cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
-      } else if (failed) {
-        cell.text = "failed";
-      } else if (skipped) {
-        cell.text = "skipped";
-      } else if (ok_without_value) {
-        cell.text = "n/a";
-      } else {
-        cell.text = kDash;
-      }
-      if (cell.estimated) cell.marker = "*";
-      cells[c["label"].get<std::string>()] = cell;
-    }
-    for (const auto& c : col_specs) {
-      if (!c.contains("ratio")) continue;
-      const Cell& a = cells[c["ratio"][0].get<std::string>()];
-      const Cell& b = cells[c["ratio"][1].get<std::string>()];
-      Cell cell;
-      if (a.has_raw && b.has_raw && b.raw != 0.0) {
-        cell.has_raw = true;
-        cell.raw = a.raw / b.raw;
-        cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
-        cell.estimated = a.estimated || b.estimated;
-        if (cell.estimated) cell.marker = "*";
-      } else {
-        cell.text = kDash;
-      }
-      cells[c["label"].get<std::string>()] = cell;
-    }
+    for (const auto& c : col_specs)
+      if (c.contains("value")) cells[c["label"].get<std::string>()] = value_cell(row_runs, c, peers, vary, reasons);
+    for (const auto& c : col_specs)
+      if (c.contains("ratio")) cells[c["label"].get<std::string>()] = ratio_cell(c, cells);
 
     std::vector<std::string> md, csv;
     for (std::size_t i = 0; i < row.key.size(); ++i) {
@@ -386,10 +444,7 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
         any_estimated = any_estimated || (row.ours && !cell.marker.empty());
       }
       if (c.contains("paper")) {
-        std::string p;
-        const int col = paper.col(c["paper"].get<std::string>());
-        if (row.paper_row >= 0 && col >= 0 && static_cast<std::size_t>(col) < paper.rows[static_cast<std::size_t>(row.paper_row)].size())
-          p = paper.rows[static_cast<std::size_t>(row.paper_row)][static_cast<std::size_t>(col)];
+        const std::string p = paper_value(row, c);
         md.push_back(p.empty() ? kDash : p);
         csv.push_back(p);
       }
@@ -398,41 +453,48 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
     csv_rows.push_back(std::move(csv));
   }
 
-  std::string& m = out.markdown;
-  m += "## " + title + "\n\n";
-  if (md_rows.empty()) {
-    m += "_No run of this experiment matches this table's columns._\n\n";
-  } else {
-    m += markdown_table(header, md_rows, right) + "\n";
+  std::string paper_value(const Row& row, const ojson& c) const {
+    const int col = paper.col(c["paper"].get<std::string>());
+    if (row.paper_row >= 0 && col >= 0 && static_cast<std::size_t>(col) < paper.rows[static_cast<std::size_t>(row.paper_row)].size())
+      return paper.rows[static_cast<std::size_t>(row.paper_row)][static_cast<std::size_t>(col)];
+    return "";
   }
+};
+
+std::vector<std::string> table_notes(const ojson& spec, const TableRows& placed, const RowRenderer& body) {
   std::vector<std::string> notes;
-  if (has_paper)
+  if (spec.contains("paper_csv"))
     notes.push_back("Paper values (columns marked \"(paper)\") are the published numbers from experiments/paper_tables/" +
                     spec["paper_csv"].get<std::string>() + ", measured on the paper's hardware; ours are from this run.");
-  if (paper_only > 0)
-    notes.push_back(std::to_string(paper_only) + " paper row(s) not run in this experiment are not shown.");
-  for (const auto& c : col_specs)
+  if (placed.paper_only > 0)
+    notes.push_back(std::to_string(placed.paper_only) + " paper row(s) not run in this experiment are not shown.");
+  for (const auto& c : spec["columns"])
     if (c.contains("ratio"))
       notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["ratio"][0].get<std::string>() + "\" / \"" +
                       c["ratio"][1].get<std::string>() + "\" (medians of the same run).");
-  if (any_surrogate) notes.push_back(std::string(kSurrogate) + " surrogate dataset: a generated stand-in with the real one's shape (datasets/catalog.json).");
-  if (any_estimated) notes.push_back("* estimated (metrics.estimated): not a whole measured run; the method is in metrics.estimate_method and the notes below (a replay of the recorded run, or a measured part of the run scaled).");
+  if (body.any_surrogate) notes.push_back(std::string(kSurrogate) + " " + kSurrogateNote);
+  if (body.any_estimated) notes.push_back(kEstimatedNote);
   if (spec.contains("notes"))
     for (const auto& n : spec["notes"]) notes.push_back(n.get<std::string>());
-  for (const auto& r : reasons.lines) notes.push_back(r);
-  for (const auto& n : notes) m += "- " + n + "\n";
-  if (!notes.empty()) m += "\n";
+  for (const auto& r : body.reasons.lines) notes.push_back(r);
+  return notes;
+}
 
-  // CSV: one block per table, sharing the file; first column names the table.
-  if (!out.csv.empty()) out.csv += "\n";
-  std::vector<std::string> csv_header{"table"};
-  for (std::size_t i = 0; i < row_specs.size(); ++i) csv_header.push_back(header[i]);
-  for (std::size_t i = row_specs.size(); i < header.size(); ++i) csv_header.push_back(header[i]);
-  out.csv += csv_line(csv_header);
-  for (auto& r : csv_rows) {
-    r.insert(r.begin(), title);
-    out.csv += csv_line(r);
-  }
+// One table in the paper's layout.
+void render_one(const ojson& results, const ojson& spec, const std::string& paper_dir,
+                const std::vector<PeerResults>& peers, RenderedTables& out) {
+  std::vector<const ojson*> runs;
+  for (const auto& r : results["runs"]) runs.push_back(&r);
+  const std::vector<std::string> vary = varying_params(runs);
+  const std::vector<const ojson*> mine = select_runs(runs, spec["columns"]);
+  PaperTable paper;
+  if (spec.contains("paper_csv")) paper = load_paper(paper_dir, spec["paper_csv"].get<std::string>());
+  const TableRows placed = RowPlacer(spec, paper).place(mine);
+  const Header header = table_header(spec["rows"], spec["columns"]);
+  RowRenderer body{spec["rows"], spec["columns"], paper, peers, vary, {}, false, false, {}, {}};
+  for (const auto& row : placed.rows) body.add(row, mine);
+  write_block(out, spec.value("title", std::string("Table")), header, body.md_rows, std::move(body.csv_rows),
+              "_No run of this experiment matches this table's columns._\n\n", table_notes(spec, placed, body));
 }
 
 // Numeric metrics worth a default-table column, most useful first.
@@ -467,28 +529,15 @@ void render_default(const ojson& results, RenderedTables& out) {
   std::set<std::string> seeds;
   for (const ojson* r : runs) seeds.insert(find_path(*r, "seed") ? find_path(*r, "seed")->dump() : "");
 
-  std::vector<std::string> header{"Dataset", "Backend"};
-  std::vector<bool> right{false, false};
-  for (const auto& v : vary) {
-    header.push_back(v);
-    right.push_back(true);
-  }
-  if (seeds.size() > 1) {
-    header.push_back("Seed");
-    right.push_back(true);
-  }
-  for (const char* h : {"Median (s)", "Min (s)", "Max (s)"}) {
-    header.push_back(h);
-    right.push_back(true);
-  }
-  for (const auto& m : metrics) {
-    header.push_back(m);
-    right.push_back(true);
-  }
-  header.push_back("Validation");
-  right.push_back(false);
-  header.push_back("Status");
-  right.push_back(false);
+  Header header;
+  header.add("Dataset", false);
+  header.add("Backend", false);
+  for (const auto& v : vary) header.add(v, true);
+  if (seeds.size() > 1) header.add("Seed", true);
+  for (const char* h : {"Median (s)", "Min (s)", "Max (s)"}) header.add(h, true);
+  for (const auto& m : metrics) header.add(m, true);
+  header.add("Validation", false);
+  header.add("Status", false);
 
   Reasons reasons;
   bool any_surrogate = false, any_estimated = false;
@@ -540,46 +589,37 @@ void render_default(const ojson& results, RenderedTables& out) {
 
   const ojson* title = find_path(results, "experiment.title");
   const std::string t = title && title->is_string() && !title->get<std::string>().empty() ? title->get<std::string>() : "Runs";
-  out.markdown += "## " + t + "\n\n";
-  out.markdown += md_rows.empty() ? std::string("_No runs._\n\n") : markdown_table(header, md_rows, right) + "\n";
   std::vector<std::string> notes;
   notes.push_back("Times are wall clock per repetition after warm-up (median, min, max over the repetitions).");
-  if (any_surrogate) notes.push_back(std::string(kSurrogate) + " surrogate dataset: a generated stand-in with the real one's shape (datasets/catalog.json).");
-  if (any_estimated) notes.push_back("* estimated (metrics.estimated): not a whole measured run; the method is in metrics.estimate_method and the notes below (a replay of the recorded run, or a measured part of the run scaled).");
+  if (any_surrogate) notes.push_back(std::string(kSurrogate) + " " + kSurrogateNote);
+  if (any_estimated) notes.push_back(kEstimatedNote);
   for (const auto& r : reasons.lines) notes.push_back(r);
-  for (const auto& n : notes) out.markdown += "- " + n + "\n";
-  out.markdown += "\n";
-
-  std::vector<std::string> csv_header{"table"};
-  csv_header.insert(csv_header.end(), header.begin(), header.end());
-  out.csv += csv_line(csv_header);
-  for (auto& r : csv_rows) {
-    r.insert(r.begin(), t);
-    out.csv += csv_line(r);
-  }
+  write_block(out, t, header, md_rows, std::move(csv_rows), "_No runs._\n\n", notes);
 }
 
 }  // namespace
 
 std::string markdown_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows,
                            const std::vector<bool>& right) {
-  auto esc = [](const std::string& s) {
-    std::string o;
-    for (char c : s) {
-      if (c == '|') o += "\\|";
-      else if (c == '\n') o += ' ';
-      else o += c;
-    }
-    return o;
-  };
   std::string s = "|";
-  for (const auto& h : header) s += " " + esc(h) + " |";
+  // One cell, escaped, appended in place: GCC 12 warns falsely (-Wrestrict) on " " + text + " |"
+  // once this is inlined.
+  auto cell = [&s](const std::string& text) {
+    s += ' ';
+    for (char c : text) {
+      if (c == '|') s += "\\|";
+      else if (c == '\n') s += ' ';
+      else s += c;
+    }
+    s += " |";
+  };
+  for (const auto& h : header) cell(h);
   s += "\n|";
   for (std::size_t i = 0; i < header.size(); ++i) s += (i < right.size() && right[i]) ? "---:|" : "---|";
   s += "\n";
   for (const auto& r : rows) {
     s += "|";
-    for (std::size_t i = 0; i < header.size(); ++i) s += " " + esc(i < r.size() ? r[i] : "") + " |";
+    for (std::size_t i = 0; i < header.size(); ++i) cell(i < r.size() ? r[i] : std::string());
     s += "\n";
   }
   return s;
