@@ -1,0 +1,63 @@
+// Config text -> JSON: errors as file:line:column, duplicate keys rejected.
+#include <regex>
+#include <set>
+
+#include "algorithms/core/json_limits.hpp"
+#include "experiments/config.hpp"
+#include "experiments/text.hpp"
+
+namespace gpudm::experiments {
+
+ojson parse_json_text(const std::string& text, const std::string& source) {
+  // Values nested deeper than this would overflow the stack when copied or dumped.
+  if (std::string deep = json_depth_error(text, source); !deep.empty()) throw ConfigError(deep);
+  // Duplicate keys are silently merged by JSON parsers; in a config they are almost always a
+  // copy-paste mistake, so they are an error here.
+  std::vector<std::set<std::string>> keys;
+  std::vector<std::string> path;
+  ojson::parser_callback_t cb = [&](int /*depth*/, ojson::parse_event_t ev, ojson& parsed) -> bool {
+    switch (ev) {
+      case ojson::parse_event_t::object_start: keys.emplace_back(); break;
+      case ojson::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case ojson::parse_event_t::key: {
+        const std::string k = parsed.get<std::string>();
+        if (!keys.empty() && !keys.back().insert(k).second)
+          throw ConfigError(source + ": duplicate key '" + k + "' in the same object");
+        break;
+      }
+      default: break;
+    }
+    return true;
+  };
+  try {
+    return ojson::parse(text, cb);
+  } catch (const ojson::parse_error& e) {
+    // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
+    const std::string what = e.what();
+    static const std::regex re(R"(at line (\d+), column (\d+): (.*)$)");
+    std::smatch m;
+    if (std::regex_search(what, m, re))
+      throw ConfigError(source + ":" + m[1].str() + ":" + m[2].str() + ": " + one_line(m[3].str()));
+    // Fall back to the byte offset.
+    std::size_t line = 1, col = 1;
+    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
+    }
+    throw ConfigError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + one_line(what));
+  } catch (const ojson::exception& e) {
+    // A number beyond the double range ("1e999": out_of_range.406) carries no position.
+    std::string what = e.what();
+    if (const std::size_t b = what.find("] "); what.rfind("[json.exception.", 0) == 0 && b != std::string::npos)
+      what = what.substr(b + 2);
+    throw ConfigError(source + ": " + one_line(what));
+  }
+}
+
+}  // namespace gpudm::experiments
