@@ -379,25 +379,15 @@ std::string percent(double x) {
   return b;
 }
 
-}  // namespace
+// Runs of both files matched by key. A key twice in one file (possible only with
+// --common-params, when a param one file lacks was swept) cannot be matched: such runs are
+// counted, never guessed.
+struct Matched {
+  std::vector<std::pair<const Entry*, const Entry*>> pairs;
+  std::size_t only_base = 0, only_new = 0, colliding = 0;
+};
 
-ojson compare_results(const std::string& base_path, const std::string& new_path, const CompareOptions& opt) {
-  if (!(opt.threshold >= 0.0)) throw ConfigError("--threshold must be >= 0 (a fraction: 0.10 is 10 %)");
-  if (!(opt.alpha > 0.0 && opt.alpha < 1.0)) throw ConfigError("--alpha must be in (0, 1)");
-  Side base = read_side(base_path), neu = read_side(new_path);
-  if (base.kind != neu.kind)
-    throw ConfigError("--compare: " + base_path + " is " + base.kind + " JSON and " + new_path + " is " + neu.kind + " JSON");
-  if (base.kind == "results" && base.experiment != neu.experiment)
-    throw ConfigError("--compare: different experiments: " + base_path + " is '" + base.experiment + "', " + new_path +
-                      " is '" + neu.experiment + "'");
-  std::set<std::string> keys;
-  if (base.kind == "results") {
-    if (opt.common_params) keys = common_param_keys(base, neu);
-    assign_keys(base, opt.common_params ? &keys : nullptr);
-    assign_keys(neu, opt.common_params ? &keys : nullptr);
-  }
-  // A key twice in one file (possible only with --common-params, when a param one file lacks
-  // was swept) cannot be matched: such runs are counted, never guessed.
+Matched match_entries(const Side& base, const Side& neu) {
   auto index_of = [](const Side& s, std::map<std::string, std::size_t>& idx, std::set<std::string>& dup) {
     for (std::size_t i = 0; i < s.entries.size(); ++i)
       if (!idx.emplace(s.entries[i].key, i).second) dup.insert(s.entries[i].key);
@@ -406,61 +396,131 @@ ojson compare_results(const std::string& base_path, const std::string& new_path,
   std::set<std::string> dup;
   index_of(base, bi, dup);
   index_of(neu, ni, dup);
-  std::vector<std::pair<const Entry*, const Entry*>> pairs;
-  std::size_t only_base = 0, only_new = 0, colliding = 0;
+  Matched m;
   for (const auto& e : base.entries) {
     if (e.key.empty()) continue;
     if (dup.count(e.key)) {
-      ++colliding;
+      ++m.colliding;
       continue;
     }
     auto it = ni.find(e.key);
-    if (it == ni.end()) ++only_base;
-    else pairs.emplace_back(&e, &neu.entries[it->second]);
+    if (it == ni.end()) ++m.only_base;
+    else m.pairs.emplace_back(&e, &neu.entries[it->second]);
   }
   for (const auto& e : neu.entries)
-    if (!e.key.empty() && !dup.count(e.key) && !bi.count(e.key)) ++only_new;
-  if (pairs.empty())
-    throw ConfigError("--compare: no run is in both files (" + std::to_string(base.entries.size()) + " in " + base_path + ", " +
-                      std::to_string(neu.entries.size()) + " in " + new_path + ")" +
-                      (base.kind == "results" && !opt.common_params
-                           ? "; if the newer file only records params added since, try --common-params"
-                           : ""));
+    if (!e.key.empty() && !dup.count(e.key) && !bi.count(e.key)) ++m.only_new;
+  return m;
+}
 
-  const int min_reps = opt.min_repetitions > 0 ? opt.min_repetitions : min_testable_repetitions(opt.alpha);
-  std::vector<std::size_t> few;  // positions in `pairs`
-  for (std::size_t i = 0; i < pairs.size(); ++i) {
-    const auto& [b, n] = pairs[i];
-    if (b->status == "ok" && n->status == "ok" &&
-        std::min(b->samples.size(), n->samples.size()) < static_cast<std::size_t>(min_reps))
-      few.push_back(i);
-  }
+// What a matched run's label names: the params that vary (with --common-params, only those both
+// files record), the dataset options and the seed where they vary.
+struct Labels {
+  std::vector<std::string> vary;
+  bool options_vary = false, seed_varies = false;
+  std::string of(const Entry& e) const { return label_of(e, vary, options_vary, seed_varies); }
+};
 
+Labels labels_of(const Matched& m, const CompareOptions& opt, const std::set<std::string>& keys) {
   std::vector<const ojson*> recs;
   std::set<std::string> options_seen, seeds_seen;
-  for (const auto& [b, n] : pairs) {
+  for (const auto& [b, n] : m.pairs) {
     recs.push_back(&b->record);
     if (const ojson* o = find_path(b->record, "dataset.options")) options_seen.insert(o->dump());
     if (const ojson* sd = find_path(b->record, "seed")) seeds_seen.insert(sd->dump());
   }
-  std::vector<std::string> vary = varying_params(recs);
+  Labels l;
+  l.vary = varying_params(recs);
   if (opt.common_params)
-    vary.erase(std::remove_if(vary.begin(), vary.end(), [&](const std::string& k) { return !keys.count(k); }), vary.end());
-  const bool options_vary = options_seen.size() > 1, seed_varies = seeds_seen.size() > 1;
+    l.vary.erase(std::remove_if(l.vary.begin(), l.vary.end(), [&](const std::string& k) { return !keys.count(k); }), l.vary.end());
+  l.options_vary = options_seen.size() > 1;
+  l.seed_varies = seeds_seen.size() > 1;
+  return l;
+}
 
-  if (!few.empty()) {
-    const auto& [b, n] = pairs[few.front()];
-    throw ConfigError("--compare: " + std::to_string(few.size()) + " matched run(s) have fewer than " + std::to_string(min_reps) +
-                      " repetitions (e.g. " + label_of(*b, vary, options_vary, seed_varies) + ": " +
-                      std::to_string(b->samples.size()) + " vs " + std::to_string(n->samples.size()) +
-                      "); the U test needs " + std::to_string(min_testable_repetitions(opt.alpha)) +
-                      " per side to reach p < " + format_number(opt.alpha, ".3g") +
-                      ": rerun with more repetitions, or pass --min-repetitions 1 to report such runs as ambiguous");
+// Matched ok runs with fewer than `min_reps` repetitions on a side are an input error.
+void check_repetitions(const Matched& m, int min_reps, const CompareOptions& opt, const Labels& labels) {
+  std::vector<std::size_t> few;  // positions in `pairs`
+  for (std::size_t i = 0; i < m.pairs.size(); ++i) {
+    const auto& [b, n] = m.pairs[i];
+    if (b->status == "ok" && n->status == "ok" &&
+        std::min(b->samples.size(), n->samples.size()) < static_cast<std::size_t>(min_reps))
+      few.push_back(i);
   }
+  if (few.empty()) return;
+  const auto& [b, n] = m.pairs[few.front()];
+  throw ConfigError("--compare: " + std::to_string(few.size()) + " matched run(s) have fewer than " + std::to_string(min_reps) +
+                    " repetitions (e.g. " + labels.of(*b) + ": " + std::to_string(b->samples.size()) + " vs " +
+                    std::to_string(n->samples.size()) + "); the U test needs " +
+                    std::to_string(min_testable_repetitions(opt.alpha)) + " per side to reach p < " +
+                    format_number(opt.alpha, ".3g") +
+                    ": rerun with more repetitions, or pass --min-repetitions 1 to report such runs as ambiguous");
+}
 
-  std::string metrics_source;
-  const auto metrics = headline_metrics(base, neu, metrics_source);
+// The pair's timing verdict (same, faster, slower, ambiguous, not_compared) and its reason; the
+// ratio, change and U test go into `r`.
+std::pair<std::string, std::string> verdict_of(const Entry& b, const Entry& n, const CompareOptions& opt, ojson& r) {
+  if (b.status != "ok" || n.status != "ok" || b.samples.empty() || n.samples.empty())
+    return {"not_compared", b.status != "ok" ? "base " + b.status : n.status != "ok" ? "new " + n.status : "no timing samples"};
+  const double t = opt.threshold;
+  const double mb = median_of(b.samples), mn = median_of(n.samples);
+  const double ratio = mb > 0.0 ? mn / mb : 1.0;
+  r["ratio"] = ratio;
+  r["change"] = ratio - 1.0;
+  const UTest u = mann_whitney_u(b.samples, n.samples);
+  r["pvalue"] = u.pvalue;
+  r["pvalue_method"] = u.method;
+  const bool beyond_slow = ratio > 1.0 + t, beyond_fast = ratio < 1.0 / (1.0 + t);
+  if (min_two_sided_pvalue(b.samples.size(), n.samples.size()) >= opt.alpha)
+    return {"ambiguous", "too few samples (" + std::to_string(b.samples.size()) + " vs " + std::to_string(n.samples.size()) +
+                             ": p cannot go below " + format_number(opt.alpha, ".3g") + ")"};
+  if (u.pvalue < opt.alpha) {
+    const std::string verdict = beyond_slow ? "slower" : beyond_fast ? "faster" : "same";
+    return {verdict, verdict == "same" ? "significant but within the threshold (" + percent(ratio - 1.0) + ")" : ""};
+  }
+  if (beyond_slow || beyond_fast)
+    return {"ambiguous", "too noisy (median " + percent(ratio - 1.0) + ", p = " + format_number(u.pvalue, ".3g") + ")"};
+  return {"same", ""};
+}
 
+// The headline metrics of a pair: both values, their ratio and whether the new one is worse
+// beyond the threshold.
+ojson pair_metrics(const Entry& b, const Entry& n, const std::vector<Metric>& metrics, double t) {
+  ojson rm = ojson::object();
+  for (const auto& m : metrics) {
+    auto ib = b.metrics.find(m.key), in = n.metrics.find(m.key);
+    if (ib == b.metrics.end() && in == n.metrics.end()) continue;
+    ojson x;
+    x["base"] = ib != b.metrics.end() ? ojson(ib->second) : ojson(nullptr);
+    x["new"] = in != n.metrics.end() ? ojson(in->second) : ojson(nullptr);
+    if (ib != b.metrics.end() && in != n.metrics.end() && ib->second > 0.0 && in->second > 0.0) {
+      x["ratio"] = in->second / ib->second;
+      // Worse beyond the threshold by the same measure as the time: base/new - 1 > threshold.
+      x["worse"] = ib->second / in->second - 1.0 > t;
+    }
+    rm[m.key] = x;
+  }
+  return rm;
+}
+
+ojson compare_pair(const Entry& b, const Entry& n, const std::vector<Metric>& metrics, const Labels& labels,
+                   const CompareOptions& opt, std::map<std::string, int>& counts) {
+  ojson r;
+  r["label"] = labels.of(b);
+  r["identity"] = b.key;
+  if (b.record.contains("backend")) r["backend"] = b.record["backend"];
+  r["base"] = side_stats(b);
+  r["new"] = side_stats(n);
+  const auto [verdict, reason] = verdict_of(b, n, opt, r);
+  ++counts[verdict];
+  r["verdict"] = verdict;
+  if (!reason.empty()) r["reason"] = reason;
+  r["metrics"] = pair_metrics(b, n, metrics, opt.threshold);
+  return r;
+}
+
+// The report's description of the comparison, before its runs.
+ojson report_head(const Side& base, const Side& neu, const CompareOptions& opt, int min_reps,
+                  const std::vector<Metric>& metrics, const std::string& metrics_source) {
   ojson report;
   report["tool"] = "run_experiment --compare";
   report["kind"] = base.kind;
@@ -478,68 +538,47 @@ ojson compare_results(const std::string& base_path, const std::string& new_path,
   for (const auto& m : metrics) mj.push_back({{"key", m.key}, {"label", m.label}, {"higher_is_better", true}});
   report["metrics"] = mj;
   report["metrics_source"] = metrics_source;
+  return report;
+}
 
+}  // namespace
+
+ojson compare_results(const std::string& base_path, const std::string& new_path, const CompareOptions& opt) {
+  if (!(opt.threshold >= 0.0)) throw ConfigError("--threshold must be >= 0 (a fraction: 0.10 is 10 %)");
+  if (!(opt.alpha > 0.0 && opt.alpha < 1.0)) throw ConfigError("--alpha must be in (0, 1)");
+  Side base = read_side(base_path), neu = read_side(new_path);
+  if (base.kind != neu.kind)
+    throw ConfigError("--compare: " + base_path + " is " + base.kind + " JSON and " + new_path + " is " + neu.kind + " JSON");
+  if (base.kind == "results" && base.experiment != neu.experiment)
+    throw ConfigError("--compare: different experiments: " + base_path + " is '" + base.experiment + "', " + new_path +
+                      " is '" + neu.experiment + "'");
+  std::set<std::string> keys;
+  if (base.kind == "results") {
+    if (opt.common_params) keys = common_param_keys(base, neu);
+    assign_keys(base, opt.common_params ? &keys : nullptr);
+    assign_keys(neu, opt.common_params ? &keys : nullptr);
+  }
+  const Matched m = match_entries(base, neu);
+  if (m.pairs.empty())
+    throw ConfigError("--compare: no run is in both files (" + std::to_string(base.entries.size()) + " in " + base_path + ", " +
+                      std::to_string(neu.entries.size()) + " in " + new_path + ")" +
+                      (base.kind == "results" && !opt.common_params
+                           ? "; if the newer file only records params added since, try --common-params"
+                           : ""));
+  const int min_reps = opt.min_repetitions > 0 ? opt.min_repetitions : min_testable_repetitions(opt.alpha);
+  const Labels labels = labels_of(m, opt, keys);
+  check_repetitions(m, min_reps, opt, labels);
+
+  std::string metrics_source;
+  const auto metrics = headline_metrics(base, neu, metrics_source);
+  ojson report = report_head(base, neu, opt, min_reps, metrics, metrics_source);
   std::map<std::string, int> counts = {{"same", 0}, {"faster", 0}, {"slower", 0}, {"ambiguous", 0}, {"not_compared", 0}};
   ojson runs = ojson::array();
-  const double t = opt.threshold;
-  for (const auto& [b, n] : pairs) {
-    ojson r;
-    r["label"] = label_of(*b, vary, options_vary, seed_varies);
-    r["identity"] = b->key;
-    if (b->record.contains("backend")) r["backend"] = b->record["backend"];
-    r["base"] = side_stats(*b);
-    r["new"] = side_stats(*n);
-    std::string verdict, reason;
-    if (b->status != "ok" || n->status != "ok" || b->samples.empty() || n->samples.empty()) {
-      verdict = "not_compared";
-      reason = b->status != "ok" ? "base " + b->status : n->status != "ok" ? "new " + n->status : "no timing samples";
-    } else {
-      const double mb = median_of(b->samples), mn = median_of(n->samples);
-      const double ratio = mb > 0.0 ? mn / mb : 1.0;
-      r["ratio"] = ratio;
-      r["change"] = ratio - 1.0;
-      const UTest u = mann_whitney_u(b->samples, n->samples);
-      r["pvalue"] = u.pvalue;
-      r["pvalue_method"] = u.method;
-      const bool beyond_slow = ratio > 1.0 + t, beyond_fast = ratio < 1.0 / (1.0 + t);
-      if (min_two_sided_pvalue(b->samples.size(), n->samples.size()) >= opt.alpha) {
-        verdict = "ambiguous";
-        reason = "too few samples (" + std::to_string(b->samples.size()) + " vs " + std::to_string(n->samples.size()) +
-                 ": p cannot go below " + format_number(opt.alpha, ".3g") + ")";
-      } else if (u.pvalue < opt.alpha) {
-        verdict = beyond_slow ? "slower" : beyond_fast ? "faster" : "same";
-        if (verdict == "same") reason = "significant but within the threshold (" + percent(ratio - 1.0) + ")";
-      } else if (beyond_slow || beyond_fast) {
-        verdict = "ambiguous";
-        reason = "too noisy (median " + percent(ratio - 1.0) + ", p = " + format_number(u.pvalue, ".3g") + ")";
-      } else {
-        verdict = "same";
-      }
-    }
-    ++counts[verdict];
-    r["verdict"] = verdict;
-    if (!reason.empty()) r["reason"] = reason;
-    ojson rm = ojson::object();
-    for (const auto& m : metrics) {
-      auto ib = b->metrics.find(m.key), in = n->metrics.find(m.key);
-      if (ib == b->metrics.end() && in == n->metrics.end()) continue;
-      ojson x;
-      x["base"] = ib != b->metrics.end() ? ojson(ib->second) : ojson(nullptr);
-      x["new"] = in != n->metrics.end() ? ojson(in->second) : ojson(nullptr);
-      if (ib != b->metrics.end() && in != n->metrics.end() && ib->second > 0.0 && in->second > 0.0) {
-        x["ratio"] = in->second / ib->second;
-        // Worse beyond the threshold by the same measure as the time: base/new - 1 > threshold.
-        x["worse"] = ib->second / in->second - 1.0 > t;
-      }
-      rm[m.key] = x;
-    }
-    r["metrics"] = rm;
-    runs.push_back(r);
-  }
+  for (const auto& [b, n] : m.pairs) runs.push_back(compare_pair(*b, *n, metrics, labels, opt, counts));
   report["runs"] = runs;
-  report["unmatched"] = {{"only_in_base", only_base}, {"only_in_new", only_new}, {"colliding", colliding}};
+  report["unmatched"] = {{"only_in_base", m.only_base}, {"only_in_new", m.only_new}, {"colliding", m.colliding}};
   ojson sum = ojson::object();
-  sum["compared"] = pairs.size();
+  sum["compared"] = m.pairs.size();
   for (const char* k : {"same", "faster", "slower", "ambiguous", "not_compared"}) sum[k] = counts[k];
   report["summary"] = sum;
   report["exit_status"] = counts["slower"] > 0 ? 1 : 0;
