@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(build-essential cmake git pkg-config nlohmann-json3-dev libgtest-dev libbenchmark-dev
           libbenchmark-tools libeigen3-dev libcli11-dev zlib1g-dev python3 python3-matplotlib
-          python3-scipy python3-numpy clang libclang-rt-dev)
+          python3-scipy python3-numpy clang libclang-rt-dev libopenmpi-dev openmpi-bin)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -13,7 +13,8 @@ for p in "${PACKAGES[@]}"; do
     missing+=("$p")
   fi
 done
-# OpenMP: libgomp comes with g++; nothing to add. clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh).
+# OpenMP: libgomp comes with g++; nothing to add. libopenmpi-dev + openmpi-bin: the multi-rank runs (issue 26) and their `mpi` tests.
+# clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh).
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

@@ -1,0 +1,40 @@
+#pragma once
+// The rule engine over the ranks of an MPI run (issue 26): each rank holds a contiguous block of
+// the dataset's rows (boundaries multiples of 32 rows, so coverage words of the blocks
+// concatenate) and evaluates every rule on it with its own backend (sequential, OpenMP or CUDA);
+// the per-class counts and GPops are summed over the ranks (integers: exact), the coverage words
+// gathered in rank order. The result equals one process's on the whole dataset, bit for bit, at
+// any rank count. With one rank it is the inner backend itself.
+#include <memory>
+
+#include "algorithms/core/comm.hpp"
+#include "algorithms/rules/evaluator.hpp"
+
+namespace gpudm::rules {
+
+class ShardedEvaluator final : public RuleEvaluator {
+ public:
+  ShardedEvaluator(std::unique_ptr<RuleEvaluator> inner, Comm& comm);
+  std::string name() const override { return inner_->name(); }
+  Capabilities capabilities() const override { return inner_->capabilities(); }
+  nlohmann::ordered_json describe() const override;
+  void configure(const EngineOptions& options) override;
+  void prepare(const Dataset& data) override;
+  void evaluate(const RulePopulation& pop, RuleCounts& out, PhaseTimer& timer, Want want = Want::counts) override;
+  // This rank's rows [begin, end) of the prepared dataset.
+  std::size_t row_begin() const { return begin_; }
+  std::size_t row_end() const { return end_; }
+
+ private:
+  std::unique_ptr<RuleEvaluator> inner_;
+  Comm& comm_;
+  Dataset shard_;
+  const Dataset* data_ = nullptr;
+  std::size_t begin_ = 0, end_ = 0;
+  RuleCounts part_;
+  std::vector<std::uint64_t> wide_;
+  long long calls_ = 0;
+  std::uint64_t bytes_combined_ = 0;
+};
+
+}  // namespace gpudm::rules
