@@ -62,12 +62,8 @@ class MpiWorld final : public Comm {
   void sum(double* v, std::size_t n, const char* what) override { sum_in_rank_order(v, n, MPI_DOUBLE, what); }
   std::vector<std::uint32_t> gather_all(const std::vector<std::uint32_t>& mine, const char* what) override {
     const std::vector<int> counts = lengths(static_cast<long long>(mine.size()), what);
-    std::vector<int> displs(counts.size(), 0);
     long long total = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      displs[r] = static_cast<int>(total);
-      total += counts[r];
-    }
+    const std::vector<int> displs = offsets(counts, total, what);
     std::vector<std::uint32_t> out(static_cast<std::size_t>(total));
     MPI_Request req;
     MPI_Iallgatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT32_T, out.data(), counts.data(), displs.data(), MPI_UINT32_T,
@@ -77,12 +73,8 @@ class MpiWorld final : public Comm {
   }
   std::vector<std::string> gather_all(const std::string& mine, const char* what) override {
     const std::vector<int> counts = lengths(static_cast<long long>(mine.size()), what);
-    std::vector<int> displs(counts.size(), 0);
     long long total = 0;
-    for (std::size_t r = 0; r < counts.size(); ++r) {
-      displs[r] = static_cast<int>(total);
-      total += counts[r];
-    }
+    const std::vector<int> displs = offsets(counts, total, what);
     std::string all(static_cast<std::size_t>(total), '\0');
     MPI_Request req;
     MPI_Iallgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR,
@@ -121,6 +113,17 @@ class MpiWorld final : public Comm {
     MPI_Iallgather(&n, 1, MPI_INT, all.data(), 1, MPI_INT, MPI_COMM_WORLD, &req);
     wait(req, what);
     return all;
+  }
+  // Where each rank's block starts in the gathered whole; `total` its length.
+  std::vector<int> offsets(const std::vector<int>& counts, long long& total, const char* what) {
+    std::vector<int> displs(counts.size(), 0);
+    total = 0;
+    for (std::size_t r = 0; r < counts.size(); ++r) {
+      displs[r] = static_cast<int>(total);
+      total += counts[r];
+    }
+    if (total > 0x7FFFFFFFLL) abort(std::string(what) + ": a gathered whole of more than 2^31 elements", 3);
+    return displs;
   }
   // Gathers every rank's vector, then sums in rank order on every rank: the same bits everywhere
   // (MPI_Allreduce's order of a floating-point sum is the library's choice).

@@ -69,7 +69,7 @@ void CpuForest::init_tree(int t, std::uint32_t generation) {
   node_attr_[node_index(t, 0)] = -1;
   node_child_[node_index(t, 0)] = 0;
   node_depth_[node_index(t, 0)] = 0;
-  init_slot(t, 0, root_key(p_.seed, static_cast<std::uint32_t>(t), generation), 0);
+  init_slot(t, 0, root_key(p_.seed, global(t), generation), 0);
   slot_node_[slot_index(t, 0)] = 0;
   for (const int s : due_[t]) slot_due_[slot_index(t, s)] = 0;
   due_[t].clear();
@@ -116,6 +116,14 @@ void CpuForest::predict_tree(int t, std::size_t b0, std::size_t b1) {
   }
 }
 
+void CpuForest::tally(std::size_t j0, std::size_t j1, std::uint32_t* votes) const {
+  for (std::size_t j = j0; j < j1; ++j) {
+    std::uint32_t* v = votes + j * static_cast<std::size_t>(L_.classes);
+    std::fill_n(v, L_.classes, 0u);
+    for (int t = 0; t < L_.trees; ++t) ++v[tree_pred_[std::size_t(t) * p_.batch + j]];
+  }
+}
+
 void CpuForest::vote(std::size_t j0, std::size_t j1, std::size_t b0, std::int32_t* out) const {
   std::uint32_t votes[256];
   for (std::size_t j = j0; j < j1; ++j) {
@@ -127,7 +135,7 @@ void CpuForest::vote(std::size_t j0, std::size_t j1, std::size_t b0, std::int32_
 
 void CpuForest::learn_one(int t, std::size_t i, int slot) {
   const int k = L_.features, V = L_.values, C = L_.classes;
-  const std::uint32_t w = p_.bagging ? static_cast<std::uint32_t>(poisson1(p_.seed, static_cast<std::uint32_t>(t), i)) : 1u;
+  const std::uint32_t w = p_.bagging ? static_cast<std::uint32_t>(poisson1(p_.seed, global(t), i)) : 1u;
   if (w == 0) return;
   const std::size_t si = slot_index(t, slot);
   const int y = s_->labels[i];
@@ -239,7 +247,8 @@ void CpuForest::split_tree(int t) {
   due.clear();
 }
 
-void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) {
+template <class VoteStep>
+void CpuForest::run(std::size_t begin, std::size_t end, PhaseTimer& timer, VoteStep vote_step) {
   GPUDM_REQUIRE(s_ != nullptr, "vfdt: process() before prepare()");
   GPUDM_REQUIRE(begin <= end && end <= s_->rows, "vfdt: process range past the end of the stream");
   const std::size_t B = static_cast<std::size_t>(p_.batch);
@@ -254,15 +263,12 @@ void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predic
   Stopwatch total;
   for (std::size_t b0 = begin; b0 < end; b0 += B) {
     const std::size_t b1 = std::min(end, b0 + B);
-    std::int32_t* out = predictions + (b0 - begin);
     if (stream_order_) {
       phase("stream", [&] { parallel_trees(L_.trees, [&](int t) { stream_tree(t, b0, b1); }); });
     } else {
       phase("traversal", [&] { parallel_trees(L_.trees, [&](int t) { predict_tree(t, b0, b1); }); });
     }
-    phase("vote", [&] {
-      parallel_instances(b1 - b0, [&](std::size_t j0, std::size_t j1) { vote(j0, j1, 0, out); });
-    });
+    phase("vote", [&] { vote_step(b0, b1); });
     if (!stream_order_) {
       phase("counters", [&] { parallel_trees(L_.trees, [&](int t) { learn_tree(t, b0, b1); }); });
       phase("adwin", [&] { parallel_trees(L_.trees, [&](int t) { adwin_tree(t, b0, b1); }); });
@@ -270,6 +276,20 @@ void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predic
     phase("split", [&] { parallel_trees(L_.trees, [&](int t) { split_tree(t); }); });
   }
   if (!timed && timer.enabled()) timer.add("prequential", total.seconds());
+}
+
+void CpuForest::process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) {
+  run(begin, end, timer, [&](std::size_t b0, std::size_t b1) {
+    std::int32_t* out = predictions + (b0 - begin);
+    parallel_instances(b1 - b0, [&](std::size_t j0, std::size_t j1) { vote(j0, j1, 0, out); });
+  });
+}
+
+void CpuForest::process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer) {
+  run(begin, end, timer, [&](std::size_t b0, std::size_t b1) {
+    std::uint32_t* out = votes + (b0 - begin) * static_cast<std::size_t>(L_.classes);
+    parallel_instances(b1 - b0, [&](std::size_t j0, std::size_t j1) { tally(j0, j1, out); });
+  });
 }
 
 ForestSnapshot CpuForest::snapshot() {

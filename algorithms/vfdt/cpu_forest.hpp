@@ -18,11 +18,13 @@ class CpuForest : public ForestBackend {
   void prepare(const EncodedStream& stream) override;
   void reset() override;
   void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) override;
+  void process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer) override;
   ForestSnapshot snapshot() override;
 
   // ---- the per-batch steps (batch = instances [b0, b1) of the stream)
   void predict_tree(int t, std::size_t b0, std::size_t b1);
   void vote(std::size_t j0, std::size_t j1, std::size_t b0, std::int32_t* out) const;  // batch positions [j0, j1)
+  void tally(std::size_t j0, std::size_t j1, std::uint32_t* votes) const;  // per class, batch positions [j0, j1)
   void learn_tree(int t, std::size_t b0, std::size_t b1);
   void adwin_tree(int t, std::size_t b0, std::size_t b1);
   void split_tree(int t);
@@ -35,6 +37,10 @@ class CpuForest : public ForestBackend {
   virtual void parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
 
  private:
+  // The prequential loop; each batch's votes go to `vote_step(b0, b1)`.
+  template <class VoteStep>
+  void run(std::size_t begin, std::size_t end, PhaseTimer& timer, VoteStep vote_step);
+  std::uint32_t global(int t) const { return static_cast<std::uint32_t>(p_.first_tree + t); }  // the tree's id in the forest
   int route(int t, std::size_t i) const;                 // leaf slot of stream instance i in tree t
   std::uint8_t leaf_vote(int t, int slot, std::size_t i);  // leaf's vote for instance i (mc or nb)
   void learn_one(int t, std::size_t i, int slot);         // tree t learns instance i at its leaf

@@ -11,7 +11,7 @@ namespace gpudm::vfdt {
 
 int ForestParams::features_for(int d) const {
   if (features > 0) return std::min(features, d);
-  if (trees == 1 && !bagging) return d;
+  if (total_trees() == 1 && !bagging) return d;
   return std::max(1, static_cast<int>(std::floor(std::sqrt(static_cast<double>(d)))));
 }
 
@@ -65,6 +65,9 @@ void ForestParams::validate(int d) const {
     throw Error("vfdt params: '" + key + "' " + why);
   };
   if (trees < 1 || trees > 65535) bad("trees", "must be in [1, 65535]");
+  if (first_tree < 0 || (forest_trees > 0 && first_tree + trees > forest_trees))
+    bad("trees", "of a forest split over ranks: trees " + std::to_string(first_tree) + " + " + std::to_string(trees) +
+                     " past the forest's " + std::to_string(forest_trees));
   if (batch < 1) bad("batch", "must be >= 1");
   if (!(delta > 0 && delta <= 1)) bad("delta", "must be in (0, 1]");
   if (!(tau >= 0)) bad("tau", "must be >= 0");
@@ -336,6 +339,10 @@ std::string ForestSnapshot::diff(const ForestSnapshot& o) const {
     }
   }
   return "";
+}
+
+void ForestBackend::process_votes(std::size_t, std::size_t, std::uint32_t*, PhaseTimer&) {
+  throw Error("vfdt/" + name() + ": this backend cannot report its trees' votes (a forest split over ranks)");
 }
 
 }  // namespace gpudm::vfdt

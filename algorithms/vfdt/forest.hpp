@@ -117,6 +117,13 @@ struct ForestParams {
   Engine engine = Engine::automatic;
   AdwinKernel adwin_kernel = AdwinKernel::prefix;
   int threads = 0;            // OpenMP threads (0 = all); the other backends ignore it
+  // Tree-parallel ranks (issue 26; sharded_forest.hpp), not config params: this forest holds trees
+  // [first_tree, first_tree + trees) of a forest of forest_trees (0: trees), so every tree draws
+  // its bagging weights and leaf keys from its global index and sees the whole forest's feature
+  // rule. The CUDA backend runs whole forests only (first_tree 0).
+  int first_tree = 0;
+  int forest_trees = 0;
+  int total_trees() const { return forest_trees > 0 ? forest_trees : trees; }
 
   // The engine "auto" resolves to: persistent for forests of >= kPersistentMinTrees trees with the
   // prefix ADWIN (one SM per tree keeps the GPU busy), batched otherwise (a single tree's batch is
@@ -215,6 +222,10 @@ class ForestBackend : public BackendOf<ForestParams, EncodedStream> {
   // A fresh forest (every tree a single empty leaf, ADWINs empty).
   virtual void reset() = 0;
   virtual void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) = 0;
+  // process() that writes, instead of the forest's majority, its trees' votes per instance and
+  // class (votes[(i - begin) * classes + c]): forests split over ranks add them up. The default
+  // throws (a backend that cannot).
+  virtual void process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer);
   // The trees' structure now.
   virtual ForestSnapshot snapshot() = 0;
 };

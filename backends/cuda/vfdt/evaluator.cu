@@ -227,6 +227,9 @@ class CudaForest final : public vfdt::ForestBackend {
     const vfdt::ForestParams& p = options();
     p.validate(s);
     k::check_supported(p, s);
+    GPUDM_REQUIRE(p.first_tree == 0 && p.total_trees() == p.trees,
+                  "vfdt/cuda: a forest split over ranks (trees " + std::to_string(p.first_tree) + ".. of " +
+                      std::to_string(p.total_trees()) + ") runs on the CPU backends only so far");
     require_device();
     GPUDM_REQUIRE(s.codes.size() == s.rows * s.attributes && s.labels.size() == s.rows,
                   "vfdt/cuda: the encoded stream's codes/labels do not match its rows x attributes");
