@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "algorithms/core/comm.hpp"
 #include "backends/register.hpp"
 #include "datasets/catalog.hpp"
 #include "experiments/cli.hpp"
@@ -18,6 +19,8 @@ using namespace gpudm;
 using namespace gpudm::experiments;
 
 int main(int argc, char** argv) {
+  // Under mpirun / srun: the ranks of the run (algorithms/core/comm.hpp); a plain start: one process.
+  MpiSession mpi(&argc, &argv);
   std::optional<FamilySet> families;
   std::optional<Registry> registry;
   std::unique_ptr<datasets::CatalogProvider> provider;

@@ -4,7 +4,9 @@
 #include <filesystem>
 #include <map>
 #include <new>
+#include <optional>
 
+#include "algorithms/core/comm.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "experiments/results.hpp"
@@ -168,6 +170,16 @@ Runner::Runner(const FamilySet& families, const Registry& registry, DatasetProvi
     : families_(families), registry_(registry), datasets_(datasets), opt_(std::move(opt)) {
   environment_ = make_environment();
   provenance_ = make_provenance(opt_.argv);
+  Comm& comm = world();
+  if (comm.size() > 1) {  // an MPI run (issue 26): who ran it; progress and files from rank 0 only
+    const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+    provenance_["ranks"] = {{"count", comm.size()},
+                            {"kind", comm.kind()},
+                            {"hosts", comm.gather_all(comm.host(), "runner: the ranks' hosts")},
+                            {"cuda_visible_devices", comm.gather_all(cvd ? cvd : "(unset)", "runner: the ranks' devices")},
+                            {"timing", "each timing sample is the slowest rank's; phases, metrics and files are rank 0's"}};
+    if (comm.rank() != 0) opt_.quiet = true;
+  }
   if (opt_.results_root.empty()) opt_.results_root = default_results_root();
   out_dir_ = !opt_.out_dir.empty() ? opt_.out_dir : (fs::path(opt_.results_root) / machine_tag(environment_)).string();
 }
@@ -214,6 +226,10 @@ void Runner::run_plan(const ExperimentPlan& plan, std::vector<ExperimentOutcome>
     md += sub;
   }
   comp.markdown = md;
+  if (world().rank() != 0) {  // (an MPI run: rank 0 writes)
+    out.push_back(ExperimentOutcome{});
+    return;
+  }
   comp.md_path = (fs::path(out_dir_) / (plan.id + (plan.smoke ? "-smoke" : "") + ".md")).string();
   remove_stale_temp_files(out_dir_, plan.id + (plan.smoke ? "-smoke" : ""));
   write_file_atomic(comp.md_path, md);
@@ -372,9 +388,37 @@ std::map<std::string, std::size_t> preload(const ExperimentPlan& plan, const std
   return last_use;
 }
 
-// The runs of the plan that `execute` marks, in order, each recorded in the session.
+// An MPI run: one result from every rank's. A rank that did not finish ok decides the status
+// (failed over skipped, its reason named with its rank); the timing samples are the slowest
+// rank's, repetition by repetition.
+void combine_ranks(CaseResult& res, Comm& comm) {
+  if (comm.size() == 1) return;
+  const std::vector<std::string> st = comm.gather_all(res.status + "\t" + res.reason, "runner: the ranks' run status");
+  int pick = -1;  // the first failed rank, else the first skipped one
+  for (int r = 0; r < comm.size(); ++r) {
+    const std::string& x = st[static_cast<std::size_t>(r)];
+    const std::string status = x.substr(0, x.find('\t'));
+    if (status == "failed") {
+      pick = r;
+      break;
+    }
+    if (status == "skipped" && pick < 0) pick = r;
+  }
+  if (pick >= 0) {
+    const std::string& x = st[static_cast<std::size_t>(pick)];
+    res.status = x.substr(0, x.find('\t'));
+    res.reason = "rank " + std::to_string(pick) + ": " + x.substr(x.find('\t') + 1);
+    return;
+  }
+  const double n = -comm.max(-static_cast<double>(res.timing.samples.size()), "runner: the ranks' repetitions");
+  res.timing.samples.resize(static_cast<std::size_t>(n));
+  for (double& t : res.timing.samples) t = comm.max(t, "runner: the slowest rank's time");
+}
+
+// The runs of the plan that `execute` marks, in order, each recorded in the session (rank 0 of an
+// MPI run; the other ranks run the same cases and record nothing: `session` null).
 void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& execute, const Registry& registry,
-           DatasetProvider& catalog, ResultsSession& session, Progress& progress, ExperimentOutcome& oc) {
+           DatasetProvider& catalog, ResultsSession* session, Progress& progress, ExperimentOutcome& oc) {
   // Every dataset the executing runs need is loaded first, so a bad file is reported before any
   // results are written. They stay loaded until their last run.
   PreloadedDatasets data(catalog);
@@ -390,11 +434,12 @@ void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& 
     }
     Stopwatch wall;
     CaseResult res = run_case(family, registry, plan, spec, data);
-    const double elapsed = wall.seconds();
+    combine_ranks(res, world());
+    const double elapsed = world().max(wall.seconds(), "runner: the slowest rank's wall time");
     check_result(res, spec);
     ojson rec = run_record(spec, res, dataset_record(spec, res, data, described), elapsed);
     count_status(res.status, oc);
-    session.record(rec);
+    if (session) session->record(rec);
     auto lu = last_use.find(dataset_key(spec.dataset.name, spec.dataset.options));
     if (lu != last_use.end() && lu->second == i) data.release(spec.dataset.name, spec.dataset.options);
     progress.advance();
@@ -411,28 +456,44 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   const std::string stem = plan.smoke ? plan.id + "-smoke" : plan.id;
   Family* family = families_.find(plan.family);
   if (!family) throw Error("unknown family '" + plan.family + "'");
+  Comm& comm = world();
+  if (comm.size() > 1 && family->split_across_ranks().empty())
+    throw Error("family '" + plan.family + "' does not split its work over MPI ranks yet (issue 26): run " + plan.id +
+                " with one rank, not " + std::to_string(comm.size()));
+  const bool lead = comm.rank() == 0;  // the rank that owns the results files
+  if (!lead && opt_.render_only) return oc;
 
   // ---- before the first run: nothing below may touch the results folder until it passes ----
-  ResultsSession session(dir, stem, command_line(opt_.argv));
-  oc.json_path = session.json_path();
+  std::optional<ResultsSession> session;
+  if (lead) {
+    session.emplace(dir, stem, command_line(opt_.argv));
+    oc.json_path = session->json_path();
+  }
 
   // --render: the tables of the results file as it stands (e.g. after an interrupted run on
   // another machine), nothing run and the JSON untouched.
   if (opt_.render_only) {
-    const ojson old = session.read_for_render();
+    const ojson old = session->read_for_render();
     oc.reused = static_cast<int>(old["runs"].size());
     write_tables(old, plan, opt_.paper_tables_dir, dir, stem, oc);
     return oc;
   }
 
-  session.open(results_head(plan, provenance_, environment_), opt_.resume, opt_.quiet);
-  // Which runs execute now (the others are reused from the previous file).
-  std::vector<bool> execute(plan.runs.size(), true);
-  for (std::size_t i = 0; i < plan.runs.size(); ++i) execute[i] = !session.has_ok_run(run_identity(plan.runs[i]));
+  ojson head = results_head(plan, provenance_, environment_);
+  if (comm.size() > 1) head["provenance"]["ranks"]["split"] = family->split_across_ranks();
+  if (lead) session->open(head, opt_.resume, opt_.quiet);
+  // Which runs execute now (the others are reused from the previous file): rank 0 decides.
+  std::vector<std::uint32_t> run_now(plan.runs.size(), 0);
+  if (lead)
+    for (std::size_t i = 0; i < plan.runs.size(); ++i) run_now[i] = session->has_ok_run(run_identity(plan.runs[i])) ? 0 : 1;
+  comm.sum(run_now.data(), run_now.size(), "runner: which runs execute (rank 0's results file)");
+  const std::vector<bool> execute(run_now.begin(), run_now.end());
 
-  sweep(plan, *family, execute, registry_, datasets_, session, progress, oc);
+  sweep(plan, *family, execute, registry_, datasets_, session ? &*session : nullptr, progress, oc);
+  if (!lead) return oc;
+  ResultsSession& results = *session;
 
-  ojson& doc = session.document();
+  ojson& doc = results.document();
   const auto bo_of = [this](const std::string& f) {
     const Family* fam = families_.find(f);
     return fam ? backend_only_params(*fam) : std::vector<std::string>{};
@@ -450,7 +511,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
     oc.markdown = "# " + (plan.title.empty() ? plan.id : plan.title) + "\n\n_No runs (all filtered out by --backend or --only-dataset)._\n\n";
     return oc;
   }
-  session.commit();
+  results.commit();
   write_tables(doc, plan, opt_.paper_tables_dir, dir, stem, oc);
   return oc;
 }

@@ -96,6 +96,10 @@ class Family {
   virtual CaseResult run_case(const CaseContext& ctx) = 0;
   // The family's command-line modes (none by default).
   virtual std::vector<FamilyCommand> commands() const { return {}; }
+  // What the family splits over the ranks of an MPI run (issue 26; algorithms/core/comm.hpp), for
+  // the results' provenance; "" when it splits nothing yet: the runner then refuses to run it
+  // with more than one rank.
+  virtual std::string split_across_ranks() const { return ""; }
 };
 
 // Describes a dataset in the results JSON (shared by every family).

@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "algorithms/rules/sharded.hpp"
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/replay_estimate.hpp"
 #include "algorithms/core/stopwatch.hpp"
@@ -42,13 +43,16 @@ class GpRulesFamily final : public Family {
   }
   std::vector<ParamSpec> params() const override { return case_params().specs(); }
   std::vector<FamilyCommand> commands() const override { return gp_rules::commands(); }
+  std::string split_across_ranks() const override {
+    return "rows: each rank's rule engine evaluates its block of the rows, counts summed over the ranks (exact), coverage gathered";
+  }
 
   CaseResult run_case(const CaseContext& ctx) override {
     GPUDM_REQUIRE(ctx.datasets != nullptr && ctx.registry != nullptr, "gp_rules: run_case needs datasets and a registry");
     const GpCase p = case_params().read(ctx.params);
     // The backend first: an unavailable one is skipped before any dataset is built.
-    const auto make_engine = [&] {
-      auto e = ctx.registry->create<rules::RuleEvaluator>("gp_rules", ctx.backend);
+    const auto make_engine = [&] {  // (split over the ranks of an MPI run)
+      auto e = rules::across_ranks(ctx.registry->create<rules::RuleEvaluator>("gp_rules", ctx.backend));
       e->configure(p.engine);
       return e;
     };

@@ -4,11 +4,12 @@
 #include <bit>
 
 #include "algorithms/core/stopwatch.hpp"
+#include "algorithms/rules/sharded.hpp"
 
 namespace gpudm::pittsburgh {
 
 EngineRuleSetEvaluator::EngineRuleSetEvaluator(std::unique_ptr<rules::RuleEvaluator> engine, ParallelFor parallel_for)
-    : engine_(std::move(engine)), parallel_for_(std::move(parallel_for)) {}
+    : engine_(rules::across_ranks(std::move(engine))), parallel_for_(std::move(parallel_for)) {}  // (rows split over MPI ranks)
 
 void EngineRuleSetEvaluator::prepare(const Dataset& data) {
   data_ = nullptr;

@@ -52,6 +52,10 @@ class PittsburghFamily final : public Family {
            "decision-list classification and accuracy for a whole population; GA learner";
   }
   std::vector<ParamSpec> params() const override { return params_table().specs(); }
+  std::string split_across_ranks() const override {
+    return "rows of the rule engine's coverage step (CPU backends: counts summed, coverage gathered; the decision list on "
+           "every rank); the CUDA backend's fused kernel evaluates every row on every rank";
+  }
 
   std::vector<FamilyCommand> commands() const override {
     FamilyCommand evaluate;

@@ -62,6 +62,11 @@ void ShardedEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, Phas
   GPUDM_REQUIRE(at == all.size(), "rules: the ranks' coverage blocks do not add up (internal error)");
 }
 
+std::unique_ptr<RuleEvaluator> across_ranks(std::unique_ptr<RuleEvaluator> engine) {
+  if (world().size() == 1) return engine;
+  return std::make_unique<ShardedEvaluator>(std::move(engine), world());
+}
+
 nlohmann::ordered_json ShardedEvaluator::describe() const {
   nlohmann::ordered_json j = inner_->describe();
   j["ranks"] = comm_.size();

@@ -37,4 +37,7 @@ class ShardedEvaluator final : public RuleEvaluator {
   std::uint64_t bytes_combined_ = 0;
 };
 
+// `engine` itself with one rank, else split over world()'s ranks.
+std::unique_ptr<RuleEvaluator> across_ranks(std::unique_ptr<RuleEvaluator> engine);
+
 }  // namespace gpudm::rules

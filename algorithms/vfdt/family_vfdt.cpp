@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/vfdt/sharded_forest.hpp"
 #include "algorithms/core/family.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
@@ -132,6 +133,9 @@ class VfdtFamily final : public Family {
   }
 
   std::vector<ParamSpec> params() const override { return table().specs(); }
+  std::string split_across_ranks() const override {
+    return "trees: each rank learns its block of the forest over the whole stream, votes summed per pass (CPU backends)";
+  }
 
   CaseResult run_case(const CaseContext& ctx) override {
     GPUDM_REQUIRE(ctx.registry != nullptr, "vfdt: no backend registry");
@@ -148,7 +152,7 @@ class VfdtFamily final : public Family {
     const vfdt::EncodedStream stream = vfdt::EncodedStream::encode(*data, c.encoding);
     fp.validate(stream.attributes);
 
-    auto backend = ctx.registry->create<ForestBackend>("vfdt", ctx.backend);
+    auto backend = across_ranks(ctx.registry->create<ForestBackend>("vfdt", ctx.backend));  // (trees split over MPI ranks)
     const Capabilities caps = backend->capabilities();
     backend->configure(fp);
     backend->prepare(stream);

@@ -1,5 +1,7 @@
 #include "algorithms/vfdt/sharded_forest.hpp"
 
+#include <cstring>
+
 #include "algorithms/core/error.hpp"
 #include "algorithms/vfdt/vfdt_math.hpp"
 
@@ -50,6 +52,37 @@ void ShardedForest::process_votes(std::size_t begin, std::size_t end, std::uint3
   auto s = timer.scope("combine");
   comm_.sum(votes, n, "forest: summing the ranks' votes");
   bytes_combined_ += n * sizeof(std::uint32_t) * static_cast<std::uint64_t>(comm_.size());
+}
+
+ForestSnapshot ShardedForest::snapshot() {
+  ForestSnapshot s = inner_->snapshot();
+  if (comm_.size() == 1) return s;
+  // Per-tree arrays, concatenated in rank order = tree order (32-bit values through the gather).
+  const auto cat = [&](auto& v, const char* what) {
+    std::vector<std::uint32_t> u(v.size());
+    if (!v.empty()) std::memcpy(u.data(), v.data(), v.size() * sizeof(std::uint32_t));
+    const std::vector<std::uint32_t> all = comm_.gather_all(u, what);
+    v.resize(all.size());
+    if (!all.empty()) std::memcpy(v.data(), all.data(), all.size() * sizeof(std::uint32_t));
+  };
+  static_assert(sizeof(std::int32_t) == sizeof(std::uint32_t));
+  cat(s.n_nodes, "forest snapshot: nodes per tree");
+  cat(s.generation, "forest snapshot: generations");
+  cat(s.node_attr, "forest snapshot: node attributes");
+  cat(s.node_child, "forest snapshot: node children");
+  cat(s.slot_class, "forest snapshot: leaf class counts");
+  cat(s.node_depth, "forest snapshot: node depths");
+  std::vector<std::uint64_t> counts{static_cast<std::uint64_t>(s.splits), static_cast<std::uint64_t>(s.resets)};
+  comm_.sum(counts.data(), counts.size(), "forest snapshot: splits and resets");
+  s.splits = static_cast<long long>(counts[0]);
+  s.resets = static_cast<long long>(counts[1]);
+  s.layout.trees = options().total_trees();
+  return s;
+}
+
+std::unique_ptr<ForestBackend> across_ranks(std::unique_ptr<ForestBackend> forest) {
+  if (world().size() == 1) return forest;
+  return std::make_unique<ShardedForest>(std::move(forest), world());
 }
 
 nlohmann::ordered_json ShardedForest::describe() const {

@@ -4,7 +4,8 @@
 // the whole forest: the same bagging weights, leaf keys and features as in one process); per
 // process() call the ranks' per-instance class votes are summed (integers, exact) and every rank
 // takes the same majority. Predictions are identical to one process's at any rank count; each
-// rank's trees are those trees of the one-process forest. With one rank it is the inner backend.
+// rank's trees are those trees of the one-process forest, and snapshot() gathers them. With one
+// rank it is the inner backend.
 #include <memory>
 
 #include "algorithms/core/comm.hpp"
@@ -23,9 +24,9 @@ class ShardedForest final : public ForestBackend {
   void reset() override { inner_->reset(); }
   void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) override;
   void process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer) override;
-  // This rank's trees (their snapshot); first_tree() is the first one's index in the forest.
-  ForestSnapshot snapshot() override { return inner_->snapshot(); }
-  int first_tree() const { return first_; }
+  // The whole forest's trees (every rank's, gathered in tree order: one process's snapshot).
+  ForestSnapshot snapshot() override;
+  int first_tree() const { return first_; }  // this rank's first tree in the forest
 
  private:
   std::unique_ptr<ForestBackend> inner_;
@@ -35,5 +36,8 @@ class ShardedForest final : public ForestBackend {
   long long calls_ = 0;
   std::uint64_t bytes_combined_ = 0;
 };
+
+// `forest` itself with one rank, else split over world()'s ranks.
+std::unique_ptr<ForestBackend> across_ranks(std::unique_ptr<ForestBackend> forest);
 
 }  // namespace gpudm::vfdt
