@@ -188,6 +188,16 @@ MpiSession::MpiSession(int* argc, char*** argv) {
     int provided = 0;
     MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
     started_ = g_started = true;
+    // Ranks = GPUs of a host: GPUDM_GPU_PER_RANK=1 gives each rank the GPU of its local rank
+    // (before any CUDA call; a CUDA_VISIBLE_DEVICES set by the launcher wins).
+    const char* per_rank = std::getenv("GPUDM_GPU_PER_RANK");
+    if (per_rank && std::string(per_rank) == "1" && !std::getenv("CUDA_VISIBLE_DEVICES")) {
+      for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+        if (const char* local = std::getenv(v)) {
+          ::setenv("CUDA_VISIBLE_DEVICES", local, 1);
+          break;
+        }
+    }
   }
 #else
   (void)argc;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/stopwatch.hpp"
 
 namespace gpudm::rules {
 
@@ -37,6 +38,12 @@ void ShardedEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, Phas
   ++calls_;
   inner_->evaluate(pop, part_, timer, want);
   auto s = timer.scope("combine");
+  const Stopwatch sw;
+  struct Add {  // combine_seconds_ += the step's time on every way out
+    const Stopwatch& w;
+    double& to;
+    ~Add() { to += w.seconds(); }
+  } add{sw, combine_seconds_};
   out.reset(pop.size(), data_->rows(), class_rows(*data_), want == Want::counts_and_coverage);
   // Counts: each rank's block summed in rank order (integers, exact); GPops with them.
   wide_.assign(part_.covered.begin(), part_.covered.end());
@@ -73,6 +80,7 @@ nlohmann::ordered_json ShardedEvaluator::describe() const {
   j["rank_rows"] = {begin_, end_};
   j["combine_calls"] = calls_;
   j["combine_bytes"] = bytes_combined_;
+  j["combine_seconds"] = combine_seconds_;
   return j;
 }
 

@@ -35,6 +35,7 @@ class ShardedEvaluator final : public RuleEvaluator {
   std::vector<std::uint64_t> wide_;
   long long calls_ = 0;
   std::uint64_t bytes_combined_ = 0;
+  double combine_seconds_ = 0.0;  // in the combine step (waiting for the slowest rank included)
 };
 
 // `engine` itself with one rank, else split over world()'s ranks.

@@ -13,6 +13,13 @@ fi
 #   DEVICE_CALL_LIMIT  seconds the device tool gives one call (default 590): it kills the call at
 #                    its limit, exit traps included, so an area script bounds every step by what
 #                    is left of it (call_timeout) and packs its results before the end.
+# Open MPI staged with stage_deps.sh --mpi (carried in .deps): relocated through OPAL_PREFIX (its
+# libraries, helper programs and plugins under the carried prefix), mpicxx / mpirun on PATH for
+# FindMPI and the runs across ranks.
+if [ -e "$ROOT/.deps/usr/lib/x86_64-linux-gnu/openmpi" ] && [ -z "${OPAL_PREFIX:-}" ]; then
+  export OPAL_PREFIX="$ROOT/.deps/usr" PATH="$ROOT/.deps/usr/bin:$PATH"
+  export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 DEVICE_CALL_LIMIT="${DEVICE_CALL_LIMIT:-590}"
 CALL_T0="${CALL_T0:-$(date +%s)}"
 export CALL_T0
@@ -21,4 +28,23 @@ export CALL_T0
 call_timeout() {
   local left=$(( DEVICE_CALL_LIMIT - ($(date +%s) - CALL_T0) - 30 ))
   if [ "$left" -lt 30 ]; then echo 0; elif [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi
+}
+# results_tag: the results/<tag> folder run_experiment picks on this machine (experiments/results.cpp
+# machine_tag: the first GPU's name less vendor words, its first token with a digit; "cpu" without
+# a GPU).
+results_tag() {
+  local name
+  name="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+  [ -n "$name" ] || { echo cpu; return; }
+  python3 - "$name" <<'PYEOF'
+import re, sys
+toks = [w for w in re.split(r"\s+", sys.argv[1].lower()) if w and w not in
+        ("nvidia", "tesla", "geforce", "quadro", "amd", "radeon")]
+tag = ""
+for t in toks:
+    if any(c.isdigit() for c in t):
+        tag += re.sub(r"[^a-z0-9]", "", t.split("-")[0]); break
+    tag += re.sub(r"[^a-z0-9]", "", t)
+print(tag or "gpu")
+PYEOF
 }

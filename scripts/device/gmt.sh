@@ -49,19 +49,7 @@ status=0
 has() { case "$STAGES" in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
-TAG="$(python3 - "$GPU_NAME" <<'EOF'
-import re, sys
-# experiments/results.cpp gpu_tag_from_name: drop vendor words, keep the first token with a digit
-toks = [w for w in re.split(r"\s+", sys.argv[1].lower()) if w and w not in
-        ("nvidia", "tesla", "geforce", "quadro", "amd", "radeon")]
-tag = ""
-for t in toks:
-    if any(c.isdigit() for c in t):
-        tag += re.sub(r"[^a-z0-9]", "", t.split("-")[0]); break
-    tag += re.sub(r"[^a-z0-9]", "", t)
-print(tag or "gpu")
-EOF
-)"
+TAG="$(results_tag)"
 RESULTS="$ROOT/results/$TAG"
 { echo "gpu: $GPU_NAME (tag $TAG)"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1;
   lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)"; } > "$OUT_DIR/machine.txt"

@@ -6,11 +6,19 @@
 #   libbenchmark1debian zlib1g-dev            (~14 MB; .deps/ is added to .git/info/exclude)
 # Then pass ".deps" in the device tool's `carry` list; scripts/device/run_all.sh finds it and adds
 # it to CMAKE_PREFIX_PATH / LD_LIBRARY_PATH. Run here, before the device call:
-#   scripts/device/stage_deps.sh      (also adds /.deps/ to .git/info/exclude so git ignores it)
+#   scripts/device/stage_deps.sh [--mpi]   (also adds /.deps/ to .git/info/exclude so git ignores it)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DEST="$ROOT/.deps"
 PKGS="nlohmann-json3-dev libcli11-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian zlib1g-dev zlib1g"
+# --mpi: Open MPI too (issue 26's runs across ranks; the image has none), ~20 MB without its
+# Fortran and Java parts. The copy lives under .deps/usr: run_all.sh exports OPAL_PREFIX for it
+# (Open MPI's relocation) and puts .deps/usr/bin on PATH. Not yet tried on the GPU machine.
+if [ "${1:-}" = --mpi ]; then
+  PKGS="$PKGS libopenmpi3 libopenmpi-dev openmpi-bin openmpi-common libpmix2 libhwloc15 libhwloc-plugins libevent-core-2.1-7
+        libevent-pthreads-2.1-7 libfabric1 libucx0 libpsm2-2 libpsm-infinipath1 libibverbs1 librdmacm1 libnl-3-200
+        libnl-route-3-200 libnuma1 libxnvctrl0"
+fi
 rm -rf "$DEST"
 mkdir -p "$DEST"
 for p in $PKGS; do
@@ -19,7 +27,7 @@ for p in $PKGS; do
     exit 1
   fi
   dpkg -L "$p" | while read -r f; do
-    case "$f" in /usr/share/doc/*|/usr/share/man/*|/usr/share/lintian/*) continue ;; esac
+    case "$f" in /usr/share/doc/*|/usr/share/man/*|/usr/share/lintian/*|*fortran*|*/mpi*.mod|*/*mpif*|*java*|*.jar) continue ;; esac
     if [ -f "$f" ] || [ -L "$f" ]; then
       mkdir -p "$DEST$(dirname "$f")"
       cp -a "$f" "$DEST$f"
