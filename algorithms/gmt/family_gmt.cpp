@@ -10,6 +10,7 @@
 #include "algorithms/core/replay_estimate.hpp"
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
+#include "algorithms/gmt/sharded_evaluator.hpp"
 #include "algorithms/gmt/batch_sample.hpp"
 #include "algorithms/gmt/cli.hpp"
 #include "algorithms/gmt/params.hpp"
@@ -231,6 +232,10 @@ class GmtFamily final : public Family {
   }
   std::vector<ParamSpec> params() const override { return gmt::params_table().specs(); }
 
+  std::string split_across_ranks() const override {
+    return "individuals: each rank evaluates its block of every generation's trees on all rows, the evaluated trees gathered "
+           "(the run is bit-identical to one process; the rows are not split yet)";
+  }
   std::vector<FamilyCommand> commands() const override {
     FamilyCommand train;
     train.trigger = "--train";
@@ -293,7 +298,7 @@ class GmtFamily final : public Family {
       }
     }
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
-    auto eval = ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend);
+    auto eval = across_ranks(ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend));  // (individuals over MPI ranks)
     eval->configure(c.eval);
 
     // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).
@@ -317,7 +322,8 @@ class GmtFamily final : public Family {
     double last_seconds = 0.0;
     res.timing = measure(ctx.warmup, ctx.repetitions, [&] {
       const bool timed = call++ >= ctx.warmup;
-      const bool record = sample_every > 0 && call == ctx.warmup + ctx.repetitions;
+      // (rank 0 of an MPI run writes the file: the ranks' runs are identical)
+      const bool record = sample_every > 0 && call == ctx.warmup + ctx.repetitions && world().rank() == 0;
       Stopwatch sw;
       PhaseTimer t;
       { auto s = t.scope(prepare_phase(*eval)); eval->prepare(train); }

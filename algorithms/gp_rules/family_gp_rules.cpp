@@ -142,7 +142,7 @@ class GpRulesFamily final : public Family {
         sample.run_seconds = run_wall;
         sample.engine_seconds = stats.engine_call_seconds;
         sample.checksum = checksum;
-        write_population_sample(record_path, sample);
+        if (world().rank() == 0) write_population_sample(record_path, sample);  // (an MPI run: rank 0 writes)
         m["record_file"] = record_path;
         m["recorded_calls"] = sample.calls.size();
         m["engine_calls"] = sample.gpops.size();

@@ -1,0 +1,41 @@
+#pragma once
+// GMT over the ranks of an MPI run (issue 26), population-parallel: the EA runs identically on
+// every rank from the same seed; each evaluate() call's trees are split into contiguous blocks, each
+// rank evaluates its block on all rows with its own backend, and the evaluated trees (structure
+// after repairs, leaf models, per-node statistics) are gathered in tree order onto every rank. Every
+// tree is evaluated by exactly the code one process would run on it, so the run is bit-identical to
+// one process at any rank count. This is the GMT authors' earlier MPI design (individuals over the
+// nodes); splitting the rows (each rank a shard, leaf statistics summed) is still to come, so every
+// rank holds the whole training set. With one rank it is the inner backend.
+#include <memory>
+
+#include "algorithms/core/comm.hpp"
+#include "algorithms/gmt/evaluator.hpp"
+
+namespace gpudm::gmt {
+
+class ShardedEvaluator final : public ModelTreeEvaluator {
+ public:
+  ShardedEvaluator(std::unique_ptr<ModelTreeEvaluator> inner, Comm& comm);
+  std::string name() const override { return inner_->name(); }
+  Capabilities capabilities() const override { return inner_->capabilities(); }
+  nlohmann::ordered_json describe() const override;
+  void configure(const EvalOptions& options) override;
+  void prepare(const Dataset& data) override;
+  void evaluate(const EvalBatch& batch, PhaseTimer& timer) override;
+  double sse_tolerance() const override { return inner_->sse_tolerance(); }
+  HostWorkers* host_pool() override { return inner_->host_pool(); }
+
+ private:
+  std::unique_ptr<ModelTreeEvaluator> inner_;
+  Comm& comm_;
+  int cols_ = 0;
+  long long calls_ = 0;
+  std::uint64_t bytes_combined_ = 0;
+  double combine_seconds_ = 0.0;
+};
+
+// `eval` itself with one rank, else split over world()'s ranks.
+std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval);
+
+}  // namespace gpudm::gmt
