@@ -10,7 +10,7 @@
 #include "algorithms/rules/opcodes.hpp"
 #include "backends/cuda/common/dataset.cuh"
 #include "backends/cuda/pittsburgh/policy.cuh"
-#include "backends/cuda/pittsburgh/views.cuh"
+#include "backends/cuda/pittsburgh/args.cuh"
 #include "backends/cuda/rules/device.cuh"
 
 namespace gpudm::backend::cuda::pitt {

@@ -12,7 +12,7 @@
 #include "algorithms/rules/confusion.hpp"
 #include "backends/cuda/common/dataset.cuh"
 #include "backends/cuda/common/device.cuh"
-#include "backends/cuda/pittsburgh/views.cuh"
+#include "backends/cuda/pittsburgh/args.cuh"
 
 namespace gpudm::backend::cuda::pitt {
 

@@ -9,7 +9,7 @@
 
 #include "algorithms/vfdt/vfdt_math.hpp"
 #include "backends/cuda/vfdt/policy.cuh"
-#include "backends/cuda/vfdt/views.cuh"
+#include "backends/cuda/vfdt/args.cuh"
 
 namespace gpudm::backend::cuda::vfdt_kernels {
 

@@ -1,13 +1,13 @@
 #pragma once
 // Launchers of the streaming forest's kernels: block and grid from the policies (policy.cuh),
-// launch on the evaluator's stream, check the launch. Views hold device pointers (views.cuh).
+// launch on the evaluator's stream, check the launch. Views hold device pointers (args.cuh).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
 
 #include "algorithms/vfdt/forest.hpp"
-#include "backends/cuda/vfdt/views.cuh"
+#include "backends/cuda/vfdt/args.cuh"
 
 namespace gpudm::backend::cuda::vfdt_kernels {
 

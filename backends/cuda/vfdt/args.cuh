@@ -1,6 +1,7 @@
 #pragma once
-// Device views of the streaming forest's state: flat arrays owned by the evaluator
-// (evaluator.cu), passed by value to the launchers (launch.cuh) and kernels. Each kernel takes the
+// Kernel argument structs (args.cuh in every CUDA family): device views of the streaming
+// forest's state, flat arrays owned by the evaluator (evaluator.cu), passed by value to the
+// launchers (launch.cuh) and kernels. Each kernel takes the
 // narrowest view it needs: the vote and the warp/simple ADWIN kernels, shared by both paths, take
 // VoteView / AdwinView, which each path fills completely from its own buffers.
 #include <cstddef>

@@ -1,6 +1,7 @@
 #pragma once
-// The arguments the Pittsburgh kernels take by value: device pointers into one device's
-// population slice and dataset. Filled by evaluator.cu, passed through launch.cuh.
+// Kernel argument structs (args.cuh in every CUDA family): what the Pittsburgh kernels take by
+// value, device pointers into one device's population slice and dataset. Filled by evaluator.cu,
+// passed through launch.cuh.
 #include <cstdint>
 
 #include "backends/cuda/common/dataset.cuh"
