@@ -78,23 +78,17 @@ ProbeSpec resolve_spec(const CaseContext& ctx, bool device) {
   return s;
 }
 
-class CeilingsFamily final : public Family {
+// One probe: the backend prepared (its buffers); run_timed_case() times run_once(), the energy
+// meter (device probes) around the timed repetitions; finish() has the self-check and metrics.
+class CeilingsTimedCase final : public TimedCase {
  public:
-  std::string name() const override { return "ceilings"; }
-  std::string description() const override {
-    return "Roofline denominators of this machine: CPU/GPU copy bandwidth, fp32 FMA rate, popcount rate, "
-           "pinned H2D/D2H bandwidth, kernel launch latency (param 'probe')";
-  }
-  std::vector<ParamSpec> params() const override { return table().specs(); }
-
-  CaseResult run_case(const CaseContext& ctx) override {
-    if (!ctx.registry) throw Error("ceilings: run_case needs a backend registry");
+  explicit CeilingsTimedCase(const CaseContext& ctx) {
+    if (!ctx.registry) throw Error("ceilings: a case needs a backend registry");
     // No dataset: configs omit "datasets" (the runner passes "none"); probes make their own buffers.
-    auto backend = ctx.registry->create<ceilings::CeilingsBackend>("ceilings", ctx.backend);
-    const bool device = backend->capabilities().device();
-    const ProbeSpec spec = resolve_spec(ctx, device);
+    backend = ctx.registry->create<ceilings::CeilingsBackend>("ceilings", ctx.backend);
+    device = backend->capabilities().device();
+    spec = resolve_spec(ctx, device);
 
-    CaseResult res;
     res.dataset = ojson{{"name", "none"}, {"note", "ceilings probes generate their own buffers"}};
     backend->configure(spec);
     try {
@@ -103,20 +97,20 @@ class CeilingsFamily final : public Family {
       throw Unavailable(std::string("probe '") + ceilings::to_string(spec.probe) + "' does not apply to the " +
                         ctx.backend + " backend (" + e.what() + ")");
     }
-    const ceilings::ProbeWork work = backend->work();
-
-    PhaseTimer untimed;
-    untimed.set_enabled(false);
-    for (int i = 0; i < ctx.warmup; ++i) backend->run(untimed);
-    std::unique_ptr<machine::GpuEnergyMeter> meter;
-    if (device) {
-      meter = std::make_unique<machine::GpuEnergyMeter>(0);
-      meter->start();
-    }
-    res.timing = measure(0, ctx.repetitions, [&] { backend->run(res.breakdown); });
-    res.timing.warmup = ctx.warmup;
-    machine::EnergyReading energy;
+    work = backend->work();
+  }
+  void run_once(PhaseTimer& timer) override { backend->run(timer); }
+  void before_timed() override {
+    if (!device) return;
+    meter = std::make_unique<machine::GpuEnergyMeter>(0);
+    meter->start();
+  }
+  void after_timed() override {
     if (meter) energy = meter->stop();
+  }
+  CaseResult finish(TimingStats timing, PhaseTimer breakdown) override {
+    res.timing = std::move(timing);
+    res.breakdown = std::move(breakdown);
 
     const ceilings::ProbeCheck check = backend->check();
     res.validation = ojson{{"reference_backend", "scalar reference"},
@@ -163,13 +157,35 @@ class CeilingsFamily final : public Family {
     }
     // Device-clock view of the same work (CUDA events around the probe only).
     const double dev = res.breakdown.seconds("probe");
-    if (dev > 0 && ctx.repetitions > 0) {
-      const double per_rep = dev / ctx.repetitions;
+    if (dev > 0 && !res.timing.samples.empty()) {
+      const double per_rep = dev / static_cast<double>(res.timing.samples.size());
       m["device_" + metric] = unit == WorkUnit::launches ? per_rep / work.amount : work.amount / per_rep;
     }
     if (meter) m["energy"] = energy.to_json();
+    if (meter) m["energy"] = energy.to_json();
     return res;
   }
+
+ private:
+  std::unique_ptr<ceilings::CeilingsBackend> backend;
+  bool device = false;
+  ProbeSpec spec;
+  ceilings::ProbeWork work;
+  std::unique_ptr<machine::GpuEnergyMeter> meter;
+  machine::EnergyReading energy;
+  CaseResult res;
+};
+
+class CeilingsFamily final : public Family {
+ public:
+  std::string name() const override { return "ceilings"; }
+  std::string description() const override {
+    return "Roofline denominators of this machine: CPU/GPU copy bandwidth, fp32 FMA rate, popcount rate, "
+           "pinned H2D/D2H bandwidth, kernel launch latency (param 'probe')";
+  }
+  std::vector<ParamSpec> params() const override { return table().specs(); }
+
+  std::unique_ptr<TimedCase> make_case(const CaseContext& ctx) override { return std::make_unique<CeilingsTimedCase>(ctx); }
 };
 
 }  // namespace

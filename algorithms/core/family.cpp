@@ -1,8 +1,40 @@
 #include "algorithms/core/family.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
+#include "algorithms/core/error.hpp"
+#include "algorithms/core/stopwatch.hpp"
+
 namespace gpudm {
+
+CaseResult run_timed_case(TimedCase& c, int warmup, int repetitions) {
+  PhaseTimer untimed;
+  untimed.set_enabled(false);
+  for (int i = 0; i < warmup; ++i) c.run_once(untimed);
+  TimingStats timing;
+  timing.warmup = warmup;
+  PhaseTimer breakdown;
+  c.before_timed();
+  const int reps = std::max(1, repetitions);
+  timing.samples.reserve(static_cast<std::size_t>(reps));
+  double spent = 0.0;
+  for (int i = 0; i < reps; ++i) {
+    Stopwatch sw;
+    c.run_once(breakdown);
+    timing.samples.push_back(sw.seconds());
+    spent += timing.samples.back();
+    if (c.enough(i + 1, spent)) break;
+  }
+  c.after_timed();
+  return c.finish(std::move(timing), std::move(breakdown));
+}
+
+CaseResult Family::run_case(const CaseContext& ctx) {
+  std::unique_ptr<TimedCase> c = make_case(ctx);
+  if (!c) throw Error("family '" + name() + "' has neither a timed case nor its own run_case (internal error)");
+  return run_timed_case(*c, ctx.warmup, ctx.repetitions);
+}
 
 ojson describe_dataset(const Dataset& d) {
   ojson j;

@@ -85,6 +85,34 @@ struct FamilyCommand {
   std::function<int(const std::vector<std::string>& args, CommandEnv& env)> run;
 };
 
+// One configured case as the runner drives it (issue 25 item 1, nvbench's state.exec shape): the
+// family prepares it (backend, data, upload) in Family::make_case; the one loop of
+// run_timed_case() runs the warm-ups and the timed repetitions of run_once() (the clock and the
+// samples are its, not the family's); finish() turns them into the result (dataset, metrics,
+// validation against the oracle, backend info).
+class TimedCase {
+ public:
+  virtual ~TimedCase() = default;
+  // One repetition; its phases into `timer` (a disabled timer during the warm-ups).
+  virtual void run_once(PhaseTimer& timer) = 0;
+  // Around the timed repetitions (e.g. an energy meter), after the warm-ups.
+  virtual void before_timed() {}
+  virtual void after_timed() {}
+  // Whether to stop the timed repetitions after `done` of them took `spent` seconds (a time
+  // budget; the result then has fewer repetitions than asked).
+  virtual bool enough(int done, double spent) const {
+    (void)done;
+    (void)spent;
+    return false;
+  }
+  // The result, given the timing (its warm-up count set) and the repetitions' phases.
+  virtual CaseResult finish(TimingStats timing, PhaseTimer breakdown) = 0;
+};
+
+// The loop: `warmup` untimed runs, then max(1, repetitions) timed ones (host wall clock), then
+// finish().
+CaseResult run_timed_case(TimedCase& c, int warmup, int repetitions);
+
 class Family {
  public:
   virtual ~Family() = default;
@@ -92,8 +120,15 @@ class Family {
   virtual std::string description() const = 0;
   // Every param, declared once (params.hpp: a family's ParamTable yields these).
   virtual std::vector<ParamSpec> params() const = 0;
-  // Runs one case; throws Unavailable to report "skipped", Error for a failed run.
-  virtual CaseResult run_case(const CaseContext& ctx) = 0;
+  // Runs one case; throws Unavailable to report "skipped", Error for a failed run. By default the
+  // case make_case() prepares, through run_timed_case(); a family whose run is not a repeated
+  // timed step (a whole EA run with recordings, replays, cross-validation) overrides this.
+  virtual CaseResult run_case(const CaseContext& ctx);
+  // The case to time, prepared; nullptr when the family overrides run_case instead.
+  virtual std::unique_ptr<TimedCase> make_case(const CaseContext& ctx) {
+    (void)ctx;
+    return nullptr;
+  }
   // The family's command-line modes (none by default).
   virtual std::vector<FamilyCommand> commands() const { return {}; }
   // What the family splits over the ranks of an MPI run (issue 26; algorithms/core/comm.hpp), for

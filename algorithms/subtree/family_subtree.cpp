@@ -63,60 +63,51 @@ const ParamTable<SubtreeCase>& table() {
   return t;
 }
 
-class SubtreeFamily final : public Family {
+// One configured case: the population drawn, the interpreter prepared on the rows it evaluates;
+// run_timed_case() times run_once(); finish() has the metrics and the validation.
+class SubtreeTimedCase final : public TimedCase {
  public:
-  std::string name() const override { return "subtree"; }
-  std::string description() const override {
-    return "Tree interpreters (pure postfix, mixed prefix/postfix, parallel subtree, bit-level) over populations of "
-           "full AND/OR condition trees: coverage bit vectors and GPops/s (Cano & Ventura, GECCO 2014)";
-  }
-  std::vector<ParamSpec> params() const override { return table().specs(); }
-
-  CaseResult run_case(const CaseContext& ctx) override {
-    GPUDM_REQUIRE(ctx.datasets != nullptr && ctx.registry != nullptr, "subtree: run_case needs datasets and a registry");
+  explicit SubtreeTimedCase(const CaseContext& ctx) {
+    GPUDM_REQUIRE(ctx.datasets != nullptr && ctx.registry != nullptr, "subtree: a case needs datasets and a registry");
     const SubtreeCase p = table().read(ctx.params);
     const int population = p.population;
-    const int depth = subtree::depth_for_size(p.tree_size);
+    depth = subtree::depth_for_size(p.tree_size);
     const long long cpu_max_rows = p.cpu_max_rows;
-    const long long validate_rows = p.validate_rows;
+    validate_rows = p.validate_rows;
 
     // The backend first: an unavailable one is skipped before any dataset is built.
-    auto interp = ctx.registry->create<subtree::TreeInterpreter>("subtree", ctx.backend);
+    interp = ctx.registry->create<subtree::TreeInterpreter>("subtree", ctx.backend);
     const Capabilities caps = interp->capabilities();
-    const subtree::Strategy strategy = subtree::resolve_strategy(p.backend.strategy, caps.placement);
+    strategy = subtree::resolve_strategy(p.backend.strategy, caps.placement);
     interp->configure(p.backend);
 
-    std::shared_ptr<const Dataset> data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
+    data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
     GPUDM_REQUIRE(data && data->rows() > 0, "subtree: dataset '" + ctx.dataset + "' is empty");
 
     // Trees are drawn from the full dataset so every backend sees the same population.
     subtree::GeneratorOptions gen;
     gen.and_probability = p.and_probability;
-    const subtree::Population pop = subtree::generate_population(*data, population, depth, Rng(ctx.seed), gen);
+    pop = subtree::generate_population(*data, population, depth, Rng(ctx.seed), gen);
     subtree::validate_population(pop, *data);
 
     // Host baselines on large sets run on the first cpu_max_rows rows (flagged estimated).
-    const bool cpu = caps.host();
-    Dataset part;
-    const Dataset* eval = data.get();
+    cpu = caps.host();
+    eval = data.get();
     if (cpu && cpu_max_rows > 0 && data->rows() > static_cast<std::size_t>(cpu_max_rows)) {
       part = data->slice(0, static_cast<std::size_t>(cpu_max_rows));
       eval = &part;
     }
-    const bool estimated = eval != data.get();
+    estimated = eval != data.get();
 
-    CaseResult res;
     res.dataset = describe_dataset(*data);
     Stopwatch prep;
     interp->prepare(*eval);
-    const double prepare_s = prep.seconds();
-
-    subtree::Coverage cov;
-    PhaseTimer untimed;
-    untimed.set_enabled(false);
-    for (int i = 0; i < ctx.warmup; ++i) interp->evaluate(pop, cov, untimed);
-    res.timing = measure(0, std::max(1, ctx.repetitions), [&] { interp->evaluate(pop, cov, res.breakdown); });
-    res.timing.warmup = ctx.warmup;
+    prepare_s = prep.seconds();
+  }
+  void run_once(PhaseTimer& timer) override { interp->evaluate(pop, cov, timer); }
+  CaseResult finish(TimingStats timing, PhaseTimer breakdown) override {
+    res.timing = std::move(timing);
+    res.breakdown = std::move(breakdown);
     const double reps = static_cast<double>(res.timing.samples.size());
 
     // Metrics.
@@ -170,6 +161,32 @@ class SubtreeFamily final : public Family {
     res.checksum_exact = !estimated;
     return res;
   }
+
+ private:
+  std::unique_ptr<subtree::TreeInterpreter> interp;
+  subtree::Strategy strategy{};
+  int depth = 0;
+  long long validate_rows = 0;
+  bool cpu = true, estimated = false;
+  std::shared_ptr<const Dataset> data;
+  Dataset part;                    // the first cpu_max_rows rows, when a host run is capped
+  const Dataset* eval = nullptr;   // the rows evaluated: *data or part
+  subtree::Population pop;
+  subtree::Coverage cov;
+  double prepare_s = 0.0;
+  CaseResult res;
+};
+
+class SubtreeFamily final : public Family {
+ public:
+  std::string name() const override { return "subtree"; }
+  std::string description() const override {
+    return "Tree interpreters (pure postfix, mixed prefix/postfix, parallel subtree, bit-level) over populations of "
+           "full AND/OR condition trees: coverage bit vectors and GPops/s (Cano & Ventura, GECCO 2014)";
+  }
+  std::vector<ParamSpec> params() const override { return table().specs(); }
+
+  std::unique_ptr<TimedCase> make_case(const CaseContext& ctx) override { return std::make_unique<SubtreeTimedCase>(ctx); }
 };
 
 }  // namespace
