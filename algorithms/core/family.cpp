@@ -9,25 +9,10 @@
 namespace gpudm {
 
 CaseResult run_timed_case(TimedCase& c, int warmup, int repetitions) {
-  PhaseTimer untimed;
-  untimed.set_enabled(false);
-  for (int i = 0; i < warmup; ++i) c.run_once(untimed);
-  TimingStats timing;
-  timing.warmup = warmup;
-  PhaseTimer breakdown;
-  c.before_timed();
-  const int reps = std::max(1, repetitions);
-  timing.samples.reserve(static_cast<std::size_t>(reps));
-  double spent = 0.0;
-  for (int i = 0; i < reps; ++i) {
-    Stopwatch sw;
-    c.run_once(breakdown);
-    timing.samples.push_back(sw.seconds());
-    spent += timing.samples.back();
-    if (c.enough(i + 1, spent)) break;
-  }
-  c.after_timed();
-  return c.finish(std::move(timing), std::move(breakdown));
+  TimedRepetitions t = time_repetitions(
+      warmup, repetitions, [&](PhaseTimer& timer) { c.run_once(timer); }, [&] { c.before_timed(); }, [&] { c.after_timed(); },
+      [&](int done, double spent) { return c.enough(done, spent); });
+  return c.finish(std::move(t.timing), std::move(t.breakdown));
 }
 
 CaseResult Family::run_case(const CaseContext& ctx) {

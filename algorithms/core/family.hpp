@@ -109,8 +109,7 @@ class TimedCase {
   virtual CaseResult finish(TimingStats timing, PhaseTimer breakdown) = 0;
 };
 
-// The loop: `warmup` untimed runs, then max(1, repetitions) timed ones (host wall clock), then
-// finish().
+// A TimedCase through the one timing loop (timing.hpp time_repetitions), then finish().
 CaseResult run_timed_case(TimedCase& c, int warmup, int repetitions);
 
 class Family {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/core/phase_timer.hpp"
 #include "algorithms/core/stopwatch.hpp"
 
 namespace gpudm {
@@ -30,22 +31,48 @@ struct TimingStats {
   }
 };
 
-// Runs `fn` warmup times untimed, then `repetitions` times timed with the host wall clock.
-// `fn` must leave no device work pending when it returns (synchronise inside).
-// `on_rep(i)` is called after every timed repetition (progress reporting).
+// The one timing loop of every family (issue 25 item 1): `warmup` runs with a disabled timer, then
+// the timed repetitions (host wall clock around each; max(1, repetitions) of them, fewer when
+// `enough(done, spent)` says so) with their phases in `breakdown`; `before_timed` / `after_timed`
+// around those. `run_once` must leave no device work pending when it returns (synchronise inside).
+struct TimedRepetitions {
+  TimingStats timing;  // warm-up count set, one sample per timed repetition
+  PhaseTimer breakdown;
+};
+inline TimedRepetitions time_repetitions(int warmup, int repetitions, const std::function<void(PhaseTimer&)>& run_once,
+                                         const std::function<void()>& before_timed = {},
+                                         const std::function<void()>& after_timed = {},
+                                         const std::function<bool(int done, double spent)>& enough = {}) {
+  PhaseTimer untimed;
+  untimed.set_enabled(false);
+  for (int i = 0; i < warmup; ++i) run_once(untimed);
+  TimedRepetitions out;
+  out.timing.warmup = warmup;
+  if (before_timed) before_timed();
+  const int reps = std::max(1, repetitions);
+  out.timing.samples.reserve(static_cast<std::size_t>(reps));
+  double spent = 0.0;
+  for (int i = 0; i < reps; ++i) {
+    Stopwatch sw;
+    run_once(out.breakdown);
+    out.timing.samples.push_back(sw.seconds());
+    spent += out.timing.samples.back();
+    if (enough && enough(i + 1, spent)) break;
+  }
+  if (after_timed) after_timed();
+  return out;
+}
+
+// The same loop for a step without phases: `fn` run `warmup` times untimed, then timed;
+// `on_rep(i)` after every timed repetition (progress reporting).
 inline TimingStats measure(int warmup, int repetitions, const std::function<void()>& fn,
                            const std::function<void(int)>& on_rep = {}) {
-  TimingStats t;
-  t.warmup = warmup;
-  for (int i = 0; i < warmup; ++i) fn();
-  t.samples.reserve(static_cast<std::size_t>(repetitions));
-  for (int i = 0; i < repetitions; ++i) {
-    Stopwatch sw;
-    fn();
-    t.samples.push_back(sw.seconds());
-    if (on_rep) on_rep(i);
-  }
-  return t;
+  return time_repetitions(warmup, repetitions, [&](PhaseTimer&) { fn(); }, {}, {},
+                          [&](int done, double) {
+                            if (on_rep) on_rep(done - 1);
+                            return false;
+                          })
+      .timing;
 }
 
 }  // namespace gpudm

@@ -103,13 +103,14 @@ class GpRulesFamily final : public Family {
     if (p.folds == 0) {
       engine->prepare(*data);
       warm_up(*engine);
-      for (int i = 0; i < ctx.warmup; ++i) {
-        RunStats discard;
-        train(*data, gp, ctx.seed, *engine, discard);
-      }
       std::unique_ptr<PopulationRecorder> recorder;
       double run_wall = 0.0;
-      res.timing = measure(0, std::max(1, ctx.repetitions), [&] {
+      TimedRepetitions timed = time_repetitions(ctx.warmup, ctx.repetitions, [&](PhaseTimer& timer) {
+        if (!timer.enabled()) {  // a warm-up run: nothing kept
+          RunStats discard;
+          train(*data, gp, ctx.seed, *engine, discard);
+          return;
+        }
         stats = RunStats{};
         if (p.record_every > 0) {  // the last repetition's populations are kept
           recorder = std::make_unique<PopulationRecorder>(p.record_every);
@@ -119,9 +120,10 @@ class GpRulesFamily final : public Family {
         model = train(*data, gp, ctx.seed, *engine, stats);
         run_wall = sw.seconds();
         stats.recorder = nullptr;
-        res.breakdown.merge(stats.phases);
+        timer.merge(stats.phases);
       });
-      res.timing.warmup = ctx.warmup;
+      res.timing = std::move(timed.timing);
+      res.breakdown.merge(timed.breakdown);
       PhaseTimer untimed;
       const Score s = score(model, *data, *engine, untimed);
       m["train_accuracy"] = s.accuracy();

@@ -127,18 +127,18 @@ class PittsburghFamily final : public Family {
 
     const bool power = p.measure_power;
     EvaluationResult res;
-    PhaseTimer warm, breakdown;
     EnergyRegion energy_region(caps, p);
-    for (int i = 0; i < ctx.warmup; ++i) ev->evaluate(measured, res, warm);
     ojson energy = ojson::object();
-    if (power) energy_region.start();
-    out.timing.warmup = ctx.warmup;
-    for (int i = 0; i < ctx.repetitions; ++i) {
-      Stopwatch sw;
-      ev->evaluate(measured, res, breakdown);
-      out.timing.samples.push_back(sw.seconds());
-    }
-    if (power) energy = energy_region.stop();
+    TimedRepetitions timed = time_repetitions(
+        ctx.warmup, ctx.repetitions, [&](PhaseTimer& t) { ev->evaluate(measured, res, t); },
+        [&] {
+          if (power) energy_region.start();
+        },
+        [&] {
+          if (power) energy = energy_region.stop();
+        });
+    out.timing = std::move(timed.timing);
+    PhaseTimer breakdown = std::move(timed.breakdown);
     if (scale != 1.0) {
       PhaseTimer scaled;
       for (double& s : out.timing.samples) s *= scale;

@@ -170,23 +170,19 @@ class VfdtFamily final : public Family {
     // backends only, where it loads the module and touches device memory; a host run's buffers
     // are allocated and touched in prepare().
     const int warmup = budget > 0 && caps.host() ? 0 : ctx.warmup;
-    r.timing.warmup = warmup;
-    PhaseTimer untimed;
-    untimed.set_enabled(false);
-    for (int i = 0; i < warmup; ++i) {
-      once(untimed);
-      progress.advance();
-    }
-    double spent = 0;
-    for (int i = 0; i < ctx.repetitions; ++i) {
-      Stopwatch sw;
-      once(r.breakdown);
-      const double s = sw.seconds();
-      r.timing.samples.push_back(s);
-      progress.advance();
-      spent += s;
-      if (budget > 0 && spent >= budget) break;  // recorded: timing.repetitions < requested
-    }
+    TimedRepetitions timed = time_repetitions(
+        warmup, ctx.repetitions,
+        [&](PhaseTimer& timer) {
+          once(timer);
+          if (!timer.enabled()) progress.advance();  // a warm-up (a timed repetition advances below, off the clock)
+        },
+        {}, {},
+        [&](int, double spent) {
+          progress.advance();
+          return budget > 0 && spent >= budget;  // recorded: timing.repetitions < requested
+        });
+    r.timing = std::move(timed.timing);
+    r.breakdown = std::move(timed.breakdown);
     progress.finish();
     const vfdt::ForestSnapshot snap = backend->snapshot();
     const vfdt::PrequentialSummary sum = vfdt::summarize(stream, pred, c.window, c.curve_points);

@@ -26,7 +26,9 @@
 #     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
 #     smoke    every GMT config with --smoke (seconds)
 #   Each table stage appends to results/<gpu-tag>/<experiment>.json (--resume), so a stage cut by
-#   its time limit continues where it stopped when run again in the same (warm) machine session;
+#   its time limit continues where it stopped when run again, provided the cut run's journal
+#   (results/<tag>/<experiment>.json.journal, in the packed archive) is put back into the tree
+#   first: every device call's copy of the tree replaces results/ on the machine;
 #   the batch samples the replays read live in .cache/gmt_batches (GMT_FRESH=1 starts a table
 #   from scratch: its results file is moved to results/<gpu-tag>/previous/).
 # Env: BUILD (default build-device), GMT_LIMIT (seconds per config run, default 540), GMT_SANITIZER=0
