@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/files.hpp"
 #include "datasets/fields.hpp"
 
 namespace gpudm::experiments {
@@ -228,12 +229,7 @@ std::string csv_field(std::string_view s) {
 }
 
 std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(path + ": read error");
-  return ss.str();
+  return read_capped_file(path, kMaxTextFileBytes, "file");  // (core/files.hpp: the one capped reader)
 }
 
 }  // namespace gpudm::experiments

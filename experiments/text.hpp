@@ -45,7 +45,10 @@ std::string scalar_text(const ojson& v);
 std::vector<std::vector<std::string>> parse_csv(std::string_view text, const std::string& source);
 std::string csv_field(std::string_view s);
 
-// Reads a whole file; throws gpudm::Error naming the file when it cannot be read.
+// The largest results, paper-table or journal file the runner reads (a results JSON of a large
+// sweep is tens of MB).
+constexpr std::size_t kMaxTextFileBytes = std::size_t{1} << 30;
+// A whole file through core/files.hpp's capped reader; errors name the file.
 std::string read_text_file(const std::string& path);
 
 }  // namespace gpudm::experiments
