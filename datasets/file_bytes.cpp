@@ -30,8 +30,10 @@ std::string gunzip(const std::string& bytes, const std::string& what, std::size_
   int rc = Z_OK;
   while (true) {
     if (produced == out.size()) {
-      if (produced >= max_out)
+      if (produced >= max_out) {
+        inflateEnd(&zs);
         throw Error(what + ": inflates past the limit of " + std::to_string(max_out >> 20) + " MiB");
+      }
       out.resize(std::min(out.size() * 2, max_out));
     }
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
