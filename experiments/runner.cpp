@@ -1,6 +1,7 @@
 #include "experiments/runner.hpp"
 
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <map>
 #include <new>
@@ -271,6 +272,16 @@ CaseResult run_case(Family& family, const Registry& registry, const ExperimentPl
     res.reason = "backend '" + spec.backend + "' is not registered for family '" + spec.family + "'";
     return res;
   }
+  // An MPI run: every rank has the backend, or none runs it (a rank skipping while the others
+  // enter the family's collectives would leave them waiting).
+  std::vector<std::uint64_t> missing{info->available ? 0u : 1u};
+  world().sum(missing.data(), 1, "runner: the backend on every rank");
+  if (info->available && missing[0] > 0) {
+    res.status = "skipped";
+    res.reason = "backend '" + spec.backend + "' is not available on " + std::to_string(missing[0]) + " of the " +
+                 std::to_string(world().size()) + " ranks";
+    return res;
+  }
   if (!info->available) {
     res.status = "skipped";
     res.reason = info->reason;
@@ -304,6 +315,13 @@ CaseResult run_case(Family& family, const Registry& registry, const ExperimentPl
     res.status = "failed";
     res.reason = "internal error: " + one_line(e.what());
   }
+  // An MPI run cannot go on after one rank's run stopped inside the family: the other ranks are in
+  // (or will enter) its collectives, which this rank would no longer pair up with. End the job,
+  // naming the run; the runs before it are in the journal (--resume continues).
+  if (world().size() > 1)
+    world().abort(plan.id + " " + spec.backend + " " + spec.dataset.name + ": " + res.status + ": " + res.reason +
+                      " (ending every rank: an MPI run cannot continue past one rank's failed run; --resume continues)",
+                  4);
   return res;
 }
 
@@ -481,12 +499,26 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
 
   ojson head = results_head(plan, provenance_, environment_);
   if (comm.size() > 1) head["provenance"]["ranks"]["split"] = family->split_across_ranks();
-  if (lead) session->open(head, opt_.resume, opt_.quiet);
-  // Which runs execute now (the others are reused from the previous file): rank 0 decides.
-  std::vector<std::uint32_t> run_now(plan.runs.size(), 0);
-  if (lead)
-    for (std::size_t i = 0; i < plan.runs.size(); ++i) run_now[i] = session->has_ok_run(run_identity(plan.runs[i])) ? 0 : 1;
+  // Which runs execute now (the others are reused from the previous file): rank 0 decides; its
+  // last slot says whether rank 0 could open the results file at all, so an error there (a
+  // corrupt file to resume) ends every rank at once instead of leaving them in a collective.
+  std::vector<std::uint32_t> run_now(plan.runs.size() + 1, 0);
+  std::exception_ptr lead_error;
+  if (lead) {
+    try {
+      session->open(head, opt_.resume, opt_.quiet);
+      for (std::size_t i = 0; i < plan.runs.size(); ++i) run_now[i] = session->has_ok_run(run_identity(plan.runs[i])) ? 0 : 1;
+    } catch (...) {
+      lead_error = std::current_exception();
+      run_now.back() = 1;
+    }
+  }
   comm.sum(run_now.data(), run_now.size(), "runner: which runs execute (rank 0's results file)");
+  if (run_now.back()) {
+    if (lead_error) std::rethrow_exception(lead_error);
+    throw Error(plan.id + ": rank 0 could not open the results file (its error is on its stderr)");
+  }
+  run_now.pop_back();
   const std::vector<bool> execute(run_now.begin(), run_now.end());
 
   sweep(plan, *family, execute, registry_, datasets_, session ? &*session : nullptr, progress, oc);

@@ -162,7 +162,6 @@ class CeilingsTimedCase final : public TimedCase {
       m["device_" + metric] = unit == WorkUnit::launches ? per_rep / work.amount : work.amount / per_rep;
     }
     if (meter) m["energy"] = energy.to_json();
-    if (meter) m["energy"] = energy.to_json();
     return res;
   }
 

@@ -155,7 +155,7 @@ class MpiWorld final : public Comm {
                   " s (GPUDM_MPI_TIMEOUT): a rank failed or hangs; ending every rank",
               3);
       std::this_thread::sleep_for(pause);
-      if (pause < std::chrono::microseconds(1000)) pause *= 2;
+      if (pause < std::chrono::microseconds(50)) pause *= 2;  // (a short cap: thousands of small collectives per run)
     }
   }
   int rank_ = 0, size_ = 1;
@@ -185,11 +185,9 @@ MpiSession::MpiSession(int* argc, char*** argv) {
   int already = 0;
   MPI_Initialized(&already);
   if (!already && launched_by_mpi()) {
-    int provided = 0;
-    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-    started_ = g_started = true;
-    // Ranks = GPUs of a host: GPUDM_GPU_PER_RANK=1 gives each rank the GPU of its local rank
-    // (before any CUDA call; a CUDA_VISIBLE_DEVICES set by the launcher wins).
+    // Ranks = GPUs of a host: GPUDM_GPU_PER_RANK=1 gives each rank the GPU of its local rank, set
+    // before MPI starts (a CUDA-aware MPI may touch CUDA in its init); a CUDA_VISIBLE_DEVICES the
+    // launcher set wins.
     const char* per_rank = std::getenv("GPUDM_GPU_PER_RANK");
     if (per_rank && std::string(per_rank) == "1" && !std::getenv("CUDA_VISIBLE_DEVICES")) {
       for (const char* v : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
@@ -198,6 +196,11 @@ MpiSession::MpiSession(int* argc, char*** argv) {
           break;
         }
     }
+    int provided = 0;
+    MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    started_ = g_started = true;
+    // MPI is called from the main thread only (FUNNELED); a library that gives less cannot be used.
+    if (provided < MPI_THREAD_FUNNELED) world().abort("this MPI library gives no MPI_THREAD_FUNNELED support", 3);
   }
 #else
   (void)argc;
@@ -240,7 +243,8 @@ std::pair<std::size_t, std::size_t> shard(std::size_t n, int rank, int size, std
   GPUDM_REQUIRE(size >= 1 && rank >= 0 && rank < size && align >= 1, "shard: rank " + std::to_string(rank) + " of " + std::to_string(size));
   const std::size_t units = (n + align - 1) / align;  // blocks of `align` items, the last maybe short
   const std::size_t s = static_cast<std::size_t>(size), r = static_cast<std::size_t>(rank);
-  const std::size_t u0 = units * r / s, u1 = units * (r + 1) / s;
+  // (rounded up: with fewer units than ranks the low ranks get them, rank 0 first)
+  const std::size_t u0 = (units * r + s - 1) / s, u1 = (units * (r + 1) + s - 1) / s;
   return {std::min(n, u0 * align), std::min(n, u1 * align)};
 }
 

@@ -1,3 +1,4 @@
+#include "algorithms/core/comm.hpp"
 #include "algorithms/gmt/ea.hpp"
 
 #include <algorithm>
@@ -587,8 +588,10 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
       summary_.stop_reason = "stall";
       break;
     }
+    // (the slowest rank's clock: an MPI run's ranks stop at the same iteration)
     if (p_.max_seconds > 0 && it < p_.iterations &&
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count() >= p_.max_seconds) {
+        world().max(std::chrono::duration<double>(std::chrono::steady_clock::now() - loop_start).count(), "gmt: the EA's time budget") >=
+            p_.max_seconds) {
       summary_.stop_reason = "time";
       break;
     }

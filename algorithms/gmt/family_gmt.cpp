@@ -117,7 +117,7 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
       if (k == 0)
         for (const Tree* t : b.trees)
           for (const TreeNode& n : t->nodes()) counts += std::to_string(n.stats.count) + ",";
-      if (max_seconds > 0 && first_seconds >= max_seconds) {
+      if (max_seconds > 0 && world().max(first_seconds, "gmt: the replay's time cap") >= max_seconds) {  // (ranks agree)
         kept = k + 1;
         break;
       }

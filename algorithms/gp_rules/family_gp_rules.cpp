@@ -234,7 +234,7 @@ class GpRulesFamily final : public Family {
         sec.push_back(sw.seconds());
         total += sec.back();
         if (check && counts_hash(counts) != c.counts_hash) ++mismatched;
-        if (cap > 0 && total >= cap) break;
+        if (cap > 0 && world().max(total, "gp_rules: the replay's time cap") >= cap) break;  // (an MPI run's ranks agree)
       }
       return sec;
     };

@@ -18,6 +18,7 @@ void ShardedEvaluator::configure(const EngineOptions& options) {
 
 void ShardedEvaluator::prepare(const Dataset& data) {
   data_ = &data;
+  class_rows_ = class_rows(data);
   const auto [b, e] = shard(data.rows(), comm_.rank(), comm_.size(), 32);
   begin_ = b;
   end_ = e;
@@ -44,7 +45,7 @@ void ShardedEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, Phas
     double& to;
     ~Add() { to += w.seconds(); }
   } add{sw, combine_seconds_};
-  out.reset(pop.size(), data_->rows(), class_rows(*data_), want == Want::counts_and_coverage);
+  out.reset(pop.size(), data_->rows(), class_rows_, want == Want::counts_and_coverage);
   // Counts: each rank's block summed in rank order (integers, exact); GPops with them.
   wide_.assign(part_.covered.begin(), part_.covered.end());
   wide_.push_back(part_.gpops);

@@ -31,6 +31,7 @@ class ShardedEvaluator final : public RuleEvaluator {
   Dataset shard_;
   const Dataset* data_ = nullptr;
   std::size_t begin_ = 0, end_ = 0;
+  std::vector<std::uint64_t> class_rows_;  // of the whole dataset (prepare)
   RuleCounts part_;
   std::vector<std::uint64_t> wide_;
   long long calls_ = 0;
