@@ -18,7 +18,7 @@ import os
 import sys
 
 PHASES = ["cpu_ea", "flattening", "transfers", "redistribute", "separate", "reorganize", "calc_models",
-          "estimate_errors", "repair", "reduction"]
+          "estimate_errors", "exact_solver", "repair", "reduction"]
 FIG15_SETS = ["pol", "colorhistogram", "colormoments", "cooctexture", "layout", "year_prediction_msd"]
 NAMES = {"pol": "Pol", "colorhistogram": "Colorhist.", "colormoments": "Colormom.", "cooctexture": "Cooctex.",
          "layout": "Layout", "year_prediction_msd": "Year", "armchair10k": "10K", "armchair50k": "50K",

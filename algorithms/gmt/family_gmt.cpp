@@ -26,7 +26,7 @@ using namespace gmt;
 double evaluator_seconds(const PhaseTimer& t) {
   double s = 0.0;
   for (const char* ph : {"flattening", "redistribute", "separate", "repair", "reorganize", "calc_models", "estimate_errors",
-                         "reduction", "transfers"})
+                         "exact_solver", "reduction", "transfers"})
     s += t.seconds(ph);
   return s;
 }

@@ -114,7 +114,8 @@ double sum_y2(const Dataset& d) {
 }
 
 // Evaluates copies of the batch's trees (stats poisoned first: the evaluator must rewrite them).
-std::vector<Tree> run(ModelTreeEvaluator& e, const Dataset& d, const Batch& in, bool prepare = true) {
+std::vector<Tree> run(ModelTreeEvaluator& e, const Dataset& d, const Batch& in, bool prepare = true,
+                      PhaseTimer* phases = nullptr) {
   if (prepare) e.prepare(d);
   std::vector<Tree> trees = in.trees;
   EvalBatch b;
@@ -133,6 +134,7 @@ std::vector<Tree> run(ModelTreeEvaluator& e, const Dataset& d, const Batch& in, 
   b.clean_sse_known = in.clean_sse_known;
   PhaseTimer t;
   e.evaluate(b, t);
+  if (phases) *phases = t;
   return trees;
 }
 
@@ -416,9 +418,11 @@ TEST(GmtCuda, CollinearLeavesSolvedInOneBatchMatchSequential) {
         EvalOptions o = fast_options(graphs);
         o.exact_batch_max_rows = batch_rows;
         auto fast = make("cuda", o);
-        const auto got = run(*fast, d, b);
+        PhaseTimer phases;
+        const auto got = run(*fast, d, b, true, &phases);
         const std::string what = std::string(graphs ? "graphs" : "direct") + (batch_rows ? " batched" : " per leaf");
         expect_equivalent(d, got, want, kRealCoefTol, kErrTol, what);  // ranks and kept attributes exactly
+        EXPECT_GT(phases.seconds("exact_solver"), 0.0) << what;  // the solve is in the breakdown
         const auto info = fast->describe();
         EXPECT_GE(info.value("exact_solver_leaves", 0), 4) << what;  // the case is what it claims
         if (batch_rows) {
