@@ -17,7 +17,7 @@
 #     figs     configs/gmt_fig18.json: Armchair 100K and 1M x 2-10 attributes      ~3-5 min
 #     weka     scripts/peers/weka_study.sh with BACKEND=cuda, 10,000 iterations, no time cap;
 #              Weka's outputs reused from results/h200/gmt_weka_study (no Java here)  ~2-3 min
-#     probe    GPU fast path, short inductions (--train gmt, 500-2,000 iterations) on Armchair 1M /
+#     probe    GPU fast path, short inductions (GMT_PROBE_SPECS replaces the list) (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
 #     ncusrc   only the source page and full set of the stats kernel (part of ncu)
@@ -145,12 +145,18 @@ EOF
 
 if has probe; then
   # ...:16 = the same with GPUDM_HOST_THREADS=16 (the host steps on 16 threads), for the comparison
-  for spec in "armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::" \
-              "armchair:1000::16" "pol:2000::16"; do
+  # GMT_PROBE_SPECS (comma-separated name:iterations:rows:threads) replaces the list, e.g.
+  # "pol:10000::,pol:10000::16" for whole runs with one and 16 host threads
+  SPECS=("armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::"
+         "armchair:1000::16" "pol:2000::16")
+  [ -n "${GMT_PROBE_SPECS:-}" ] && IFS=, read -r -a SPECS <<<"$GMT_PROBE_SPECS"
+  for spec in "${SPECS[@]}"; do
     IFS=: read -r name it rows thr <<<"$spec"
     tag="$name${rows:+_$rows}${thr:+_t$thr}"
     stamp "== probe $tag ($it iterations)"
-    GPUDM_HOST_THREADS="${thr:-1}" timeout 120 "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
+    lim="$(call_timeout 180)"
+    if [ "$lim" = 0 ]; then status=1; echo "!! probe $tag skipped: the device call has no time left"; continue; fi
+    GPUDM_HOST_THREADS="${thr:-1}" timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
       --model-out "$OUT_DIR/probe_$tag.model.json" --metrics-out "$OUT_DIR/probe_$tag.json" >"$OUT_DIR/probe_$tag.log" 2>&1 ||
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done
