@@ -26,51 +26,32 @@ constexpr int kAvx512Chains = 16;  // 32 zmm registers: 16 chains + constants
 constexpr int kAvx2Chains = 12;    // 16 ymm registers: 12 chains + 2 constants
 constexpr int kSseChains = 12;
 
-__attribute__((target("avx512f"))) void fma_avx512(std::size_t iterations, float* out) {
-  alignas(64) float s[kAvx512Chains][16];
-  store_starts(s);
-  __m512 x[kAvx512Chains];
-#pragma GCC unroll 16
-  for (int c = 0; c < kAvx512Chains; ++c) x[c] = _mm512_load_ps(s[c]);
-  const __m512 m = _mm512_set1_ps(kFmaMul), a = _mm512_set1_ps(kFmaAdd);
-  for (std::size_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 16
-    for (int c = 0; c < kAvx512Chains; ++c) x[c] = _mm512_fmadd_ps(x[c], m, a);
+// One probe per ISA, the same body: `chains` independent FMA chains of `lanes` floats each, kept
+// in registers (unrolled), stored once at the end.
+#define GPUDM_FMA_PROBE(NAME, ATTR, VEC, LANES, CHAINS, LOAD, SET1, STEP, STORE)        \
+  ATTR void NAME(std::size_t iterations, float* out) {                                   \
+    alignas(sizeof(VEC)) float s[CHAINS][LANES];                                         \
+    store_starts(s);                                                                     \
+    VEC x[CHAINS];                                                                       \
+    _Pragma("GCC unroll 16") for (int c = 0; c < CHAINS; ++c) x[c] = LOAD(s[c]);         \
+    const VEC m = SET1(kFmaMul), a = SET1(kFmaAdd);                                      \
+    for (std::size_t i = 0; i < iterations; ++i) {                                       \
+      _Pragma("GCC unroll 16") for (int c = 0; c < CHAINS; ++c) x[c] = STEP(x[c], m, a); \
+    }                                                                                    \
+    _Pragma("GCC unroll 16") for (int c = 0; c < CHAINS; ++c) STORE(out + LANES * c, x[c]); \
   }
-#pragma GCC unroll 16
-  for (int c = 0; c < kAvx512Chains; ++c) _mm512_storeu_ps(out + 16 * c, x[c]);
-}
-
-__attribute__((target("avx2,fma"))) void fma_avx2(std::size_t iterations, float* out) {
-  alignas(32) float s[kAvx2Chains][8];
-  store_starts(s);
-  __m256 x[kAvx2Chains];
-#pragma GCC unroll 16
-  for (int c = 0; c < kAvx2Chains; ++c) x[c] = _mm256_load_ps(s[c]);
-  const __m256 m = _mm256_set1_ps(kFmaMul), a = _mm256_set1_ps(kFmaAdd);
-  for (std::size_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 16
-    for (int c = 0; c < kAvx2Chains; ++c) x[c] = _mm256_fmadd_ps(x[c], m, a);
-  }
-#pragma GCC unroll 16
-  for (int c = 0; c < kAvx2Chains; ++c) _mm256_storeu_ps(out + 8 * c, x[c]);
-}
 
 // Baseline x86-64 has no FMA instruction: a multiply then an add, counted as the same 2 FLOPs.
-void fma_sse(std::size_t iterations, float* out) {
-  alignas(16) float s[kSseChains][4];
-  store_starts(s);
-  __m128 x[kSseChains];
-#pragma GCC unroll 16
-  for (int c = 0; c < kSseChains; ++c) x[c] = _mm_load_ps(s[c]);
-  const __m128 m = _mm_set1_ps(kFmaMul), a = _mm_set1_ps(kFmaAdd);
-  for (std::size_t i = 0; i < iterations; ++i) {
-#pragma GCC unroll 16
-    for (int c = 0; c < kSseChains; ++c) x[c] = _mm_add_ps(_mm_mul_ps(x[c], m), a);
-  }
-#pragma GCC unroll 16
-  for (int c = 0; c < kSseChains; ++c) _mm_storeu_ps(out + 4 * c, x[c]);
-}
+#define GPUDM_SSE_MUL_ADD(x, m, a) _mm_add_ps(_mm_mul_ps(x, m), a)
+
+GPUDM_FMA_PROBE(fma_avx512, __attribute__((target("avx512f"))), __m512, 16, kAvx512Chains, _mm512_load_ps, _mm512_set1_ps,
+                _mm512_fmadd_ps, _mm512_storeu_ps)
+GPUDM_FMA_PROBE(fma_avx2, __attribute__((target("avx2,fma"))), __m256, 8, kAvx2Chains, _mm256_load_ps, _mm256_set1_ps,
+                _mm256_fmadd_ps, _mm256_storeu_ps)
+GPUDM_FMA_PROBE(fma_sse, , __m128, 4, kSseChains, _mm_load_ps, _mm_set1_ps, GPUDM_SSE_MUL_ADD, _mm_storeu_ps)
+
+#undef GPUDM_SSE_MUL_ADD
+#undef GPUDM_FMA_PROBE
 
 __attribute__((target("popcnt"))) std::uint64_t popcount_hw(const std::uint64_t* w, std::size_t iterations) {
   std::uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
