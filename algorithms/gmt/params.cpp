@@ -1,4 +1,5 @@
 #include "algorithms/gmt/params.hpp"
+#include "algorithms/core/replay_params.hpp"
 
 #include <vector>
 
@@ -128,18 +129,16 @@ const ParamTable<GmtCase>& params_table() {
         .backend_only();
 
     // ---- the family's runs: recorded batches, replay, estimates, hold-out ----
-    t.add("batch_sample_every", &C::batch_sample_every,
-          "record every k-th generation's batch of modified individuals (compact trees) and the run's totals in "
-          "batch_sample_file, for replay_from on a slower backend (0 = off)")
-        .at_least(0);
-    t.add("batch_sample_file", &C::batch_sample_file,
-          "where batch_sample_every writes and replay_from reads ({experiment}, {dataset} (with its options), {seed} "
-          "replaced)");
-    t.add("replay_from", &C::replay_from,
-          "estimate instead of running the EA: replay batches recorded by batch_sample_every (this file; \"sample\" = "
-          "batch_sample_file) on this backend; time = the recorded host EA time + the run's evaluations per generation x "
-          "this backend's seconds per evaluation, interpolated between the sampled generations "
-          "(algorithms/core/replay_estimate.hpp); flagged estimated");
+    add_replay_params(t, &C::batch_sample_every, &C::batch_sample_file, &C::replay_from,
+                      {.every = "batch_sample_every",
+                       .file = "batch_sample_file",
+                       .recorded = "every k-th generation's batch of modified individuals (compact trees) and the run's totals",
+                       .for_backend = "a slower backend",
+                       .placeholders = "{experiment}, {dataset} (with its options), {seed}",
+                       .replay = "estimate instead of running the EA: replay batches",
+                       .check = "",
+                       .time_model = "the recorded host EA time + the run's evaluations per generation x this backend's "
+                                     "seconds per evaluation, interpolated between the sampled generations"});
     t.add("replay_max_evaluations", &C::replay_max_evaluations,
           "replay_from: at most this many recorded individuals (whole batches spread over the run)")
         .at_least(1);

@@ -1,4 +1,5 @@
 #include "algorithms/gp_rules/params.hpp"
+#include "algorithms/core/replay_params.hpp"
 
 namespace gpudm::gp_rules {
 
@@ -47,18 +48,18 @@ const ParamTable<GpCase>& case_params() {
           "whole-run time linearly in evaluations (metrics.estimated; biased when rules change size over the run: "
           "replay_from is the tables' estimate; 0: run everything)")
         .at_least(0);
-    t.add("record_every", &GpCase::record_every,
-          "record the population of engine calls 0, k, 2k, ... and the last, every call's GPops and the run's host "
-          "time in record_file, for replay_from on a host backend (0 = off)")
-        .at_least(0);
-    t.add("record_file", &GpCase::record_file,
-          "where record_every writes and replay_from reads ({experiment}, {dataset} (with its options), {algorithm}, "
-          "{population}, {generations}, {seed} replaced)");
-    t.add("replay_from", &GpCase::replay_from,
-          "estimate instead of running the algorithm: replay the populations recorded by record_every (this file; "
-          "\"sample\" = record_file) on this backend, their counts checked against the recorded ones; time = the "
-          "recorded run's host time + its GPops per engine call x this backend's seconds per GPop, interpolated between "
-          "the sampled calls (algorithms/core/replay_estimate.hpp); flagged estimated");
+    add_replay_params(t, &GpCase::record_every, &GpCase::record_file, &GpCase::replay_from,
+                      {.every = "record_every",
+                       .file = "record_file",
+                       .recorded = "the population of engine calls 0, k, 2k, ... and the last, every call's GPops and "
+                                   "the run's host time",
+                       .for_backend = "a host backend",
+                       .placeholders = "{experiment}, {dataset} (with its options), {algorithm}, {population}, "
+                                       "{generations}, {seed}",
+                       .replay = "estimate instead of running the algorithm: replay the populations",
+                       .check = ", their counts checked against the recorded ones",
+                       .time_model = "the recorded run's host time + its GPops per engine call x this backend's seconds "
+                                     "per GPop, interpolated between the sampled calls"});
     t.add("replay_max_seconds", &GpCase::replay_max_seconds,
           "replay_from: stop adding sampled calls once the first replay pass has taken this long (spread over the run; "
           "at least one; 0 = no cap)")
