@@ -29,6 +29,21 @@ double hb_numer(int classes, double delta) {
   return r * r * std::log(1.0 / delta);
 }
 
+// The scalar fields both paths' views share (the rest is each layout's own).
+template <class View>
+void fill_shared(View& v, const vfdt::ForestParams& p, const vfdt::ForestLayout& L) {
+  v.trees = L.trees;
+  v.attributes = L.attributes;
+  v.classes = L.classes;
+  v.features = L.features;
+  v.batch = p.batch;
+  v.grace = p.grace;
+  v.bagging = p.bagging;
+  v.hb_numer = hb_numer(L.classes, p.delta);
+  v.tau = p.tau;
+  v.seed = p.seed;
+}
+
 // Device state of the faithful path (the paper's layout, vfdt_kernels::FaithfulView).
 class FaithfulState {
  public:
@@ -57,7 +72,6 @@ class FaithfulState {
     weight_ = DeviceBuffer<std::uint8_t>(T * p.batch);
     tree_pred_ = DeviceBuffer<std::uint8_t>(T * p.batch);
     adwins_ = DeviceBuffer<vfdt::Adwin>(T);
-    hb_numer_ = hb_numer(L.classes, p.delta);
   }
 
   void reset(cudaStream_t stream) {
@@ -147,19 +161,10 @@ class FaithfulState {
  private:
   k::FaithfulView view() {
     k::FaithfulView v{};
-    v.trees = L_.trees;
-    v.attributes = L_.attributes;
-    v.classes = L_.classes;
+    fill_shared(v, p_, L_);
     v.depth = p_.max_depth;
-    v.batch = p_.batch;
-    v.grace = p_.grace;
-    v.features = L_.features;
     v.array_nodes = array_nodes_;
     v.max_leaves = max_leaves_;
-    v.bagging = p_.bagging;
-    v.hb_numer = hb_numer_;
-    v.tau = p_.tau;
-    v.seed = p_.seed;
     v.tree = tree_.data();
     v.n_leaves = n_leaves_.data();
     v.generation = generation_.data();
@@ -184,13 +189,199 @@ class FaithfulState {
   vfdt::ForestParams p_;
   vfdt::ForestLayout L_;
   int array_nodes_ = 0, max_leaves_ = 0;
-  double hb_numer_ = 0;
   DeviceBuffer<std::uint32_t> tree_, generation_, leaf_counts_, leaf_seen_, leaf_last_, counters_, decision_;
   DeviceBuffer<std::int32_t> n_leaves_, drift_, leaf_back_, leaf_of_;
   DeviceBuffer<unsigned long long> splits_, resets_;
   DeviceBuffer<std::uint8_t> leaf_class_, weight_, tree_pred_;
   DeviceBuffer<std::uint64_t> leaf_key_;
   DeviceBuffer<vfdt::Adwin> adwins_;
+};
+
+// Device state of the default path (pool layout, vfdt_kernels::ForestView): the per-batch
+// kernels, or the persistent engine (one block per tree over a whole range).
+class DefaultState {
+ public:
+  void prepare(const vfdt::ForestParams& p, const vfdt::ForestLayout& L, const vfdt::EncodedStream& s) {
+    p_ = p;
+    L_ = L;
+    rows_ = s.rows;
+    persistent_ = p.cuda_engine() == Engine::persistent;
+    const std::size_t T = L.trees, N = L.nodes, B = static_cast<std::size_t>(p.batch);
+    std::vector<std::int32_t> values(s.attributes);
+    for (int a = 0; a < s.attributes; ++a) values[a] = s.coding[a].values;
+    attr_values_ = DeviceBuffer<std::int32_t>(values);
+    n_nodes_ = DeviceBuffer<std::int32_t>(T);
+    n_slots_ = DeviceBuffer<std::int32_t>(T);
+    generation_ = DeviceBuffer<std::uint32_t>(T);
+    drift_ = DeviceBuffer<std::int32_t>(T);
+    splits_ = DeviceBuffer<unsigned long long>(T);
+    resets_ = DeviceBuffer<unsigned long long>(T);
+    node_attr_ = DeviceBuffer<std::int32_t>(T * N);
+    node_child_ = DeviceBuffer<std::int32_t>(T * N);
+    node_depth_ = DeviceBuffer<std::int32_t>(T * N);
+    decision_ = DeviceBuffer<std::int32_t>(T * N);
+    split_total_ = DeviceBuffer<std::uint64_t>(T * N);
+    split_class_term_ = DeviceBuffer<std::int64_t>(T * N);
+    split_merit_ = DeviceBuffer<std::int64_t>(T * N * L.features);
+    slot_class_ = DeviceBuffer<std::uint32_t>(T * N * L.classes);
+    slot_seen_ = DeviceBuffer<std::uint32_t>(T * N);
+    slot_other_ = DeviceBuffer<std::uint32_t>(T * N);
+    slot_last_ = DeviceBuffer<std::uint32_t>(T * N);
+    slot_key_ = DeviceBuffer<std::uint64_t>(T * N);
+    slot_subset_ = DeviceBuffer<std::int16_t>(T * N * L.features);
+    counters_ = DeviceBuffer<std::uint32_t>(T * N * L.counters_per_slot());
+    adwins_ = DeviceBuffer<vfdt::Adwin>(T);
+    leaf_ = DeviceBuffer<std::int32_t>(T * B);
+    tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
+    // Optional buffers are sized for this stream and these params or released: the views pass
+    // a buffer as present by its size, so one kept from an earlier prepare() (another tree
+    // count) would be indexed out of bounds (found by compute-sanitizer on the fixture, which
+    // reuses one backend across cases).
+    adwinp_ = DeviceBuffer<vfdt::AdwinPrefix>();
+    hist_ = DeviceBuffer<std::uint32_t>();
+    pred_all_ = DeviceBuffer<std::uint8_t>();
+    cycles_ = DeviceBuffer<unsigned long long>();
+    if (p.adwin_kernel == AdwinKernel::prefix) {
+      // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
+      // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).
+      GPUDM_REQUIRE(s.rows < 0xffffffffull, "vfdt/cuda: the prefix ADWIN supports streams of < 2^32 instances");
+      adwinp_ = DeviceBuffer<vfdt::AdwinPrefix>(T);
+      hist_ = DeviceBuffer<std::uint32_t>(T * (s.rows + 1));
+    }
+    if (persistent_) {
+      pred_all_ = DeviceBuffer<std::uint8_t>(T * s.rows);
+      cycles_ = DeviceBuffer<unsigned long long>(T * k::kPhCount);
+    }
+    view_ = make_view();  // the buffers stay put until the next prepare()
+  }
+
+  bool persistent() const { return persistent_; }
+
+  void reset(cudaStream_t stream) {
+    k::launch_init(view_, stream);
+    slot_other_.memset_async(0, stream);  // kept zero between batches by the kernels themselves
+  }
+
+  void batch(DevicePhases& dp, const std::uint8_t* codes, const std::uint8_t* labels, int nb, std::uint64_t first,
+             std::int32_t* out, cudaStream_t stream) {
+    const k::ForestView& f = view_;
+    {
+      auto ph = dp.scope("traversal");
+      k::launch_predict(f, codes, nb, stream);
+    }
+    {
+      auto ph = dp.scope("vote");
+      k::launch_vote(f.batch_votes(), nb, out, stream);
+    }
+    {
+      auto ph = dp.scope("counters");
+      k::launch_learn(f, codes, labels, nb, first, stream);
+    }
+    if (p_.adwin) {
+      auto ph = dp.scope("adwin");
+      if (p_.adwin_kernel == AdwinKernel::prefix)
+        k::launch_adwin_prefix(f, labels, nb, static_cast<std::uint32_t>(first), stream);
+      else
+        k::launch_adwin(f.adwin_view(), p_.adwin_kernel, labels, nb, stream);
+    }
+    {
+      auto ph = dp.scope("split");
+      k::launch_split(f, stream);
+    }
+  }
+
+  // Engine "persistent": one block per tree over the whole range, then one vote over it; the
+  // trees' SM cycle counts per phase go to cycles() (the caller splits the kernel's time by them).
+  void range(DevicePhases& dp, const std::uint8_t* codes, const std::uint8_t* labels, std::size_t n, std::size_t begin,
+             std::int32_t* out, cudaStream_t stream) {
+    {
+      auto ph = dp.scope("persistent");
+      k::launch_persistent(view_, codes, labels, n, static_cast<std::uint32_t>(begin), cycles_.data(), stream);
+    }
+    {
+      auto ph = dp.scope("vote");
+      k::launch_vote(view_.stream_votes(begin), n, out, stream);
+    }
+  }
+  std::vector<unsigned long long> cycles() const { return cycles_.to_host(); }
+
+  vfdt::ForestSnapshot snapshot(Stream& stream) {
+    stream.synchronize();
+    vfdt::ForestSnapshot s;
+    s.layout = L_;
+    s.n_nodes = n_nodes_.to_host();
+    s.generation = generation_.to_host();
+    s.node_attr = node_attr_.to_host();
+    s.node_child = node_child_.to_host();
+    s.node_depth = node_depth_.to_host();
+    s.slot_class = slot_class_.to_host();
+    s.attr_values = attr_values_.to_host();
+    for (auto v : splits_.to_host()) s.splits += static_cast<long long>(v);
+    for (auto v : resets_.to_host()) s.resets += static_cast<long long>(v);
+    return s;
+  }
+
+ private:
+  k::ForestView make_view() {
+    k::ForestView f{};
+    fill_shared(f, p_, L_);
+    f.nodes = L_.nodes;
+    f.values = L_.values;
+    f.max_depth = p_.max_depth;
+    f.adwin = p_.adwin;
+    f.stream_order = p_.stream_order();
+    f.naive_bayes = p_.naive_bayes();
+    f.bound_total = p_.bound_total();
+    f.reset_any = p_.reset_on_any_cut();
+    f.adwin_delta = p_.adwin_delta;
+    f.attr_values = attr_values_.data();
+    f.n_nodes = n_nodes_.data();
+    f.n_slots = n_slots_.data();
+    f.generation = generation_.data();
+    f.drift = drift_.data();
+    f.splits = splits_.data();
+    f.resets = resets_.data();
+    f.node_attr = node_attr_.data();
+    f.node_child = node_child_.data();
+    f.node_depth = node_depth_.data();
+    f.slot_class = slot_class_.data();
+    f.slot_seen = slot_seen_.data();
+    f.slot_other = slot_other_.data();
+    f.slot_last = slot_last_.data();
+    f.slot_key = slot_key_.data();
+    f.slot_subset = slot_subset_.data();
+    f.counters = counters_.data();
+    f.adwins = adwins_.data();
+    f.adwinp = adwinp_.size() ? adwinp_.data() : nullptr;
+    f.hist = hist_.size() ? hist_.data() : nullptr;
+    f.hist_stride = rows_ + 1;
+    f.pred_all = pred_all_.size() ? pred_all_.data() : nullptr;
+    f.pred_stride = rows_;
+    f.leaf = leaf_.data();
+    f.tree_pred = tree_pred_.data();
+    f.decision = decision_.data();
+    f.split_total = split_total_.data();
+    f.split_class_term = split_class_term_.data();
+    f.split_merit = split_merit_.data();
+    return f;
+  }
+
+  vfdt::ForestParams p_;
+  vfdt::ForestLayout L_;
+  std::size_t rows_ = 0;
+  bool persistent_ = false;
+  k::ForestView view_{};
+  DeviceBuffer<std::int32_t> attr_values_, n_nodes_, n_slots_, drift_, node_attr_, node_child_, node_depth_, decision_, leaf_;
+  DeviceBuffer<std::uint32_t> generation_, slot_class_, slot_seen_, slot_other_, slot_last_, counters_;
+  DeviceBuffer<unsigned long long> splits_, resets_;
+  DeviceBuffer<std::uint64_t> slot_key_, split_total_;
+  DeviceBuffer<std::int64_t> split_class_term_, split_merit_;
+  DeviceBuffer<std::int16_t> slot_subset_;
+  DeviceBuffer<vfdt::Adwin> adwins_;
+  DeviceBuffer<vfdt::AdwinPrefix> adwinp_;
+  DeviceBuffer<std::uint32_t> hist_;
+  DeviceBuffer<std::uint8_t> pred_all_, tree_pred_;
+  DeviceBuffer<unsigned long long> cycles_;
 };
 
 class CudaForest final : public vfdt::ForestBackend {
@@ -239,56 +430,10 @@ class CudaForest final : public vfdt::ForestBackend {
     p_ = p;
     L_ = vfdt::ForestLayout::make(s, p);
     faithful_ = p.path == ForestPath::faithful;
-    persistent_ = !faithful_ && p.cuda_engine() == Engine::persistent;
-    const std::size_t T = L_.trees, N = L_.nodes, B = static_cast<std::size_t>(p.batch);
-    std::vector<std::int32_t> values(s.attributes);
-    for (int a = 0; a < s.attributes; ++a) values[a] = s.coding[a].values;
-    attr_values_ = DeviceBuffer<std::int32_t>(values);
     if (faithful_) {
       faithful_state_.prepare(p, L_);
     } else {
-      n_nodes_ = DeviceBuffer<std::int32_t>(T);
-      n_slots_ = DeviceBuffer<std::int32_t>(T);
-      generation_ = DeviceBuffer<std::uint32_t>(T);
-      drift_ = DeviceBuffer<std::int32_t>(T);
-      splits_ = DeviceBuffer<unsigned long long>(T);
-      resets_ = DeviceBuffer<unsigned long long>(T);
-      node_attr_ = DeviceBuffer<std::int32_t>(T * N);
-      node_child_ = DeviceBuffer<std::int32_t>(T * N);
-      node_depth_ = DeviceBuffer<std::int32_t>(T * N);
-      decision_ = DeviceBuffer<std::int32_t>(T * N);
-      split_total_ = DeviceBuffer<std::uint64_t>(T * N);
-      split_class_term_ = DeviceBuffer<std::int64_t>(T * N);
-      split_merit_ = DeviceBuffer<std::int64_t>(T * N * L_.features);
-      slot_class_ = DeviceBuffer<std::uint32_t>(T * N * L_.classes);
-      slot_seen_ = DeviceBuffer<std::uint32_t>(T * N);
-      slot_other_ = DeviceBuffer<std::uint32_t>(T * N);
-      slot_last_ = DeviceBuffer<std::uint32_t>(T * N);
-      slot_key_ = DeviceBuffer<std::uint64_t>(T * N);
-      slot_subset_ = DeviceBuffer<std::int16_t>(T * N * L_.features);
-      counters_ = DeviceBuffer<std::uint32_t>(T * N * L_.counters_per_slot());
-      adwins_ = DeviceBuffer<vfdt::Adwin>(T);
-      leaf_ = DeviceBuffer<std::int32_t>(T * B);
-      tree_pred_ = DeviceBuffer<std::uint8_t>(T * B);
-      // Optional buffers are sized for this stream and these params or released: the views pass
-      // a buffer as present by its size, so one kept from an earlier prepare() (another tree
-      // count) would be indexed out of bounds (found by compute-sanitizer on the fixture, which
-      // reuses one backend across cases).
-      adwinp_ = DeviceBuffer<vfdt::AdwinPrefix>();
-      hist_ = DeviceBuffer<std::uint32_t>();
-      pred_all_ = DeviceBuffer<std::uint8_t>();
-      cycles_ = DeviceBuffer<unsigned long long>();
-      if (p.adwin_kernel == AdwinKernel::prefix) {
-        // Running error count per tree and stream position (4 bytes x trees x rows): ADWIN's
-        // bucket totals are differences of it (vfdt_math.hpp, AdwinPrefix).
-        GPUDM_REQUIRE(s.rows < 0xffffffffull, "vfdt/cuda: the prefix ADWIN supports streams of < 2^32 instances");
-        adwinp_ = DeviceBuffer<vfdt::AdwinPrefix>(T);
-        hist_ = DeviceBuffer<std::uint32_t>(T * (s.rows + 1));
-      }
-      if (persistent_) {
-        pred_all_ = DeviceBuffer<std::uint8_t>(T * s.rows);
-        cycles_ = DeviceBuffer<unsigned long long>(T * k::kPhCount);
-      }
+      default_state_.prepare(p, L_, s);
     }
     // whole-stream device buffers now, so no allocation falls inside a timed process()
     codes_ = DeviceBuffer<std::uint8_t>(s.rows * s.attributes);
@@ -312,8 +457,7 @@ class CudaForest final : public vfdt::ForestBackend {
     if (faithful_) {
       faithful_state_.reset(stream_);
     } else {
-      k::launch_init(view(), stream_);
-      slot_other_.memset_async(0, stream_);  // kept zero between batches by the kernels themselves
+      default_state_.reset(stream_);
     }
     stream_.synchronize();
   }
@@ -332,12 +476,11 @@ class CudaForest final : public vfdt::ForestBackend {
       codes_.upload_async(h_codes_.data() + begin * d, n * d, stream_);
       labels_.upload_async(h_labels_.data() + begin, n, stream_);
     }
-    if (persistent_) {
-      process_persistent(dp, begin, n);
+    if (!faithful_ && default_state_.persistent()) {
+      default_state_.range(dp, codes_.data(), labels_.data(), n, begin, out_.data(), stream_);
       return finish(dp, timer, predictions, n, 1.0);
     }
     const std::size_t B = static_cast<std::size_t>(p_.batch);
-    const ForestView f = faithful_ ? ForestView{} : view();
     for (std::size_t b0 = 0; b0 < n; b0 += B) {
       const int nb = static_cast<int>(std::min(B, n - b0));
       const bool sample = batches++ % kPhaseSample == 0;
@@ -345,72 +488,20 @@ class CudaForest final : public vfdt::ForestBackend {
       DevicePhases& bp = sample ? dp : dp_off_;
       const std::uint8_t* codes = codes_.data() + b0 * d;
       const std::uint8_t* labels = labels_.data() + b0;
-      if (faithful_) {
+      if (faithful_)
         faithful_state_.batch(bp, codes, labels, nb, begin + b0, out_.data() + b0, stream_);
-        continue;
-      }
-      {
-        auto ph = bp.scope("traversal");
-        k::launch_predict(f, codes, nb, stream_);
-      }
-      {
-        auto ph = bp.scope("vote");
-        k::launch_vote(f.batch_votes(), nb, out_.data() + b0, stream_);
-      }
-      {
-        auto ph = bp.scope("counters");
-        k::launch_learn(f, codes, labels, nb, begin + b0, stream_);
-      }
-      if (p_.adwin) {
-        auto ph = bp.scope("adwin");
-        if (p_.adwin_kernel == AdwinKernel::prefix)
-          k::launch_adwin_prefix(f, labels, nb, static_cast<std::uint32_t>(begin + b0), stream_);
-        else
-          k::launch_adwin(f.adwin_view(), p_.adwin_kernel, labels, nb, stream_);
-      }
-      {
-        auto ph = bp.scope("split");
-        k::launch_split(f, stream_);
-      }
+      else
+        default_state_.batch(bp, codes, labels, nb, begin + b0, out_.data() + b0, stream_);
     }
     finish(dp, timer, predictions, n, sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0);
   }
 
   vfdt::ForestSnapshot snapshot() override {
     GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: snapshot() before prepare()");
-    if (faithful_) return faithful_state_.snapshot(stream_);
-    stream_.synchronize();
-    vfdt::ForestSnapshot s;
-    s.layout = L_;
-    s.n_nodes = n_nodes_.to_host();
-    s.generation = generation_.to_host();
-    s.node_attr = node_attr_.to_host();
-    s.node_child = node_child_.to_host();
-    s.node_depth = node_depth_.to_host();
-    s.slot_class = slot_class_.to_host();
-    s.attr_values = attr_values_.to_host();
-    for (auto v : splits_.to_host()) s.splits += static_cast<long long>(v);
-    for (auto v : resets_.to_host()) s.resets += static_cast<long long>(v);
-    return s;
+    return faithful_ ? faithful_state_.snapshot(stream_) : default_state_.snapshot(stream_);
   }
 
  private:
-  using ForestView = k::ForestView;
-
-  // Engine "persistent": one block per tree over the whole range, then one vote over it. The
-  // kernel's time is split into the per-batch phases by the trees' SM cycle counts (mean shares).
-  void process_persistent(DevicePhases& dp, std::size_t begin, std::size_t n) {
-    const ForestView f = view();
-    {
-      auto ph = dp.scope("persistent");
-      k::launch_persistent(f, codes_.data(), labels_.data(), n, static_cast<std::uint32_t>(begin), cycles_.data(), stream_);
-    }
-    {
-      auto ph = dp.scope("vote");
-      k::launch_vote(f.stream_votes(begin), n, out_.data(), stream_);
-    }
-  }
-
   // Download the predictions, wait, and turn the recorded events into phases of `timer` (per-batch
   // phases were timed on every kPhaseSample-th batch: scaled by `scale`).
   void finish(DevicePhases& dp, PhaseTimer& timer, std::int32_t* predictions, std::size_t n, double scale) {
@@ -425,7 +516,7 @@ class CudaForest final : public vfdt::ForestBackend {
     static const char* kNames[k::kPhCount] = {"traversal", "counters", "adwin", "split"};
     for (const auto& ph : raw.phases()) {
       if (ph.name == "persistent") {
-        const auto cyc = cycles_.to_host();
+        const auto cyc = default_state_.cycles();
         double share[k::kPhCount] = {0, 0, 0, 0};
         for (int t = 0; t < L_.trees; ++t) {
           double tot = 0;
@@ -442,59 +533,6 @@ class CudaForest final : public vfdt::ForestBackend {
     }
   }
 
-  ForestView view() {
-    ForestView f{};
-    f.trees = L_.trees;
-    f.nodes = L_.nodes;
-    f.attributes = L_.attributes;
-    f.classes = L_.classes;
-    f.values = L_.values;
-    f.features = L_.features;
-    f.batch = p_.batch;
-    f.grace = p_.grace;
-    f.max_depth = p_.max_depth;
-    f.bagging = p_.bagging;
-    f.adwin = p_.adwin;
-    f.stream_order = p_.stream_order();
-    f.naive_bayes = p_.naive_bayes();
-    f.bound_total = p_.bound_total();
-    f.reset_any = p_.reset_on_any_cut();
-    f.hb_numer = hb_numer(L_.classes, p_.delta);
-    f.tau = p_.tau;
-    f.adwin_delta = p_.adwin_delta;
-    f.seed = p_.seed;
-    f.attr_values = attr_values_.data();
-    f.n_nodes = n_nodes_.data();
-    f.n_slots = n_slots_.data();
-    f.generation = generation_.data();
-    f.drift = drift_.data();
-    f.splits = splits_.data();
-    f.resets = resets_.data();
-    f.node_attr = node_attr_.data();
-    f.node_child = node_child_.data();
-    f.node_depth = node_depth_.data();
-    f.slot_class = slot_class_.data();
-    f.slot_seen = slot_seen_.data();
-    f.slot_other = slot_other_.data();
-    f.slot_last = slot_last_.data();
-    f.slot_key = slot_key_.data();
-    f.slot_subset = slot_subset_.data();
-    f.counters = counters_.data();
-    f.adwins = adwins_.data();
-    f.adwinp = adwinp_.size() ? adwinp_.data() : nullptr;
-    f.hist = hist_.size() ? hist_.data() : nullptr;
-    f.hist_stride = s_->rows + 1;
-    f.pred_all = pred_all_.size() ? pred_all_.data() : nullptr;
-    f.pred_stride = s_->rows;
-    f.leaf = leaf_.data();
-    f.tree_pred = tree_pred_.data();
-    f.decision = decision_.data();
-    f.split_total = split_total_.data();
-    f.split_class_term = split_class_term_.data();
-    f.split_merit = split_merit_.data();
-    return f;
-  }
-
   static constexpr std::size_t kPhaseSample = 8;
   Stream stream_;  // declared before the buffers: their frees are ordered on it
   DevicePhases dp_{stream_};
@@ -503,20 +541,9 @@ class CudaForest final : public vfdt::ForestBackend {
   vfdt::ForestParams p_;
   vfdt::ForestLayout L_;
   bool faithful_ = false;
-  bool persistent_ = false;
   FaithfulState faithful_state_;
-  DeviceBuffer<std::int32_t> attr_values_, n_nodes_, n_slots_, drift_, node_attr_, node_child_, node_depth_, decision_, leaf_;
-  DeviceBuffer<std::uint32_t> generation_, slot_class_, slot_seen_, slot_other_, slot_last_, counters_;
-  DeviceBuffer<unsigned long long> splits_, resets_;
-  DeviceBuffer<std::uint64_t> slot_key_, split_total_;
-  DeviceBuffer<std::int64_t> split_class_term_, split_merit_;
-  DeviceBuffer<std::int16_t> slot_subset_;
-  DeviceBuffer<vfdt::Adwin> adwins_;
-  DeviceBuffer<vfdt::AdwinPrefix> adwinp_;
-  DeviceBuffer<std::uint32_t> hist_;
-  DeviceBuffer<std::uint8_t> pred_all_;
-  DeviceBuffer<unsigned long long> cycles_;
-  DeviceBuffer<std::uint8_t> tree_pred_, codes_, labels_;
+  DefaultState default_state_;
+  DeviceBuffer<std::uint8_t> codes_, labels_;
   PinnedBuffer<std::uint8_t> h_codes_, h_labels_;  // the encoded stream, staged in prepare()
   DeviceBuffer<std::int32_t> out_;
 };
