@@ -8,8 +8,8 @@
 
 namespace gpudm::pittsburgh {
 
-EngineRuleSetEvaluator::EngineRuleSetEvaluator(std::unique_ptr<rules::RuleEvaluator> engine, ParallelFor parallel_for)
-    : engine_(rules::across_ranks(std::move(engine))), parallel_for_(std::move(parallel_for)) {}  // (rows split over MPI ranks)
+EngineRuleSetEvaluator::EngineRuleSetEvaluator(std::unique_ptr<rules::RuleEvaluator> engine, std::unique_ptr<TaskRunner> tasks)
+    : engine_(rules::across_ranks(std::move(engine))), tasks_(std::move(tasks)) {}  // (rows split over MPI ranks)
 
 void EngineRuleSetEvaluator::prepare(const Dataset& data) {
   data_ = nullptr;
@@ -87,7 +87,7 @@ void EngineRuleSetEvaluator::evaluate(const Population& pop, EvaluationResult& r
     sw.reset();
     const std::size_t tasks = (i1 - i0) * chunks;
     partial_.assign(tasks, 0u);
-    parallel_for_(tasks, [&](std::size_t t) {
+    tasks_->run(tasks, [&](std::size_t t) {
       const std::size_t ind = i0 + t / chunks, w0 = (t % chunks) * kTaskWords;
       partial_[t] = correct_words(f, ind, first, w0, std::min(words_, w0 + kTaskWords));
     });

@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "algorithms/core/task_runner.hpp"
 #include "algorithms/pittsburgh/evaluator.hpp"
 #include "algorithms/rules/evaluator.hpp"
 
@@ -29,15 +30,15 @@ class EngineRuleSetEvaluator : public RuleSetEvaluator {
   static constexpr std::size_t kCoverageBytes = 256u << 20;  // coverage bits of one batch
   static constexpr std::size_t kTaskWords = 256;             // decision-list task: 8,192 rows of one individual
 
-  // Runs task(0) .. task(n - 1), in any order and on any threads.
-  using ParallelFor = std::function<void(std::size_t n, const std::function<void(std::size_t)>& task)>;
-
   void prepare(const Dataset& data) override;
   void evaluate(const Population& pop, EvaluationResult& res, PhaseTimer& timer) override;
 
  protected:
-  EngineRuleSetEvaluator(std::unique_ptr<rules::RuleEvaluator> engine, ParallelFor parallel_for);
+  // The decision-list tasks run on `tasks` (inline for sequential, OpenMP threads for openmp).
+  EngineRuleSetEvaluator(std::unique_ptr<rules::RuleEvaluator> engine, std::unique_ptr<TaskRunner> tasks);
   rules::RuleEvaluator& engine() { return *engine_; }
+  TaskRunner& tasks() { return *tasks_; }
+  const TaskRunner& tasks() const { return *tasks_; }
 
  private:
   // Correct rows of individual `ind` (batch-local rules from `first`) over coverage words [w0, w1).
@@ -45,7 +46,7 @@ class EngineRuleSetEvaluator : public RuleSetEvaluator {
                               std::size_t w1) const;
 
   std::unique_ptr<rules::RuleEvaluator> engine_;
-  ParallelFor parallel_for_;
+  std::unique_ptr<TaskRunner> tasks_;
   const Dataset* data_ = nullptr;
   rules::Schema schema_;
   std::size_t words_ = 0;                  // 32-row words per rule

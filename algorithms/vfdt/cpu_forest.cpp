@@ -8,9 +8,12 @@
 namespace gpudm::vfdt {
 
 void CpuForest::parallel_trees(int trees, const std::function<void(int)>& fn) {
-  for (int t = 0; t < trees; ++t) fn(t);
+  tasks_->run(static_cast<std::size_t>(trees), [&](std::size_t t) { fn(static_cast<int>(t)); }, {TaskSchedule::Kind::fixed, 1});
 }
-void CpuForest::parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) { fn(0, n); }
+// The vote: one range below 256 instances, else 4 ranges per thread.
+void CpuForest::parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn) {
+  tasks_->ranges(n, 256, 4, fn);
+}
 
 void CpuForest::prepare(const EncodedStream& stream) {
   const ForestParams& params = options();

@@ -1,12 +1,14 @@
 #pragma once
 // The CPU engine of the streaming forest: flat per-tree state (node pool, leaf slots, counters,
 // ADWIN) and the per-batch steps of forest.hpp. Steps on different trees touch disjoint state,
-// so a backend may run them concurrently; the sequential and OpenMP backends differ only in how
-// they loop (parallel_trees / parallel_instances), which keeps their results identical.
+// so a backend may run them concurrently; the sequential and OpenMP backends differ only in the
+// TaskRunner they hand it (algorithms/core/task_runner.hpp), which keeps their results identical.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <vector>
 
+#include "algorithms/core/task_runner.hpp"
 #include "algorithms/vfdt/forest.hpp"
 #include "algorithms/vfdt/vfdt_math.hpp"
 
@@ -14,6 +16,8 @@ namespace gpudm::vfdt {
 
 class CpuForest : public ForestBackend {
  public:
+  // The trees' steps run as tasks on `tasks` (fixed shares), the votes in ranges.
+  explicit CpuForest(std::unique_ptr<TaskRunner> tasks = std::make_unique<InlineTasks>()) : tasks_(std::move(tasks)) {}
   // Validates the configured params against the stream and sizes every array.
   void prepare(const EncodedStream& stream) override;
   void reset() override;
@@ -32,11 +36,13 @@ class CpuForest : public ForestBackend {
   void stream_tree(int t, std::size_t b0, std::size_t b1);
 
  protected:
-  // How loops run: serially here, with OpenMP in backends/openmp.
-  virtual void parallel_trees(int trees, const std::function<void(int)>& fn);
-  virtual void parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
+  TaskRunner& tasks() { return *tasks_; }
+  const TaskRunner& tasks() const { return *tasks_; }
 
  private:
+  void parallel_trees(int trees, const std::function<void(int)>& fn);
+  void parallel_instances(std::size_t n, const std::function<void(std::size_t, std::size_t)>& fn);
+
   // The prequential loop; each batch's votes go to `vote_step(b0, b1)`.
   template <class VoteStep>
   void run(std::size_t begin, std::size_t end, PhaseTimer& timer, VoteStep vote_step);
@@ -51,6 +57,7 @@ class CpuForest : public ForestBackend {
   std::size_t slot_index(int t, int slot) const { return std::size_t(t) * L_.nodes + slot; }
   std::uint32_t* counters(int t, int slot) { return counters_.data() + slot_index(t, slot) * L_.counters_per_slot(); }
 
+  std::unique_ptr<TaskRunner> tasks_;
   const EncodedStream* s_ = nullptr;
   ForestParams p_;
   // p_'s resolved choices, read per instance or per split check

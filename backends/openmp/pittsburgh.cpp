@@ -2,9 +2,8 @@
 // ((row chunk, rule) tasks, per-thread integer counts), the decision list over its coverage bits
 // as (individual, 8,192-row chunk) tasks with per-task correct counts summed in a fixed order
 // (algorithms/pittsburgh/engine_evaluator.hpp): results do not depend on the thread count.
-#include <omp.h>
-
 #include "algorithms/pittsburgh/engine_evaluator.hpp"
+#include "backends/openmp/omp_tasks.hpp"
 #include "backends/pittsburgh.hpp"
 #include "backends/rules.hpp"
 
@@ -14,11 +13,7 @@ namespace {
 class OpenMPRuleSetEvaluator final : public pittsburgh::EngineRuleSetEvaluator {
  public:
   OpenMPRuleSetEvaluator()
-      : EngineRuleSetEvaluator(make_rule_evaluator(), [this](std::size_t n, const std::function<void(std::size_t)>& task) {
-          const long long tasks = static_cast<long long>(n);
-#pragma omp parallel for num_threads(thread_count()) schedule(dynamic, 1)
-          for (long long t = 0; t < tasks; ++t) task(static_cast<std::size_t>(t));
-        }) {}
+      : EngineRuleSetEvaluator(make_rule_evaluator(), std::make_unique<OmpTasks>()) {}
   std::string name() const override { return "openmp"; }
   Capabilities capabilities() const override {
     Capabilities c;
@@ -26,17 +21,15 @@ class OpenMPRuleSetEvaluator final : public pittsburgh::EngineRuleSetEvaluator {
     c.deterministic_over = "thread count (integer counts, summed per thread and per task)";
     return c;
   }
-  nlohmann::ordered_json describe() const override { return {{"threads", thread_count()}}; }
+  nlohmann::ordered_json describe() const override { return {{"threads", tasks().threads()}}; }
   void configure(const pittsburgh::EvaluatorOptions& o) override {
     GPUDM_REQUIRE(o.threads >= 0, "pittsburgh/openmp: threads must be >= 0 (0 = all)");
     options_ = o;
+    static_cast<OmpTasks&>(tasks()).set_threads(o.threads);  // (the runner this class made)
     rules::EngineOptions e;
     e.threads = o.threads;
     engine().configure(e);
   }
-
- private:
-  int thread_count() const { return options_.threads > 0 ? options_.threads : omp_get_max_threads(); }
 };
 }  // namespace
 

@@ -11,9 +11,7 @@ namespace {
 class SequentialRuleSetEvaluator final : public pittsburgh::EngineRuleSetEvaluator {
  public:
   SequentialRuleSetEvaluator()
-      : EngineRuleSetEvaluator(make_rule_evaluator(), [](std::size_t n, const std::function<void(std::size_t)>& task) {
-          for (std::size_t t = 0; t < n; ++t) task(t);
-        }) {}
+      : EngineRuleSetEvaluator(make_rule_evaluator(), std::make_unique<InlineTasks>()) {}
   std::string name() const override { return "sequential"; }
   Capabilities capabilities() const override {
     Capabilities c;

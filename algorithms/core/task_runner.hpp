@@ -1,0 +1,49 @@
+#pragma once
+// How a CPU engine runs its independent tasks: the one seam between a family's CPU engine and
+// its sequential and OpenMP backends. The engine is written once against TaskRunner; the
+// sequential backend hands it InlineTasks (in order, on the calling thread), the OpenMP backend
+// OmpTasks (backends/openmp/omp_tasks.hpp). Tasks write disjoint state, so an engine's results
+// do not depend on the runner (the families' equivalence tests check it).
+#include <cstddef>
+#include <functional>
+
+namespace gpudm {
+
+struct TaskSchedule {
+  enum class Kind { dynamic, fixed };  // fixed: equal contiguous shares per thread (OpenMP static)
+  Kind kind = Kind::dynamic;
+  int chunk = 1;  // dynamic: tasks handed out at a time
+};
+
+class TaskRunner {
+ public:
+  virtual ~TaskRunner() = default;
+  virtual int threads() const = 0;
+  // task(i) for every i in [0, n).
+  virtual void run(std::size_t n, const std::function<void(std::size_t)>& task, TaskSchedule schedule = {}) const = 0;
+
+  // fn(j0, j1) over [0, n) in contiguous ranges: the whole range at once on one thread or when
+  // n < min_split, else ranges_per_thread x threads ranges, fixed shares.
+  void ranges(std::size_t n, std::size_t min_split, int ranges_per_thread,
+              const std::function<void(std::size_t, std::size_t)>& fn) const {
+    if (threads() <= 1 || n < min_split) return fn(0, n);
+    const std::size_t chunks = static_cast<std::size_t>(threads()) * static_cast<std::size_t>(ranges_per_thread);
+    run(
+        chunks,
+        [&](std::size_t c) {
+          const std::size_t j0 = n * c / chunks, j1 = n * (c + 1) / chunks;
+          if (j0 < j1) fn(j0, j1);
+        },
+        {TaskSchedule::Kind::fixed, 1});
+  }
+};
+
+class InlineTasks final : public TaskRunner {
+ public:
+  int threads() const override { return 1; }
+  void run(std::size_t n, const std::function<void(std::size_t)>& task, TaskSchedule = {}) const override {
+    for (std::size_t i = 0; i < n; ++i) task(i);
+  }
+};
+
+}  // namespace gpudm
