@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(build-essential cmake git pkg-config nlohmann-json3-dev libgtest-dev libbenchmark-dev
           libbenchmark-tools libeigen3-dev libcli11-dev zlib1g-dev python3 python3-matplotlib
-          python3-scipy python3-numpy clang libclang-rt-dev libopenmpi-dev openmpi-bin)
+          python3-scipy python3-numpy clang libclang-rt-dev libopenmpi-dev openmpi-bin ccache)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -15,6 +15,8 @@ for p in "${PACKAGES[@]}"; do
 done
 # OpenMP: libgomp comes with g++; nothing to add. libopenmpi-dev + openmpi-bin: the multi-rank runs (issue 26) and their `mpi` tests.
 # clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh).
+# ccache: the CPU performance gate's two Release builds (base and working tree, laid out alike) share
+# every unchanged object (scripts/perf_regression.sh), ~3-4 of .ci/run's minutes on 2 cores.
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
