@@ -64,4 +64,33 @@ PopulationInfo begin_evaluation(const Prepared& p, const RulePopulation& pop, Ru
   return info;
 }
 
+void CpuRuleEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, PhaseTimer& t, Want want) {
+  {
+    auto s = t.scope("encode");
+    begin_evaluation(prep_, pop, out, want);
+  }
+  auto s = t.scope("count");
+  const std::size_t classes = static_cast<std::size_t>(out.classes);
+  const std::size_t nr = pop.size();
+  const std::size_t tasks = prep_.chunks * nr;
+  const int workers = tasks_->workers(tasks);
+  const std::size_t per = nr * classes;
+  sums_.assign(static_cast<std::size_t>(workers) * per, 0ull);
+  std::uint32_t* cov = out.coverage.empty() ? nullptr : out.coverage.data();
+  const std::size_t wpr = out.words_per_rule;
+  tasks_->run_indexed(
+      tasks,
+      [&](std::size_t task, int worker) {
+        const std::size_t chunk = task / nr, r = task % nr;
+        count_chunk(prep_, pop, r, chunk, sums_.data() + static_cast<std::size_t>(worker) * per + r * classes,
+                    cov ? cov + r * wpr : nullptr);
+      },
+      {TaskSchedule::Kind::dynamic, 4});
+  for (std::size_t i = 0; i < per; ++i) {
+    std::uint64_t v = 0;
+    for (int k = 0; k < workers; ++k) v += sums_[static_cast<std::size_t>(k) * per + i];
+    out.covered[i] = static_cast<std::uint32_t>(v);
+  }
+}
+
 }  // namespace gpudm::rules::cpu

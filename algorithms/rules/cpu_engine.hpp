@@ -6,9 +6,12 @@
 // mask word against the dataset's class bit masks.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "algorithms/core/dataset.hpp"
+#include "algorithms/core/task_runner.hpp"
 #include "algorithms/rules/batch.hpp"
 #include "algorithms/rules/evaluator.hpp"
 
@@ -47,5 +50,25 @@ void count_chunk(const Prepared& p, const RulePopulation& pop, std::size_t r, st
 // The begin of an evaluation: checks the population, shapes `out` (counts zeroed) and fills its
 // gpops; returns the validation result.
 PopulationInfo begin_evaluation(const Prepared& p, const RulePopulation& pop, RuleCounts& out, Want want);
+
+// The RuleEvaluator of the sequential and OpenMP backends: the (chunk, rule) tasks, chunk-major
+// (a worker's consecutive tasks share a chunk's column slices; one chunk: parallel over rules),
+// on a TaskRunner; each worker counts into its own array, summed in worker order afterwards
+// (integer sums: the counts equal for any runner and thread count).
+class CpuRuleEvaluator : public RuleEvaluator {
+ public:
+  nlohmann::ordered_json describe() const override { return {{"threads", tasks_->threads()}}; }
+  void prepare(const Dataset& data) override { prep_.prepare(data); }
+  void evaluate(const RulePopulation& pop, RuleCounts& out, PhaseTimer& t, Want want) override;
+
+ protected:
+  explicit CpuRuleEvaluator(std::unique_ptr<TaskRunner> tasks) : tasks_(std::move(tasks)) {}
+  TaskRunner& tasks() { return *tasks_; }
+
+ private:
+  std::unique_ptr<TaskRunner> tasks_;
+  Prepared prep_;
+  std::vector<std::uint64_t> sums_;
+};
 
 }  // namespace gpudm::rules::cpu
