@@ -1,0 +1,48 @@
+#include "algorithms/gmt/cpu_evaluator.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace gpudm::gmt {
+
+void CpuGmtEvaluator::prepare(const Dataset& train) {
+  GPUDM_REQUIRE(train.task() == Task::regression, "gmt: dataset '" + train.name() + "' is not a regression dataset");
+  GPUDM_REQUIRE(train.rows() < 0xFFFFFFFFull, "gmt: datasets of 2^32 - 1 rows or more are not supported");
+  data_ = &train;
+}
+
+void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
+  GPUDM_REQUIRE(data_ != nullptr, "gmt: evaluate() called before prepare()");
+  GPUDM_REQUIRE(batch.salts.size() == batch.trees.size(), "gmt: one salt per tree");
+  const int threads = tasks_->threads();
+  ++counters_.calls;
+  std::vector<RepairOutcome> outcomes(batch.size());
+  // omp_mode "individuals", or "auto" on small data (fewer row chunks than threads; every set
+  // under 16,384 rows has one chunk): individuals as tasks, each evaluated in order by its
+  // worker's own EvalWork — the same per-individual arithmetic, so the results equal the
+  // sequential backend's bit for bit. Phase seconds in this mode are the workers' summed phase
+  // times divided by the workers that worked (they add up to about the wall time).
+  const std::size_t chunk = static_cast<std::size_t>(std::max(1, options_.chunk_rows));
+  const int chunks = static_cast<int>((data_->rows() + chunk - 1) / chunk);
+  using Mode = EvalOptions::OmpMode;
+  const bool by_individual = options_.omp_mode == Mode::kIndividuals || (options_.omp_mode == Mode::kAuto && chunks < threads);
+  if (batch.size() > 1 && by_individual) {
+    const int used = tasks_->workers(batch.size());
+    if (works_.size() < static_cast<std::size_t>(used)) works_.resize(static_cast<std::size_t>(used));
+    std::vector<PhaseTimer> timers(static_cast<std::size_t>(used));
+    tasks_->run_indexed(batch.size(), [&](std::size_t k, int me) {
+      outcomes[k] = evaluate_tree(works_[static_cast<std::size_t>(me)], *data_, *batch.trees[k], batch.salts[k], options_,
+                                  batch.repair, timers[static_cast<std::size_t>(me)], for_each_in_order());
+    });
+    timer.merge(PhaseTimer::mean(timers));
+  } else {
+    const ForEach loop = [this](int n, const std::function<void(int)>& body) {
+      tasks_->run(static_cast<std::size_t>(std::max(0, n)), [&](std::size_t i) { body(static_cast<int>(i)); });
+    };
+    for (std::size_t k = 0; k < batch.size(); ++k)
+      outcomes[k] = evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair, timer, loop);
+  }
+  for (const auto& r : outcomes) count_tree(r);
+}
+
+}  // namespace gpudm::gmt
