@@ -14,8 +14,8 @@ namespace {
 
 const std::vector<std::string> kTableKeys = {"title", "paper_csv", "rows", "columns", "notes", "comment", "all_paper_rows"};
 const std::vector<std::string> kRowKeys = {"run", "paper", "label", "map"};
-const std::vector<std::string> kColumnKeys = {"label", "select", "value", "scale", "format",
-                                              "paper", "ratio",  "hidden", "comment", "peer"};
+const std::vector<std::string> kColumnKeys = {"label", "select", "value",   "scale",     "format",   "paper",
+                                              "ratio", "hidden", "comment", "peer", "divide_by", "aggregate"};
 const std::vector<std::string> kPeerKeys = {"name", "file", "rows", "match", "comment"};
 const std::vector<std::string> kColumnPeerKeys = {"name", "where"};
 
@@ -190,6 +190,15 @@ class TableChecker {
       const bool reads_peer = value.rfind("peer.", 0) == 0 || value.find("{peer.") != std::string::npos;
       if (reads_peer && !col.contains("peer"))
         c_.fail(join_path(p, "value"), "'" + value + "' reads a peer row: name the peer with \"peer\"");
+    }
+    if (col.contains("divide_by")) {
+      if (!has_value) c_.fail(p, "'divide_by' divides a value column's runs one by one; a ratio column takes none");
+      c_.string(col["divide_by"], join_path(p, "divide_by"));
+    }
+    if (col.contains("aggregate")) {
+      if (!has_value) c_.fail(p, "'aggregate' says how a value column combines its runs; a ratio column takes none");
+      const std::string a = c_.string(col["aggregate"], join_path(p, "aggregate"));
+      if (a != "median" && a != "mean") c_.fail(join_path(p, "aggregate"), "expected \"median\" or \"mean\", got \"" + a + "\"");
     }
     if (col.contains("peer")) {
       if (!has_value) c_.fail(p, "'peer' joins a peer row to a value column; a ratio column takes none");

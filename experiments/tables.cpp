@@ -48,6 +48,14 @@ std::string params_text(const ojson& run, const std::vector<std::string>& keys) 
 
 }  // namespace
 
+namespace {
+double mean_of(const std::vector<double>& v) {
+  double s = 0.0;
+  for (double x : v) s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+}  // namespace
+
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -346,7 +354,8 @@ Header table_header(const ojson& row_specs, const ojson& col_specs) {
   return h;
 }
 
-// A value column's cell: the median over the row's ok runs it selects, else what kept them out.
+// A value column's cell: the median (or "aggregate": "mean") over the row's ok runs it selects
+// of the value (divided run by run by "divide_by" where given), else what kept them out.
 Cell value_cell(const std::vector<const ojson*>& row_runs, const ojson& c, const std::vector<PeerResults>& peers,
                 const std::vector<std::string>& vary, Reasons& reasons) {
   Cell cell;
@@ -357,8 +366,10 @@ Cell value_cell(const std::vector<const ojson*>& row_runs, const ojson& c, const
     const std::string st = status_of(*r);
     if (st == "ok") {
       const ojson* v = column_value(*r, c, peers);
-      if (v && v->is_number()) {
-        values.push_back(v->get<double>());
+      const ojson* d = c.contains("divide_by") ? find_path(*r, c["divide_by"].get<std::string>()) : nullptr;
+      const bool divided = c.contains("divide_by");
+      if (v && v->is_number() && (!divided || (d && d->is_number() && d->get<double>() != 0.0))) {
+        values.push_back(divided ? v->get<double>() / d->get<double>() : v->get<double>());
         cell.estimated = cell.estimated || truthy(find_path(*r, "metrics.estimated"));
       } else {
         ok_without_value = true;
@@ -370,7 +381,7 @@ Cell value_cell(const std::vector<const ojson*>& row_runs, const ojson& c, const
   }
   if (!values.empty()) {
     cell.has_raw = true;
-    cell.raw = median_of(values);
+    cell.raw = c.value("aggregate", std::string("median")) == "mean" ? mean_of(values) : median_of(values);
     cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
   } else if (failed) {
     cell.text = "failed";

@@ -249,6 +249,16 @@ TEST_F(ConfigTest, TablesAreValidated) {
   EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x", "format": "%5"}]}]})")
                 .find("unknown number format"),
             std::string::npos);
+  // per-run division and the mean: value columns only, "median" or "mean"
+  EXPECT_EQ(error_of(head + R"({"rows": [{"run": "family"}], "columns": [{"label": "a", "value": "x", "divide_by": "timing.median",
+      "aggregate": "mean"}]}]})"),
+            "");
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "family"}], "columns": [{"label": "a", "value": "x", "aggregate": "mode"}]}]})")
+                .find("expected \"median\" or \"mean\", got \"mode\""),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "family"}], "columns": [{"label": "a", "value": "x"},
+      {"label": "r", "ratio": ["a", "a2"], "divide_by": "timing.median"}]}]})").find("'divide_by' divides a value column"),
+            std::string::npos);
 }
 
 // "peers": other tools' results files (relative to the config), loaded and checked before any

@@ -124,6 +124,31 @@ TEST_F(TablesTest, PeerColumnsJoinRowsOfAnotherToolsResults) {
   EXPECT_NE(t.markdown.find("| iris | n/a | n/a | n/a |"), std::string::npos) << t.markdown;  // options differ
 }
 
+// "divide_by" divides each run's value by another of its fields; "aggregate": "mean" averages
+// over the row's runs: shares averaged as a paper's "all runs" row, not a ratio of medians.
+TEST_F(TablesTest, PerRunSharesAveragedOverTheRowsRuns) {
+  ojson doc = fixture();
+  // sequential: ecoli 1 of 4 s (25 %), iris 1 of 2 s (50 %), higgs 0.9 of 9 s (10 %, estimated)
+  doc["runs"][0]["metrics"]["part"] = 1.0;
+  doc["runs"][2]["metrics"]["part"] = 1.0;
+  doc["runs"][4]["metrics"]["part"] = 0.9;
+  const ojson spec = ojson::parse(R"json({
+    "title": "Shares", "rows": [{"run": "family", "label": "Runs"}],
+    "columns": [
+      {"label": "mean share", "select": {"backend": "sequential"}, "value": "metrics.part", "divide_by": "timing.median",
+       "aggregate": "mean", "format": ".1%"},
+      {"label": "median share", "select": {"backend": "sequential"}, "value": "metrics.part", "divide_by": "timing.median",
+       "format": ".1%"},
+      {"label": "mean s", "select": {"backend": "sequential"}, "value": "timing.median", "aggregate": "mean", "format": ".2f"}]})json");
+  const auto t = render_tables(doc, {spec}, dir_.path().string());
+  // mean (25 + 50 + 10) / 3 = 28.3 %, median 25 %, mean seconds (4 + 2 + 9) / 3 = 5.00; higgs: surrogate (†), estimated (*)
+  EXPECT_NE(t.markdown.find("| toy † | 28.3%* | 25.0%* | 5.00* |"), std::string::npos) << t.markdown;
+  // a run whose divisor is missing or zero has no value there
+  doc["runs"][2]["timing"]["median"] = 0.0;
+  const auto t2 = render_tables(doc, {spec}, dir_.path().string());
+  EXPECT_NE(t2.markdown.find("| toy † | 17.5%* |"), std::string::npos) << t2.markdown;
+}
+
 TEST_F(TablesTest, DefaultTableHasOneRowPerRun) {
   const ojson doc = fixture();
   const auto t = render_tables(doc, {}, dir_.path().string());
