@@ -26,6 +26,8 @@ class TaskRunner {
 
   virtual ~TaskRunner() = default;
   virtual int threads() const = 0;
+  // The threads a backend's params ask for (0: the runner's default); inline tasks keep one.
+  virtual void set_threads(int /*threads*/) {}
   virtual void run_indexed(std::size_t n, const IndexedTask& task, TaskSchedule schedule = {}) const = 0;
 
   // The workers a run of n tasks uses: threads(), at most n, at least 1.

@@ -134,7 +134,7 @@ const ParamTable<GmtCase>& params_table() {
                        .file = "batch_sample_file",
                        .recorded = "every k-th generation's batch of modified individuals (compact trees) and the run's totals",
                        .for_backend = "a slower backend",
-                       .placeholders = "{experiment}, {dataset} (with its options), {seed}",
+                       .file_fields = "{experiment}, {dataset} (with its options), {seed}",
                        .replay = "estimate instead of running the EA: replay batches",
                        .check = "",
                        .time_model = "the recorded host EA time + the run's evaluations per generation x this backend's "

@@ -54,7 +54,7 @@ const ParamTable<GpCase>& case_params() {
                        .recorded = "the population of engine calls 0, k, 2k, ... and the last, every call's GPops and "
                                    "the run's host time",
                        .for_backend = "a host backend",
-                       .placeholders = "{experiment}, {dataset} (with its options), {algorithm}, {population}, "
+                       .file_fields = "{experiment}, {dataset} (with its options), {algorithm}, {population}, "
                                        "{generations}, {seed}",
                        .replay = "estimate instead of running the algorithm: replay the populations",
                        .check = ", their counts checked against the recorded ones",

@@ -23,7 +23,7 @@ class GmtEvaluator final : public gmt::CpuGmtEvaluator {
   }
   void configure(const gmt::EvalOptions& o) override {
     options_ = o;
-    static_cast<OmpTasks&>(tasks()).set_threads(o.threads);  // (the runner this class made)
+    tasks().set_threads(o.threads);
   }
 };
 

@@ -13,7 +13,7 @@ namespace gpudm::backend::openmp {
 class OmpTasks final : public TaskRunner {
  public:
   // 0: the OpenMP default (omp_get_max_threads(): OMP_NUM_THREADS or the cores)
-  void set_threads(int threads) { threads_ = threads > 0 ? threads : omp_get_max_threads(); }
+  void set_threads(int threads) override { threads_ = threads > 0 ? threads : omp_get_max_threads(); }
   int threads() const override { return threads_; }
   void run_indexed(std::size_t n, const IndexedTask& task, TaskSchedule schedule = {}) const override {
     if (n == 0) return;

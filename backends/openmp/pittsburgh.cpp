@@ -25,7 +25,7 @@ class OpenMPRuleSetEvaluator final : public pittsburgh::EngineRuleSetEvaluator {
   void configure(const pittsburgh::EvaluatorOptions& o) override {
     GPUDM_REQUIRE(o.threads >= 0, "pittsburgh/openmp: threads must be >= 0 (0 = all)");
     options_ = o;
-    static_cast<OmpTasks&>(tasks()).set_threads(o.threads);  // (the runner this class made)
+    tasks().set_threads(o.threads);
     rules::EngineOptions e;
     e.threads = o.threads;
     engine().configure(e);

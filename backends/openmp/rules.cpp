@@ -23,7 +23,7 @@ class OpenmpRuleEvaluator final : public rules::cpu::CpuRuleEvaluator {
   void configure(const rules::EngineOptions& o) override {
     GPUDM_REQUIRE(o.threads >= 0, "rules/openmp: threads must be >= 0 (0 = the OpenMP default)");
     options_ = o;
-    static_cast<OmpTasks&>(tasks()).set_threads(o.threads);  // (the runner this class made)
+    tasks().set_threads(o.threads);
   }
 };
 

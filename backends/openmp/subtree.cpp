@@ -22,7 +22,7 @@ class OpenmpTreeInterpreter final : public subtree::CpuTreeInterpreter {
   void configure(const subtree::InterpreterOptions& o) override {
     GPUDM_REQUIRE(o.threads >= 0, "subtree/openmp: params.threads must be >= 0 (0 = OpenMP default)");
     options_ = o;
-    static_cast<OmpTasks&>(tasks()).set_threads(o.threads);  // (the runner this class made)
+    tasks().set_threads(o.threads);
   }
 };
 

@@ -20,7 +20,7 @@ class OpenmpForest final : public vfdt::CpuForest {
   }
   nlohmann::ordered_json describe() const override { return {{"threads", tasks().threads()}}; }
   void prepare(const vfdt::EncodedStream& stream) override {
-    static_cast<OmpTasks&>(tasks()).set_threads(options().threads);  // (the runner this class made)
+    tasks().set_threads(options().threads);
     CpuForest::prepare(stream);
   }
 };
