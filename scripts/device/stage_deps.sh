@@ -13,7 +13,8 @@ DEST="$ROOT/.deps"
 PKGS="nlohmann-json3-dev libcli11-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian zlib1g-dev zlib1g"
 # --mpi: Open MPI too (issue 26's runs across ranks; the image has none), ~20 MB without its
 # Fortran and Java parts. The copy lives under .deps/usr: run_all.sh exports OPAL_PREFIX for it
-# (Open MPI's relocation) and puts .deps/usr/bin on PATH. Not yet tried on the GPU machine.
+# (Open MPI's relocation) and puts .deps/usr/bin on PATH (relocation checked here: mpicxx --showme
+# names the carried include folder, mpirun -np 2 runs).
 if [ "${1:-}" = --mpi ]; then
   PKGS="$PKGS libopenmpi3 libopenmpi-dev openmpi-bin openmpi-common libpmix2 libhwloc15 libhwloc-plugins libevent-core-2.1-7
         libevent-pthreads-2.1-7 libfabric1 libucx0 libpsm2-2 libpsm-infinipath1 libibverbs1 librdmacm1 libnl-3-200
@@ -39,6 +40,13 @@ done
 find "$DEST" -type l | while read -r l; do
   case "$(readlink "$l")" in /*) cp -L --remove-destination "$(readlink -f "$l")" "$l" ;; esac
 done
+# Debian names Open MPI's programs through /etc/alternatives (mpirun -> mpirun.openmpi): give the
+# copy the plain names, which FindMPI and mpirun users look for.
+if [ -e "$DEST/usr/bin/mpirun.openmpi" ]; then
+  for n in mpirun mpiexec mpicc mpicxx mpic++; do
+    [ -e "$DEST/usr/bin/$n.openmpi" ] && ln -sf "$n.openmpi" "$DEST/usr/bin/$n"
+  done
+fi
 EXCLUDE="$(git -C "$ROOT" rev-parse --git-path info/exclude)"
 case "$EXCLUDE" in /*) ;; *) EXCLUDE="$ROOT/$EXCLUDE" ;; esac
 mkdir -p "$(dirname "$EXCLUDE")"
