@@ -10,6 +10,10 @@ if [ -z "${GPUDM_DATA_DIR:-}" ]; then
     [ -d "$d" ] && export GPUDM_DATA_DIR="$(cd "$d" && pwd)" && break
   done
 fi
+# .deps.tar.xz (stage_deps.sh's packed copy, what a device call carries) is unpacked once.
+if [ ! -d "$ROOT/.deps/usr" ] && [ -f "$ROOT/.deps.tar.xz" ]; then
+  tar -xJf "$ROOT/.deps.tar.xz" -C "$ROOT"
+fi
 #   DEVICE_CALL_LIMIT  seconds the device tool gives one call (default 590): it kills the call at
 #                    its limit, exit traps included, so an area script bounds every step by what
 #                    is left of it (call_timeout) and packs its results before the end.

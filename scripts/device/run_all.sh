@@ -3,7 +3,7 @@
 #   scripts/device/run_all.sh [build|test|areas|all]     (default: all)
 #   OUT=$OUT scripts/device/run_all.sh                      results + logs -> $OUT/results.tar.gz
 # Dependencies: the GPU image has nvcc, CMake and ninja but no Debian -dev packages; run
-# scripts/device/stage_deps.sh here first and name ".deps" in the device call's carry list.
+# scripts/device/stage_deps.sh here first and name ".deps.tar.xz" (or ".deps") in the device call's carry list.
 # Stages:
 #   build  configure (-DCMAKE_CUDA_ARCHITECTURES=90, Release) and build everything into build-device
 #   test   ctest -L gpu, then ctest -L unit (-LE slow), logs in logs/

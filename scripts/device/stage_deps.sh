@@ -4,7 +4,7 @@
 # copied from this machine's installed packages (scripts/install-deps.sh installs them):
 #   nlohmann-json3-dev libcli11-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev
 #   libbenchmark1debian zlib1g-dev            (~14 MB; .deps/ is added to .git/info/exclude)
-# Then pass ".deps" in the device tool's `carry` list; scripts/device/run_all.sh finds it and adds
+# Then pass ".deps.tar.xz" (or ".deps") in the device tool's `carry` list; scripts/device/run_all.sh finds it and adds
 # it to CMAKE_PREFIX_PATH / LD_LIBRARY_PATH. Run here, before the device call:
 #   scripts/device/stage_deps.sh [--mpi]   (also adds /.deps/ to .git/info/exclude so git ignores it)
 set -euo pipefail
@@ -51,4 +51,8 @@ EXCLUDE="$(git -C "$ROOT" rev-parse --git-path info/exclude)"
 case "$EXCLUDE" in /*) ;; *) EXCLUDE="$ROOT/$EXCLUDE" ;; esac
 mkdir -p "$(dirname "$EXCLUDE")"
 grep -qx '/.deps/' "$EXCLUDE" 2>/dev/null || echo '/.deps/' >>"$EXCLUDE"
-echo "stage_deps: $(du -sh "$DEST" | cut -f1) in $DEST (carry \".deps\" in the device call)"
+grep -qx '/.deps.tar.xz' "$EXCLUDE" 2>/dev/null || echo '/.deps.tar.xz' >>"$EXCLUDE"
+# The device call carries at most 64 MiB with the tracked tree (~33 MB of results): with Open MPI
+# .deps is ~38 MB, so a compressed copy (~7 MB) is what travels; common.sh unpacks it there.
+tar -cJf "$ROOT/.deps.tar.xz" -C "$ROOT" .deps
+echo "stage_deps: $(du -sh "$DEST" | cut -f1) in $DEST, $(du -sh "$ROOT/.deps.tar.xz" | cut -f1) packed (carry \".deps.tar.xz\" in the device call; \".deps\" itself also works without --mpi)"
