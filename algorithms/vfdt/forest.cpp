@@ -49,7 +49,9 @@ const char* to_string(AdwinKernel v) {
 
 Engine ForestParams::cuda_engine() const {
   if (engine != Engine::automatic) return engine;
-  return trees >= kPersistentMinTrees && adwin_kernel == AdwinKernel::prefix ? Engine::persistent : Engine::batched;
+  // The whole forest's size, not this rank's block of it: the engine decides the batch order, and a
+  // forest split over ranks must learn as one process does (12 trees a rank of 96 ran "deferred").
+  return total_trees() >= kPersistentMinTrees && adwin_kernel == AdwinKernel::prefix ? Engine::persistent : Engine::batched;
 }
 
 BatchOrder ForestParams::order() const {

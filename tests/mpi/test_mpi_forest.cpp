@@ -55,13 +55,17 @@ TEST(MpiForest, PredictionsEqualOneProcessAtAnyRankCount) {
   const Dataset d = stream_data(6000, 77);
   const EncodedStream s = EncodedStream::encode(d);
   for (const char* backend : {"sequential", "openmp"})
-    for (const BatchOrder order : {BatchOrder::deferred, BatchOrder::stream}) {
+    // "auto" with 20 trees: every rank holds fewer than kPersistentMinTrees of them, and the order
+    // must still resolve from the whole forest (it once resolved from the rank's block).
+    for (const BatchOrder order : {BatchOrder::deferred, BatchOrder::stream, BatchOrder::automatic}) {
       if (!registry().info("vfdt", backend).available) continue;
+      const int trees = order == BatchOrder::automatic ? 20 : 7;
       std::ostringstream what;  // (not a chain of string +: GCC 12's -Wrestrict misfires on it here)
-      what << backend << (order == BatchOrder::stream ? " stream order" : " deferred") << ", " << c.size() << " ranks";
+      what << backend << (order == BatchOrder::stream ? " stream order" : order == BatchOrder::deferred ? " deferred" : " auto order")
+           << ", " << trees << " trees, " << c.size() << " ranks";
       SCOPED_TRACE(what.str());
       ForestParams p;
-      p.trees = 7;
+      p.trees = trees;
       p.batch = 100;
       p.grace = 50;
       p.delta = 1e-3;
@@ -89,8 +93,8 @@ TEST(MpiForest, PredictionsEqualOneProcessAtAnyRankCount) {
       EXPECT_EQ(gathered.checksum(), whole.checksum());
       EXPECT_EQ(gathered.splits, whole.splits);
       EXPECT_EQ(gathered.resets, whole.resets);
-      EXPECT_GT(whole.splits, 7) << "the case is what it claims: the trees grow";
-      EXPECT_EQ(ranks.first_tree(), static_cast<int>(shard(7, c.rank(), c.size()).first));
+      EXPECT_GT(whole.splits, trees) << "the case is what it claims: the trees grow";
+      EXPECT_EQ(ranks.first_tree(), static_cast<int>(shard(static_cast<std::size_t>(trees), c.rank(), c.size()).first));
     }
 }
 
