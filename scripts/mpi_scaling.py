@@ -2,9 +2,11 @@
 """Issue 26: gathers scripts/device/mpi_scaling.sh's runs (BASE/{strong,weak}/np<N>/<experiment>.json)
 into BASE/../mpi_scaling.{json,md} and BASE/../plots/mpi_scaling.png: per workload and rank count the
 median whole-run time, speedup and parallel efficiency against one rank, the combine step's time
-(the "combine" phase: summing counts / votes over the ranks) and the bytes the combine moves, counted
-from the shapes (not measured): GP: every engine call all-gathers (rules x classes + 1) 64-bit values
-from every rank; the forest: every pass all-gathers rows x classes 32-bit votes from every rank.
+(summing counts / votes, gathering coverage or evaluated trees over the ranks) and the bytes one rank
+receives per combine call, as the code counts them (the sharded engine's, evaluator's or forest's
+combine_bytes / combine_calls of rank 0): the rule engine (GP, Pittsburgh) all-gathers each rank's
+counts (rules x classes + 1 64-bit values) and, for Pittsburgh, every rule's coverage bits; GMT
+all-gathers the evaluated trees; the forest all-gathers rows x classes 32-bit votes.
 
     scripts/mpi_scaling.py BASE [--smoke]
 """
@@ -48,21 +50,22 @@ def main():
                         continue
                     met, bd = r.get("metrics", {}), r.get("breakdown", {})
                     t = r["timing"]["median"]
-                    passes = max(1, r["timing"].get("repetitions", 1))
+                    # the combine step's account of rank 0 (over warm-up + repetitions): the rule
+                    # engine's (gp_rules, pittsburgh: metrics.engine), the evaluator's or the
+                    # forest's (gmt, vfdt: metrics.backend_info)
+                    acct = met.get("engine") or met.get("backend_info") or {}
+                    passes = max(1, r["timing"].get("repetitions", 1)) + r["timing"].get("warmup", 0)
+                    comb = acct.get("combine_seconds")
+                    if comb is None:
+                        comb = bd.get("combine", {}).get("seconds", 0.0)
+                        passes = max(1, r["timing"].get("repetitions", 1))  # (the breakdown: timed repetitions only)
+                    comb /= passes
+                    calls = acct.get("combine_calls", 0)
+                    per_call = int(acct.get("combine_bytes", 0) / calls) if calls else 0
                     fam = r["family"]
-                    classes = r["dataset"].get("classes", 0) or 0
-                    if fam == "gp_rules":  # the sharded engine's own counters (metrics.engine), over warm-up + repetitions
-                        eng = met.get("engine", {})
-                        passes += r["timing"].get("warmup", 0)
-                        comb = eng.get("combine_seconds", 0.0) / passes
-                        calls = met.get("evaluations", 0)
-                        per_call = ranks * ranks * (r["params"].get("population", 0) * classes + 1) * 8
-                        what = f"{r['dataset'].get('rows')} rows"
-                    else:
-                        comb = bd.get("combine", {}).get("seconds", 0.0) / passes
-                        calls = 1
-                        per_call = ranks * ranks * r["dataset"].get("rows", 0) * classes * 4
-                        what = f"{met.get('trees')} trees"
+                    what = {"gp_rules": f"{r['dataset'].get('rows')} rows", "pittsburgh": f"{r['dataset'].get('rows')} rows",
+                            "vfdt": f"{met.get('trees')} trees",
+                            "gmt": f"population {r['params'].get('population')}, {r['dataset'].get('rows')} rows"}.get(fam, "")
                     rows.append({"workload": doc["experiment"]["id"], "mode": mode, "ranks": ranks, "status": "ok", "size": what,
                                  "median_s": t, "combine_s": comb, "combine_calls": calls if ranks > 1 else 0,
                                  "combine_bytes_per_call": per_call if ranks > 1 else 0, "checksum": r.get("checksum")})
@@ -81,8 +84,8 @@ def main():
         json.dump({"source": base, "definition": __doc__.strip(), "rows": rows}, f, indent=2)
     md = ["# MPI scaling (issue 26)", "",
           "Measured by scripts/device/mpi_scaling.sh (one core per rank); efficiency = speedup / ranks (strong), "
-          "T(1) / T(N) (weak). Combine bytes are counted from the shapes, not measured.", "",
-          "| workload | mode | size | ranks | median s | speedup | efficiency | combine s | combine share | combine bytes per call | same answer |",
+          "T(1) / T(N) (weak). Combine bytes: what one rank receives per combine call, counted by the code (not a measured transfer).", "",
+          "| workload | mode | size | ranks | median s | speedup | efficiency | combine s | combine share | combine bytes per call and rank | same answer |",
           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for x in rows:
         if x.get("status") != "ok":

@@ -32,6 +32,9 @@ class EngineRuleSetEvaluator : public RuleSetEvaluator {
 
   void prepare(const Dataset& data) override;
   void evaluate(const Population& pop, EvaluationResult& res, PhaseTimer& timer) override;
+  // The rule engine's own account (its threads; across ranks the combine step's calls, bytes and
+  // seconds).
+  nlohmann::ordered_json describe() const override { return engine_->describe(); }
 
  protected:
   // The decision-list tasks run on `tasks` (inline for sequential, OpenMP threads for openmp).

@@ -21,7 +21,6 @@ class OpenMPRuleSetEvaluator final : public pittsburgh::EngineRuleSetEvaluator {
     c.deterministic_over = "thread count (integer counts, summed per thread and per task)";
     return c;
   }
-  nlohmann::ordered_json describe() const override { return {{"threads", tasks().threads()}}; }
   void configure(const pittsburgh::EvaluatorOptions& o) override {
     GPUDM_REQUIRE(o.threads >= 0, "pittsburgh/openmp: threads must be >= 0 (0 = all)");
     options_ = o;

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Issue 26's scaling experiment: configs/mpi_scaling_{gp,vfdt}.json under mpirun with 1, 2, 4 and 8
-# ranks (one core each), strong (the config's problem) and weak scaling (GP: 128,126 Poker rows per
-# rank; the forest: 12 trees per rank), then scripts/mpi_scaling.py gathers speedup, efficiency
-# and the combine step's share into results/<tag>/mpi_scaling.{json,md} and plots/mpi_scaling.png.
+# Issue 26's scaling experiment: configs/mpi_scaling_{gp,pitt,vfdt,gmt}.json under mpirun with 1, 2,
+# 4 and 8 ranks (one core each), strong (the config's problem) and weak scaling (GP and Pittsburgh:
+# 128,126 Poker rows per rank; the forest: 12 trees per rank; GMT: 8 individuals per rank), then
+# scripts/mpi_scaling.py gathers speedup, efficiency and the combine step's share into
+# results/<tag>/mpi_scaling.{json,md} and plots/mpi_scaling.png.
 #   OUT=$OUT scripts/device/mpi_scaling.sh [--smoke] [NP ...]      (default NP: 1 2 4 8)
+#   MPI_SCALING_CFGS="gp pitt vfdt gmt" (default) picks the workloads; runs already in the results
+#   folder are kept (--resume), so a cut call continues where it stopped.
 # Needs an MPI build (find_package(MPI): libopenmpi-dev, openmpi-bin) of run_experiment in $BUILD.
 # As root: OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) are set here; oversubscription is allowed (a 2-core CI
 # machine runs the smoke). Each step is bounded by what is left of the device call (common.sh).
@@ -25,7 +28,7 @@ BASE="${MPI_SCALING_DIR:-$ROOT/results/$(results_tag)/mpi_scaling}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 status=0
-for cfg in gp vfdt; do
+for cfg in ${MPI_SCALING_CFGS:-gp pitt vfdt gmt}; do
   for mode in strong weak; do
     for np in "${NPS[@]}"; do
       c="$TMP/mpi_scaling_${cfg}.json"
@@ -34,11 +37,14 @@ import json, sys
 src, dst, cfg, mode, np = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
 c = json.load(open(src))
 if mode == "weak":  # the problem grows with the ranks (the smoke block likewise, smaller)
-    if cfg == "gp":
+    if cfg in ("gp", "pitt"):
         for d in c["datasets"]:
             d["options"]["rows"] = 128126 * np
         for d in c["smoke"]["datasets"]:
             d["options"]["rows"] = 2000 * np
+    elif cfg == "gmt":
+        c["params"]["population"] = 8 * np
+        c["smoke"].setdefault("params", {})["population"] = 4 * np
     else:
         c["params"]["trees"] = 12 * np
         c["smoke"]["params"]["trees"] = 4 * np
