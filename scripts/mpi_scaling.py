@@ -79,11 +79,13 @@ def main():
         x["combine_share"] = x["combine_s"] / x["median_s"] if x["median_s"] > 0 else None
         x["same_answer_as_one_rank"] = x["checksum"] == b["checksum"] if x["mode"] == "strong" else None
     out_dir = os.path.dirname(os.path.abspath(base))
-    stem = "mpi_scaling-smoke" if smoke else "mpi_scaling"
+    name = os.path.basename(os.path.normpath(base))  # mpi_scaling (CPU ranks) or mpi_scaling_gpu (ranks = GPUs)
+    stem = name + "-smoke" if smoke else name
     with open(os.path.join(out_dir, stem + ".json"), "w") as f:
         json.dump({"source": base, "definition": __doc__.strip(), "rows": rows}, f, indent=2)
-    md = ["# MPI scaling (issue 26)", "",
-          "Measured by scripts/device/mpi_scaling.sh (one core per rank); efficiency = speedup / ranks (strong), "
+    gpu = name.endswith("_gpu")
+    md = ["# MPI scaling (issue 26)" + (": ranks = GPUs" if gpu else ""), "",
+          "Measured by scripts/device/mpi_scaling.sh (" + ("one GPU per rank, the CUDA backend" if gpu else "one core per rank") + "); efficiency = speedup / ranks (strong), "
           "T(1) / T(N) (weak). Combine bytes: what one rank receives per combine call, counted by the code (not a measured transfer).", "",
           "| workload | mode | size | ranks | median s | speedup | efficiency | combine s | combine share | combine bytes per call and rank | same answer |",
           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]

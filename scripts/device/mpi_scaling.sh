@@ -7,6 +7,12 @@
 #   OUT=$OUT scripts/device/mpi_scaling.sh [--smoke] [NP ...]      (default NP: 1 2 4 8)
 #   MPI_SCALING_CFGS="gp pitt vfdt gmt" (default) picks the workloads; runs already in the results
 #   folder are kept (--resume), so a cut call continues where it stopped.
+#   MPI_SCALING_DEVICE=cuda: ranks = GPUs (GPUDM_GPU_PER_RANK=1: local rank r uses GPU r), default NP
+#   1 2 4 up to the GPUs present, results in results/<tag>/mpi_scaling_gpu; the workloads that split
+#   on a GPU: GP (the CUDA rule engine on each rank's rows; strong 4,100,040 Poker rows, weak
+#   1,025,010 a rank, 100 generations) and GMT (the CUDA fast path on each rank's block of
+#   individuals; Armchair 1M, 2,000 iterations, population 64, weak 64 a rank). (Pittsburgh's CUDA
+#   kernel evaluates every row on every rank and the CUDA forest refuses a split: not run.)
 # Needs an MPI build (find_package(MPI): libopenmpi-dev, openmpi-bin) of run_experiment in $BUILD.
 # As root: OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) are set here; oversubscription is allowed (a 2-core CI
 # machine runs the smoke). Each step is bounded by what is left of the device call (common.sh).
@@ -16,7 +22,15 @@ cd "$ROOT"
 . "$ROOT/scripts/device/common.sh"  # BUILD, GPUDM_DATA_DIR, call_timeout
 SMOKE=()
 if [ "${1:-}" = --smoke ]; then SMOKE=(--smoke); shift; fi
-NPS=("${@:-1 2 4 8}")
+DEVICE="${MPI_SCALING_DEVICE:-cpu}"
+if [ "$DEVICE" = cuda ]; then
+  GPUS="$(nvidia-smi -L 2>/dev/null | wc -l)"
+  DEF=""; for n in 1 2 4 8; do [ "$n" -le "${GPUS:-0}" ] && DEF="$DEF $n"; done
+  NPS=("${@:-$DEF}")
+  export GPUDM_GPU_PER_RANK=1
+else
+  NPS=("${@:-1 2 4 8}")
+fi
 read -r -a NPS <<<"${NPS[*]}"
 RUN="$BUILD/experiments/run_experiment"
 [ -x "$RUN" ] || RUN="$ROOT/build/experiments/run_experiment"
@@ -24,19 +38,34 @@ command -v mpirun >/dev/null || { echo "mpi_scaling: no mpirun here (install ope
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMP_NUM_THREADS=1
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-BASE="${MPI_SCALING_DIR:-$ROOT/results/$(results_tag)/mpi_scaling}"
+SUFFIX=""; [ "$DEVICE" = cuda ] && SUFFIX=_gpu
+BASE="${MPI_SCALING_DIR:-$ROOT/results/$(results_tag)/mpi_scaling$SUFFIX}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 status=0
-for cfg in ${MPI_SCALING_CFGS:-gp pitt vfdt gmt}; do
+DEFAULT_CFGS="gp pitt vfdt gmt"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp gmt"
+for cfg in ${MPI_SCALING_CFGS:-$DEFAULT_CFGS}; do
   for mode in strong weak; do
     for np in "${NPS[@]}"; do
       c="$TMP/mpi_scaling_${cfg}.json"
-      "$PY" - "configs/mpi_scaling_${cfg}.json" "$c" "$cfg" "$mode" "$np" <<'PYEOF'
+      "$PY" - "configs/mpi_scaling_${cfg}.json" "$c" "$cfg" "$mode" "$np" "$DEVICE" <<'PYEOF'
 import json, sys
-src, dst, cfg, mode, np = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+src, dst, cfg, mode, np, device = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
 c = json.load(open(src))
-if mode == "weak":  # the problem grows with the ranks (the smoke block likewise, smaller)
+if device == "cuda":  # ranks = GPUs: the CUDA backend, a problem that keeps a GPU busy
+    c["experiment"] += "_gpu"
+    c["title"] += " (ranks = GPUs)"
+    if cfg == "gp":
+        c["cases"] = [{"backend": "cuda"}]
+        c["params"]["generations"] = 100
+        for d in c["datasets"]:
+            d["options"]["rows"] = 1025010 * np if mode == "weak" else 4100040
+    elif cfg == "gmt":
+        c["cases"] = [{"backend": "cuda", "params": {"gpu_path": "fast"}}]
+        c["params"]["iterations"] = 2000
+        if mode == "weak":
+            c["params"]["population"] = 64 * np
+elif mode == "weak":  # the problem grows with the ranks (the smoke block likewise, smaller)
     if cfg in ("gp", "pitt"):
         for d in c["datasets"]:
             d["options"]["rows"] = 128126 * np
@@ -53,8 +82,9 @@ PYEOF
       lim="$(call_timeout 560)"
       [ "$lim" = 0 ] && { echo "mpi_scaling: no time left in the device call for $cfg $mode np $np" >&2; status=1; continue; }
       out="$BASE/$mode/np$np"
+      BIND=(--bind-to core:overload-allowed); [ "$DEVICE" = cuda ] && BIND=(--bind-to none)
       echo "[mpi_scaling] $cfg $mode np $np -> $out" >&2
-      timeout "$lim" mpirun -np "$np" --bind-to core:overload-allowed "$RUN" "$c" "${SMOKE[@]}" -o "$out" -q --resume >"$TMP/log" 2>&1 ||
+      timeout "$lim" mpirun -np "$np" "${BIND[@]}" "$RUN" "$c" "${SMOKE[@]}" -o "$out" -q --resume >"$TMP/log" 2>&1 ||
         { status=1; tail -5 "$TMP/log" >&2; }
     done
   done
@@ -62,7 +92,7 @@ done
 "$PY" "$ROOT/scripts/mpi_scaling.py" "$BASE" ${SMOKE:+--smoke} || status=1
 if [ -n "${OUT:-}" ]; then
   mkdir -p "$OUT"
-  tar -czf "$OUT/mpi_scaling.tar.gz" -C "$ROOT" "$(realpath --relative-to="$ROOT" "$BASE")" \
-    $(ls -d "$BASE"/../mpi_scaling.* "$BASE"/../plots/mpi_scaling.* 2>/dev/null | xargs -r -n1 realpath --relative-to="$ROOT") 2>/dev/null || true
+  tar -czf "$OUT/mpi_scaling$SUFFIX.tar.gz" -C "$ROOT" "$(realpath --relative-to="$ROOT" "$BASE")" \
+    $(ls -d "$BASE".* "$BASE"/../plots/"$(basename "$BASE")".* 2>/dev/null | xargs -r -n1 realpath --relative-to="$ROOT") 2>/dev/null || true
 fi
 exit $status
