@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "algorithms/core/comm.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/rules/sharded.hpp"
 
@@ -17,16 +18,27 @@ void EngineRuleSetEvaluator::prepare(const Dataset& data) {
                 "pittsburgh: dataset '" + data.name() + "' is not a classification dataset");
   engine_->prepare(data);
   schema_ = rules::Schema::of(data);
-  words_ = (data.rows() + 31) / 32;
+  // Across ranks the decision list runs on this rank's rows only (the engine hands back their
+  // coverage words, not every rank's) and the correct counts are summed over the ranks.
+  row0_ = 0;
+  local_rows_ = data.rows();
+  sharded_ = false;
+  if (auto* sharded = dynamic_cast<rules::ShardedEvaluator*>(engine_.get())) {
+    sharded_ = true;  // (every rank: a rank may hold all rows, or none, and must still join the sums)
+    sharded->set_local_coverage(true);
+    row0_ = sharded->row_begin();  // (a multiple of 32: the words line up)
+    local_rows_ = sharded->row_end() - sharded->row_begin();
+  }
+  words_ = (local_rows_ + 31) / 32;
   class_words_.assign(static_cast<std::size_t>(std::max(0, data.num_classes())) * words_, 0u);
-  for (std::size_t i = 0; i < data.rows(); ++i)
-    class_words_[static_cast<std::size_t>(data.label(i)) * words_ + i / 32] |= 1u << (i % 32);
+  for (std::size_t i = 0; i < local_rows_; ++i)
+    class_words_[static_cast<std::size_t>(data.label(row0_ + i)) * words_ + i / 32] |= 1u << (i % 32);
   data_ = &data;
 }
 
 std::uint32_t EngineRuleSetEvaluator::correct_words(const FlatPopulation& f, std::size_t ind, std::size_t first,
                                                     std::size_t w0, std::size_t w1) const {
-  const std::size_t n = w1 - w0, rows = data_->rows();
+  const std::size_t n = w1 - w0, rows = local_rows_;
   std::uint32_t und[kTaskWords], corr[kTaskWords];
   for (std::size_t k = 0; k < n; ++k) {
     const std::size_t row0 = (w0 + k) * 32;
@@ -94,11 +106,17 @@ void EngineRuleSetEvaluator::evaluate(const Population& pop, EvaluationResult& r
     t_cls += sw.seconds();
     sw.reset();
     for (std::size_t t = 0; t < tasks; ++t) res.correct[i0 + t / chunks] += partial_[t];
-    for (std::size_t i = i0; i < i1; ++i)
-      res.accuracy[i] = rows ? static_cast<double>(res.correct[i]) / static_cast<double>(rows) : 0.0;
     t_set += sw.seconds();
     i0 = i1;
   }
+  Stopwatch sw;
+  if (sharded_) {  // every rank's correct rows, summed (integers: exact)
+    auto s = timer.scope("combine");
+    world().sum(res.correct.data(), res.correct.size(), "pittsburgh: summing the ranks' correct rows");
+  }
+  for (std::size_t i = 0; i < f.individuals(); ++i)
+    res.accuracy[i] = rows ? static_cast<double>(res.correct[i]) / static_cast<double>(rows) : 0.0;
+  t_set += sw.seconds();
   timer.add("encode", t_enc);
   timer.add("coverage", t_cov);
   timer.add("rule_fitness", t_fit);

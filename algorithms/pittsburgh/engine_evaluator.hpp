@@ -52,7 +52,9 @@ class EngineRuleSetEvaluator : public RuleSetEvaluator {
   std::unique_ptr<TaskRunner> tasks_;
   const Dataset* data_ = nullptr;
   rules::Schema schema_;
-  std::size_t words_ = 0;                  // 32-row words per rule
+  bool sharded_ = false;                    // the engine is split over MPI ranks
+  std::size_t row0_ = 0, local_rows_ = 0;  // the rows the decision list covers (across ranks: this rank's)
+  std::size_t words_ = 0;                  // 32-row words per rule (of those rows)
   std::vector<std::uint32_t> class_words_; // classes x words_: rows of each class as bits
   rules::RulePopulation batch_;
   rules::RuleCounts counts_;

@@ -45,7 +45,7 @@ void ShardedEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, Phas
     double& to;
     ~Add() { to += w.seconds(); }
   } add{sw, combine_seconds_};
-  out.reset(pop.size(), data_->rows(), class_rows_, want == Want::counts_and_coverage);
+  out.reset(pop.size(), data_->rows(), class_rows_, want == Want::counts_and_coverage && !local_coverage_);
   // Counts: each rank's block summed in rank order (integers, exact); GPops with them.
   wide_.assign(part_.covered.begin(), part_.covered.end());
   wide_.push_back(part_.gpops);
@@ -54,6 +54,11 @@ void ShardedEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, Phas
   out.gpops = wide_.back();
   bytes_combined_ += wide_.size() * sizeof(std::uint64_t) * static_cast<std::uint64_t>(comm_.size());
   if (want != Want::counts_and_coverage || pop.size() == 0) return;
+  if (local_coverage_) {  // this rank's words only (the caller sums what it derives from them)
+    out.words_per_rule = part_.words_per_rule;
+    out.coverage.swap(part_.coverage);
+    return;
+  }
   // Coverage: rank r's words of rule i are words [begin_r / 32, end_r / 32) of the rule's row; every
   // block but the last is whole words (boundaries are multiples of 32 rows).
   const std::vector<std::uint32_t> all = comm_.gather_all(part_.coverage, "rule engine: gathering the ranks' coverage");

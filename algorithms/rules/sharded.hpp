@@ -24,6 +24,11 @@ class ShardedEvaluator final : public RuleEvaluator {
   // This rank's rows [begin, end) of the prepared dataset.
   std::size_t row_begin() const { return begin_; }
   std::size_t row_end() const { return end_; }
+  // Local coverage: Want::counts_and_coverage leaves in `out.coverage` this rank's own words only
+  // (rows [row_begin(), row_end()), words_per_rule of them) instead of gathering every rank's — for
+  // a caller that finishes its row-wise work on its own rows and sums the results (Pittsburgh's
+  // decision list). The counts are summed as ever.
+  void set_local_coverage(bool on) { local_coverage_ = on; }
 
  private:
   std::unique_ptr<RuleEvaluator> inner_;
@@ -34,6 +39,7 @@ class ShardedEvaluator final : public RuleEvaluator {
   std::vector<std::uint64_t> class_rows_;  // of the whole dataset (prepare)
   RuleCounts part_;
   std::vector<std::uint64_t> wide_;
+  bool local_coverage_ = false;
   long long calls_ = 0;
   std::uint64_t bytes_combined_ = 0;
   double combine_seconds_ = 0.0;  // in the combine step (waiting for the slowest rank included)
