@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "algorithms/core/comm.hpp"
+#include "algorithms/core/sample_profiler.hpp"
 #include "backends/register.hpp"
 #include "datasets/catalog.hpp"
 #include "experiments/cli.hpp"
@@ -21,6 +22,8 @@ using namespace gpudm::experiments;
 int main(int argc, char** argv) {
   // Under mpirun / srun: the ranks of the run (algorithms/core/comm.hpp); a plain start: one process.
   MpiSession mpi(&argc, &argv);
+  // GPUDM_PROFILE_OUT=FILE: a sampling profile of the whole run (algorithms/core/sample_profiler.hpp).
+  ProfileFromEnv profile;
   std::optional<FamilySet> families;
   std::optional<Registry> registry;
   std::unique_ptr<datasets::CatalogProvider> provider;

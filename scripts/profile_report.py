@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Reads a GPUDM_PROFILE_OUT file (algorithms/core/sample_profiler.hpp) and prints where the
+samples are: flat (the innermost frame: the function the CPU was in) and inclusive (a function
+anywhere on the stack, counted once per sample). Addresses become functions with addr2line
+(binutils), per mapped file; run it on the machine that ran the profile (the binary must match).
+
+    scripts/profile_report.py PROFILE [--top N] [--under FUNCTION_SUBSTRING]
+
+--under keeps only the samples whose stack contains a function matching the substring (e.g.
+"GmtEA::run" for the EA's host work) and reports shares of those.
+"""
+import collections
+import subprocess
+import sys
+
+
+def parse(path):
+    maps, samples = [], []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("map "):
+                parts = line.split()
+                lo, hi = (int(x, 16) for x in parts[1].split("-"))
+                off = int(parts[3], 16)
+                name = parts[6] if len(parts) > 6 else ""
+                maps.append((lo, hi, off, name))
+            elif line.startswith("s"):
+                samples.append([int(x, 16) for x in line.split()[1:]])
+    return maps, samples
+
+
+def symbolize(maps, addrs):
+    by_file = collections.defaultdict(list)
+    where = {}
+    for a in addrs:
+        for lo, hi, off, name in maps:
+            if lo <= a < hi and name.startswith("/"):
+                # the return address points after the call: look up a - 1
+                by_file[name].append((a, a - 1 - lo + off))
+                break
+        else:
+            where[a] = "?"
+    for name, items in by_file.items():
+        offs = ["%x" % o for _, o in items]
+        try:
+            out = subprocess.run(["addr2line", "-f", "-C", "-e", name] + offs, capture_output=True, text=True, check=False).stdout.split("\n")
+        except FileNotFoundError:
+            out = []
+        for k, (a, _) in enumerate(items):
+            fn = out[2 * k] if 2 * k < len(out) else "??"
+            if fn in ("??", ""):
+                fn = "?? (" + name.rsplit("/", 1)[-1] + ")"
+            where[a] = fn
+    return where
+
+
+def short(fn, width=110):
+    return fn if len(fn) <= width else fn[: width - 3] + "..."
+
+
+def main():
+    args = sys.argv[1:]
+    if not args or args[0].startswith("-"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    top = 40
+    under = None
+    if "--top" in args:
+        top = int(args[args.index("--top") + 1])
+    if "--under" in args:
+        under = args[args.index("--under") + 1]
+    maps, samples = parse(args[0])
+    addrs = {a for s in samples for a in s}
+    where = symbolize(maps, addrs)
+    stacks = [[where.get(a, "?") for a in s] for s in samples]
+    # the profiler's own frames: the handler and backtrace, then the signal trampoline (libc's
+    # __restore_rt, which addr2line may name after its neighbour __sigaction): cut after it
+    clean = []
+    for st in stacks:
+        cut = 0
+        for k, fn in enumerate(st[:6]):
+            if "restore_rt" in fn or "sigaction" in fn:
+                cut = k + 1
+                break
+        clean.append(st[cut:])
+    if under:
+        clean = [st for st in clean if any(under in fn for fn in st)]
+    n = len(clean)
+    print(f"{n} samples" + (f" with '{under}' on the stack" if under else "") + f" (of {len(samples)})")
+    if not n:
+        return 0
+    flat = collections.Counter(st[0] if st else "?" for st in clean)
+    incl = collections.Counter()
+    for st in clean:
+        for fn in set(st):
+            incl[fn] += 1
+    print("\nflat (innermost function)")
+    for fn, c in flat.most_common(top):
+        print(f"{100.0 * c / n:6.2f}%  {c:7d}  {short(fn)}")
+    print("\ninclusive (on the stack)")
+    for fn, c in incl.most_common(top):
+        print(f"{100.0 * c / n:6.2f}%  {c:7d}  {short(fn)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
