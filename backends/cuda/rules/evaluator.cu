@@ -6,13 +6,19 @@
 // slices of about equal words, one per device entry, each on its own host thread
 // (common/device_split.hpp), every slice writing its own rules' counts and coverage. A slice
 // uploads its rules as one pinned blob and downloads its counts (and coverage) as one copy.
-// Path fallbacks are reported in describe().
+// Path fallbacks are reported in describe(). The coverage goes from the pinned download buffer into
+// the caller's RuleCounts; on one device that host copy is split over persistent host threads
+// (GPUDM_RULES_COPY_THREADS, default up to 8): Tan copies 12 MB a call on KDDcup, ~3 s a run on one
+// thread (docs/perf-notes-gp.md).
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
+#include "algorithms/core/host_workers.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/rules/ranked.hpp"
 #include "backends/cuda/common/common.cuh"
@@ -145,6 +151,7 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
     j["devices"] = std::max<std::size_t>(1, devices_.size());
     j["device_ids"] = devices_.empty() ? std::vector<int>{dev0} : devices_;
     if (used_slices_ > 1) j["slices_used"] = used_slices_;
+    if (copy_threads_ > 0) j["coverage_copy_threads"] = copy_threads_;
     j["path_requested"] = rl::to_string(options_.path);
     j["path_used"] = used_.empty() ? rl::to_string(options_.path) : used_;
     if (!fallback_.empty()) j["fallback_reason"] = fallback_;
@@ -280,12 +287,45 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
     }
     std::memcpy(out.covered.data() + first * static_cast<std::size_t>(classes), sl.h_out.data(),
                 count_words * sizeof(std::uint32_t));
-    if (coverage)
-      std::memcpy(out.coverage.data() + first * out.words_per_rule, sl.h_out.data() + count_words,
-                  cov_words * sizeof(std::uint32_t));
+    if (coverage) {
+      auto s = timer.scope("coverage_copy");
+      copy_coverage(out.coverage.data() + first * out.words_per_rule, sl.h_out.data() + count_words, cov_words,
+                    used_slices_ == 1);
+    }
     if (timer.enabled()) phases.flush(timer);
     else phases.discard();
   }
+
+  // dst <- src, `words` 32-bit words: on `parallel` (one slice: no other host thread copies) and
+  // above 1 MB, in contiguous 64-byte-aligned parts over the persistent copy threads.
+  void copy_coverage(std::uint32_t* dst, const std::uint32_t* src, std::size_t words, bool parallel) {
+    const std::size_t bytes = words * sizeof(std::uint32_t);
+    if (parallel && bytes >= (1u << 20) && copy_threads() > 1) {
+      const std::size_t parts = static_cast<std::size_t>(copy_threads());
+      const std::size_t per = ((words + parts - 1) / parts + 15) / 16 * 16;  // 64-byte multiples
+      copy_workers_->run(
+          [&](std::size_t i) {
+            const std::size_t b = std::min(words, i * per), e = std::min(words, b + per);
+            if (e > b) std::memcpy(dst + b, src + b, (e - b) * sizeof(std::uint32_t));
+          },
+          parts);
+      return;
+    }
+    std::memcpy(dst, src, bytes);
+  }
+  // The coverage copy's threads (the caller's included): GPUDM_RULES_COPY_THREADS, else up to 8
+  // of the machine's; 1 = a plain memcpy. The workers start on first use.
+  int copy_threads() {
+    if (copy_threads_ == 0) {
+      const char* env = std::getenv("GPUDM_RULES_COPY_THREADS");
+      const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      copy_threads_ = env && *env ? std::max(1, std::min(64, std::atoi(env))) : std::min(8, hw);
+      if (copy_threads_ > 1) copy_workers_ = std::make_unique<HostWorkers>(static_cast<std::size_t>(copy_threads_ - 1));
+    }
+    return copy_threads_;
+  }
+  int copy_threads_ = 0;
+  std::unique_ptr<HostWorkers> copy_workers_;
 
   rl::EngineOptions options_;
   std::vector<int> devices_;  // one entry per slice (may repeat a device)
