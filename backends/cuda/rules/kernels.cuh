@@ -6,6 +6,7 @@
 
 #include "algorithms/rules/opcodes.hpp"
 #include "backends/cuda/common/dataset.cuh"
+#include "backends/cuda/rules/args.cuh"
 #include "backends/cuda/rules/device.cuh"
 #include "backends/cuda/rules/policy.cuh"
 
@@ -91,20 +92,6 @@ __global__ void pack_coverage_kernel(const std::uint8_t* result, std::size_t ali
 //    with one global atomic per block and counter at the end; coverage words (when requested)
 //    are written by lane 0.
 // ---------------------------------------------------------------------------------------
-struct FastArgs {
-  DatasetView data;
-  const std::uint32_t* features16 = nullptr;  // f16x2 (ranked codes): padded_rows / 2 words per column
-  const std::uint32_t* words = nullptr;       // the population's words (f16x2: rewritten)
-  const std::uint32_t* rule_begin = nullptr;  // rules + 1
-  const std::uint32_t* group_begin = nullptr; // groups + 1, rule indexes
-  std::uint32_t tiles = 0;
-  std::uint32_t max_group_words = 0;
-  int classes = 0;
-  std::uint32_t* counts = nullptr;    // rules x classes, zeroed before the launch
-  std::uint32_t* coverage = nullptr;  // rules x words_per_rule, or null
-  std::size_t words_per_rule = 0;
-};
-
 template <int BLOCK, int R, class Rows>
 // <= 64 registers per thread (min blocks 1024 / BLOCK): without the minimum ptxas spilled R = 1, 2
 // at 32-40 registers (as pittsburgh's fused kernel did).
