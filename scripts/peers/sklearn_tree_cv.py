@@ -14,19 +14,16 @@ PATH). Output: results/cpu/sklearn_tree_cv.json, joined by configs/gp_accuracy.j
   /usr/bin/python3 scripts/peers/sklearn_tree_cv.py [--datasets iris,ecoli] [--folds 10] [--seed 1]
 """
 import argparse
-import datetime
 import json
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-DATASETS = ["iris", "new_thyroid", "ecoli", "contraceptive", "thyroid", "penbased", "shuttle", "connect4", "kddcup",
-            "poker_full"]
-OPTIONS = {"poker_full": {"rows": 1025010}}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_cv import DATASETS, OPTIONS, kept_results, write_results  # noqa: E402
 
 
 def main():
@@ -45,10 +42,7 @@ def main():
         from sklearn.tree import DecisionTreeClassifier
     except ImportError as e:
         sys.exit(f"sklearn_tree_cv: {e} (apt-get install python3-sklearn, run with /usr/bin/python3)")
-    results = []
-    if os.path.exists(a.out):  # keep the other datasets' entries
-        with open(a.out) as f:
-            results = [r for r in json.load(f).get("results", []) if r["dataset"] not in a.datasets.split(",")]
+    results = kept_results(a.out, a.datasets.split(","))  # the other datasets' entries
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.datasets.split(","):
             path = os.path.join(tmp, name + ".csv")
@@ -68,17 +62,7 @@ def main():
             results.append({"dataset": name, "options": OPTIONS.get(name, {}), "rows": int(len(y)), "folds": a.folds,
                             "seed": a.seed, "accuracy": acc, "per_fold": per, "seconds": time.time() - t0})
             print(f"{name}: {acc:.4f} ({time.time() - t0:.1f} s)", file=sys.stderr)
-    doc = {"model": f"sklearn {sklearn.__version__} DecisionTreeClassifier(random_state=0), mean imputation",
-           "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "host": socket.gethostname(), "python": platform.python_version(),
-           "protocol": f"{a.folds}-fold CV on gp_rules::cv_folds(seed {a.seed}); accuracy pooled over the folds",
-           "results": sorted(results, key=lambda r: DATASETS.index(r["dataset"]) if r["dataset"] in DATASETS else 99)}
-    os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
-    with open(a.out + ".tmp", "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
-    os.replace(a.out + ".tmp", a.out)
-    print(f"wrote {a.out}", file=sys.stderr)
+    write_results(a.out, f"sklearn {sklearn.__version__} DecisionTreeClassifier(random_state=0), mean imputation", a.folds, a.seed, results, python=platform.python_version())
 
 
 if __name__ == "__main__":

@@ -16,20 +16,17 @@ folds, seed).
   scripts/peers/weka_jrip_cv.py [--datasets iris,ecoli] [--folds 10] [--seed 1] [--limit 900]
 """
 import argparse
-import datetime
 import json
 import math
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
-DATASETS = ["iris", "new_thyroid", "ecoli", "contraceptive", "thyroid", "penbased", "shuttle", "connect4", "kddcup",
-            "poker_full"]
-OPTIONS = {"poker_full": {"rows": 1025010}}
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_cv import DATASETS, OPTIONS, kept_results, write_results  # noqa: E402
 JAR = "/usr/share/java/weka.jar"
 
 
@@ -55,10 +52,7 @@ def main():
     if not os.path.exists(JAR):
         sys.exit(f"weka_jrip_cv: {JAR} missing (apt-get install weka)")
     version = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "weka"], capture_output=True, text=True).stdout or "?"
-    results = []
-    if os.path.exists(a.out):  # keep the other datasets' entries
-        with open(a.out) as f:
-            results = [r for r in json.load(f).get("results", []) if r["dataset"] not in a.datasets.split(",")]
+    results = kept_results(a.out, a.datasets.split(","))  # the other datasets' entries
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.datasets.split(","):
             path = os.path.join(tmp, name + ".csv")
@@ -98,17 +92,7 @@ def main():
                 entry.update({"accuracy": correct / len(rows), "per_fold": per})
             results.append(entry)
             print(f"{name}: {entry.get('accuracy', math.nan):.4f} {status} ({time.time() - t0:.1f} s)", file=sys.stderr)
-    doc = {"model": f"Weka {version} JRip (default parameters: -F 3 -N 2.0 -O 2 -S {a.seed}), numeric attribute codes",
-           "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "host": socket.gethostname(),
-           "protocol": f"{a.folds}-fold CV on gp_rules::cv_folds(seed {a.seed}); accuracy pooled over the folds",
-           "results": sorted(results, key=lambda r: DATASETS.index(r["dataset"]) if r["dataset"] in DATASETS else 99)}
-    os.makedirs(os.path.dirname(a.out) or ".", exist_ok=True)
-    with open(a.out + ".tmp", "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
-    os.replace(a.out + ".tmp", a.out)
-    print(f"wrote {a.out}", file=sys.stderr)
+    write_results(a.out, f"Weka {version} JRip (default parameters: -F 3 -N 2.0 -O 2 -S {a.seed}), numeric attribute codes", a.folds, a.seed, results)
 
 
 if __name__ == "__main__":

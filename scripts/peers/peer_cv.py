@@ -1,0 +1,33 @@
+"""What the cross-validated peer lines of the gp_rules accuracy table share (sklearn_tree_cv.py,
+weka_jrip_cv.py): the datasets, the entries of an earlier results file to keep, and writing the
+results file (sorted in the table's order, replaced atomically)."""
+import datetime
+import json
+import os
+import socket
+import sys
+
+DATASETS = ["iris", "new_thyroid", "ecoli", "contraceptive", "thyroid", "penbased", "shuttle", "connect4", "kddcup",
+            "poker_full"]
+OPTIONS = {"poker_full": {"rows": 1025010}}
+
+
+def kept_results(out, datasets):
+    """The entries of an existing results file for datasets other than those about to run."""
+    if not os.path.exists(out):
+        return []
+    with open(out) as f:
+        return [r for r in json.load(f).get("results", []) if r["dataset"] not in datasets]
+
+
+def write_results(out, model, folds, seed, results, **extra):
+    doc = {"model": model, "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "host": socket.gethostname(), **extra,
+           "protocol": f"{folds}-fold CV on gp_rules::cv_folds(seed {seed}); accuracy pooled over the folds",
+           "results": sorted(results, key=lambda r: DATASETS.index(r["dataset"]) if r["dataset"] in DATASETS else 99)}
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    with open(out + ".tmp", "w") as f:
+        json.dump(doc, f, indent=2)
+        f.write("\n")
+    os.replace(out + ".tmp", out)
+    print(f"wrote {out}", file=sys.stderr)
