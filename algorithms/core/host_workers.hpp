@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -121,6 +122,17 @@ class HostWorkers {
   std::uint64_t generation_ = 0;
   bool stopping_ = false;
 };
+
+// Host threads asked for by the environment variable `name` (an integer in [1, 64]); `fallback`
+// when it is unset or not such a number. Threads, not workers: the calling thread counts.
+inline std::size_t host_threads_from_env(const char* name, std::size_t fallback) {
+  if (const char* e = std::getenv(name)) {
+    char* end = nullptr;
+    const long v = std::strtol(e, &end, 10);
+    if (end != e && *end == '\0' && v >= 1 && v <= 64) return static_cast<std::size_t>(v);
+  }
+  return fallback;
+}
 
 // Calls body(i) for i in [0, n) on `jobs` jobs of the pool (job j takes i = j, j + jobs, ...):
 // the split is fixed, so results that depend only on i are the same for any number of jobs.

@@ -111,7 +111,7 @@ ProfileFromEnv::ProfileFromEnv() {
   if (!out || !*out) return;
   const char* hz = std::getenv("GPUDM_PROFILE_HZ");
   try {
-    p_ = new SampleProfiler(out, hz ? std::atoi(hz) : 997);
+    p_ = std::make_unique<SampleProfiler>(out, hz ? std::atoi(hz) : 997);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpudm: %s (no profile)\n", e.what());
   }
@@ -121,7 +121,6 @@ ProfileFromEnv::~ProfileFromEnv() {
   if (!p_) return;
   const long n = p_->finish();
   std::fprintf(stderr, "gpudm: profile of %ld samples written to %s\n", n, std::getenv("GPUDM_PROFILE_OUT"));
-  delete p_;
 }
 
 }  // namespace gpudm

@@ -8,6 +8,7 @@
 // (self) and inclusive counts.
 //   GPUDM_PROFILE_OUT=prof.txt [GPUDM_PROFILE_HZ=997] run_experiment ...
 // (run_experiment starts one from the environment: ProfileFromEnv in main).
+#include <memory>
 #include <string>
 
 namespace gpudm {
@@ -36,7 +37,7 @@ class ProfileFromEnv {
   ~ProfileFromEnv();
 
  private:
-  SampleProfiler* p_ = nullptr;
+  std::unique_ptr<SampleProfiler> p_;
 };
 
 }  // namespace gpudm

@@ -208,10 +208,9 @@ class VfdtFamily final : public Family {
     m["binary_attributes"] = stream.all_binary();
     // What the backend resolved its engine to (device backends describe one; host ones do not).
     // Across ranks, the forest's combine step (vote sums: calls, bytes this rank received) beside it.
-    if (const ojson d = backend->describe(); d.contains("cuda_engine") || d.contains("ranks")) {
-      if (d.contains("cuda_engine")) m["cuda_engine"] = d["cuda_engine"];
-      if (d.contains("ranks")) m["backend_info"] = d;
-    }
+    const ojson described = backend->describe();
+    if (described.contains("cuda_engine")) m["cuda_engine"] = described["cuda_engine"];
+    if (described.contains("ranks")) m["backend_info"] = described;
     double nodes = 0, leaves = 0;
     int depth = 0;
     for (int i = 0; i < fp.trees; ++i) {

@@ -1,15 +1,34 @@
 """What the cross-validated peer lines of the gp_rules accuracy table share (sklearn_tree_cv.py,
-weka_jrip_cv.py): the datasets, the entries of an earlier results file to keep, and writing the
-results file (sorted in the table's order, replaced atomically)."""
+weka_jrip_cv.py): the datasets and the command line, exporting a dataset with its folds, the
+entries of an earlier results file to keep, and writing the results file (sorted in the table's
+order, replaced atomically)."""
+import argparse
 import datetime
 import json
 import os
 import socket
+import subprocess
 import sys
 
 DATASETS = ["iris", "new_thyroid", "ecoli", "contraceptive", "thyroid", "penbased", "shuttle", "connect4", "kddcup",
             "poker_full"]
 OPTIONS = {"poker_full": {"rows": 1025010}}
+
+
+def arguments(doc, out):
+    """The peers' shared options (--export, --datasets, --folds, --seed, --out); add more, then parse."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--export", default="build/tools/gp_rules_export")
+    ap.add_argument("--datasets", default=",".join(DATASETS))
+    ap.add_argument("--folds", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", default=out)
+    return ap
+
+
+def export(a, name, path):
+    """Dataset `name` as CSV with every row's fold in the last column (build/tools/gp_rules_export)."""
+    subprocess.run([a.export, name, json.dumps(OPTIONS.get(name, {})), path, str(a.folds), str(a.seed)], check=True)
 
 
 def kept_results(out, datasets):

@@ -13,26 +13,18 @@ PATH). Output: results/cpu/sklearn_tree_cv.json, joined by configs/gp_accuracy.j
 
   /usr/bin/python3 scripts/peers/sklearn_tree_cv.py [--datasets iris,ecoli] [--folds 10] [--seed 1]
 """
-import argparse
-import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_cv import DATASETS, OPTIONS, kept_results, write_results  # noqa: E402
+from peer_cv import OPTIONS, arguments, export, kept_results, write_results  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--export", default="build/tools/gp_rules_export")
-    ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default="results/cpu/sklearn_tree_cv.json")
+    ap = arguments(__doc__, "results/cpu/sklearn_tree_cv.json")
     a = ap.parse_args()
     try:
         import numpy as np
@@ -46,7 +38,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.datasets.split(","):
             path = os.path.join(tmp, name + ".csv")
-            subprocess.run([a.export, name, json.dumps(OPTIONS.get(name, {})), path, str(a.folds), str(a.seed)], check=True)
+            export(a, name, path)
             data = np.loadtxt(path, delimiter=",", skiprows=1)
             x, y, fold = data[:, :-2], data[:, -2].astype(int), data[:, -1].astype(int)
             t0 = time.time()

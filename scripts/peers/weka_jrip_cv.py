@@ -13,10 +13,8 @@ Needs java and Debian's weka package (/usr/share/java/weka.jar). Output:
 results/cpu/weka_jrip_cv.json, joined by configs/gp_accuracy.json's "peers" (match: dataset,
 folds, seed).
 
-  scripts/peers/weka_jrip_cv.py [--datasets iris,ecoli] [--folds 10] [--seed 1] [--limit 900]
+  scripts/peers/weka_jrip_cv.py [--datasets iris,ecoli] [--folds 10] [--seed 1] [--limit 600]
 """
-import argparse
-import json
 import math
 import os
 import re
@@ -26,7 +24,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peer_cv import DATASETS, OPTIONS, kept_results, write_results  # noqa: E402
+from peer_cv import OPTIONS, arguments, export, kept_results, write_results  # noqa: E402
 JAR = "/usr/share/java/weka.jar"
 
 
@@ -41,13 +39,8 @@ def write_arff(path, header, rows, classes):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--export", default="build/tools/gp_rules_export")
-    ap.add_argument("--datasets", default=",".join(DATASETS))
-    ap.add_argument("--folds", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--limit", type=float, default=900.0, help="seconds for a dataset's ten folds")
-    ap.add_argument("--out", default="results/cpu/weka_jrip_cv.json")
+    ap = arguments(__doc__, "results/cpu/weka_jrip_cv.json")
+    ap.add_argument("--limit", type=float, default=600.0, help="seconds for a dataset's ten folds")
     a = ap.parse_args()
     if not os.path.exists(JAR):
         sys.exit(f"weka_jrip_cv: {JAR} missing (apt-get install weka)")
@@ -56,7 +49,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.datasets.split(","):
             path = os.path.join(tmp, name + ".csv")
-            subprocess.run([a.export, name, json.dumps(OPTIONS.get(name, {})), path, str(a.folds), str(a.seed)], check=True)
+            export(a, name, path)
             with open(path) as f:
                 header = f.readline().strip().split(",")
                 rows = [line.strip().split(",") for line in f if line.strip()]

@@ -21,7 +21,6 @@
 //    (float rounding), so rank decisions can differ on nearly dependent columns; SSE within 1e-3.
 // Results of the fast path do not depend on scheduling (fixed summation orders); the faithful
 // path sums with atomics as the paper (last bits vary between runs).
-#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <optional>
@@ -43,15 +42,7 @@ using ::gpudm::gmt::EvalOptions;
 // GPUDM_HOST_THREADS=N gives N - 1 workers. Not a config param: it changes no result (the EA's
 // operators draw per individual, tested), only where the host steps run. Default one thread: on
 // the GPU machines the threaded host steps were not shown to pay (docs/perf-notes-gmt.md).
-std::size_t host_workers_wanted() {
-  long n = 1;
-  if (const char* e = std::getenv("GPUDM_HOST_THREADS")) {
-    char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    if (end != e && *end == '\0' && v >= 1 && v <= 64) n = v;
-  }
-  return static_cast<std::size_t>(n - 1);
-}
+std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS", 1) - 1; }
 
 class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
  public:

@@ -11,7 +11,6 @@
 // (GPUDM_RULES_COPY_THREADS, default up to 8): Tan copies 12 MB a call on KDDcup, ~3 s a run on one
 // thread (docs/perf-notes-gp.md).
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -297,34 +296,30 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
   }
 
   // dst <- src, `words` 32-bit words: on `parallel` (one slice: no other host thread copies) and
-  // above 1 MB, in contiguous 64-byte-aligned parts over the persistent copy threads.
+  // above 1 MB, in one contiguous 64-byte-aligned part per copy thread.
   void copy_coverage(std::uint32_t* dst, const std::uint32_t* src, std::size_t words, bool parallel) {
     const std::size_t bytes = words * sizeof(std::uint32_t);
-    if (parallel && bytes >= (1u << 20) && copy_threads() > 1) {
-      const std::size_t parts = static_cast<std::size_t>(copy_threads());
-      const std::size_t per = ((words + parts - 1) / parts + 15) / 16 * 16;  // 64-byte multiples
-      copy_workers_->run(
-          [&](std::size_t i) {
-            const std::size_t b = std::min(words, i * per), e = std::min(words, b + per);
-            if (e > b) std::memcpy(dst + b, src + b, (e - b) * sizeof(std::uint32_t));
-          },
-          parts);
+    if (!parallel || bytes < (1u << 20) || copy_threads() <= 1) {
+      std::memcpy(dst, src, bytes);
       return;
     }
-    std::memcpy(dst, src, bytes);
+    const std::size_t parts = copy_threads();
+    const std::size_t per = ((words + parts - 1) / parts + 15) / 16 * 16;  // 64-byte multiples
+    parallel_for(*copy_workers_, parts, [&](std::size_t i) {
+      const std::size_t b = std::min(words, i * per), e = std::min(words, b + per);
+      if (e > b) std::memcpy(dst + b, src + b, (e - b) * sizeof(std::uint32_t));
+    });
   }
   // The coverage copy's threads (the caller's included): GPUDM_RULES_COPY_THREADS, else up to 8
   // of the machine's; 1 = a plain memcpy. The workers start on first use.
-  int copy_threads() {
+  std::size_t copy_threads() {
     if (copy_threads_ == 0) {
-      const char* env = std::getenv("GPUDM_RULES_COPY_THREADS");
-      const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      copy_threads_ = env && *env ? std::max(1, std::min(64, std::atoi(env))) : std::min(8, hw);
-      if (copy_threads_ > 1) copy_workers_ = std::make_unique<HostWorkers>(static_cast<std::size_t>(copy_threads_ - 1));
+      copy_threads_ = host_threads_from_env("GPUDM_RULES_COPY_THREADS", std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+      if (copy_threads_ > 1) copy_workers_ = std::make_unique<HostWorkers>(copy_threads_ - 1);
     }
     return copy_threads_;
   }
-  int copy_threads_ = 0;
+  std::size_t copy_threads_ = 0;
   std::unique_ptr<HostWorkers> copy_workers_;
 
   rl::EngineOptions options_;
