@@ -6,6 +6,7 @@
 // thrown by f on a worker are captured and rethrown by run() (the first one, by job order).
 // Plain C++17 (the CUDA translation units include it).
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <stdexcept>
 #include <cstddef>
@@ -44,6 +45,9 @@ class HostWorkers {
   ~HostWorkers() { stop(); }
 
   std::size_t workers() const { return threads_.size(); }
+  // How long an idle worker polls for the next call before it sleeps (0, the default: it sleeps at
+  // once). Worth it where calls come every few hundred microseconds and wake-ups cost as much.
+  void set_spin(std::chrono::microseconds us) { spin_ns_.store(static_cast<long long>(us.count()) * 1000, std::memory_order_relaxed); }
 
   // Runs f(0..n-1); n - 1 must not exceed workers().
   void run(const std::function<void(std::size_t)>& f, std::size_t n) {
@@ -72,7 +76,69 @@ class HostWorkers {
       if (e) std::rethrow_exception(e);
   }
 
+  // Runs task(0..n-1), each index once, on the calling thread and on whichever workers wake while
+  // tasks are left: every participant claims the next index from a shared counter. The caller
+  // starts at once and never waits for a worker that has not woken yet, only for the tasks in
+  // flight, so a call costs at most the serial time plus one task, whatever the workers' wake-up
+  // latency (tens of microseconds on a condition variable: with run()'s fixed split every call
+  // paid it twice, and 20-50 us tasks on 2-16 threads ran slower than on one; issue 23). Which
+  // thread runs an index varies; results that depend only on the index do not. Exceptions: the
+  // lowest index's is rethrown.
+  void run_tasks(const std::function<void(std::size_t)>& task, std::size_t n) {
+    if (n == 0) return;
+    errors_.assign(n, nullptr);
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      job_ = &task;
+      jobs_ = n;
+      claimed_mode_ = true;
+      next_.store(0, std::memory_order_relaxed);
+      done_.store(0, std::memory_order_relaxed);
+      ++generation_;
+    }
+    if (n > 1 && !threads_.empty()) start_cv_.notify_all();
+    claim_loop(task, n);
+    while (done_.load(std::memory_order_acquire) < n) std::this_thread::yield();
+    {
+      std::unique_lock<std::mutex> lock(m_);
+      done_cv_.wait(lock, [&] { return active_ == 0; });  // workers still leaving the claim loop
+      job_ = nullptr;
+      claimed_mode_ = false;
+    }
+    for (auto& e : errors_)
+      if (e) std::rethrow_exception(e);
+  }
+
  private:
+  void claim_loop(const std::function<void(std::size_t)>& task, std::size_t n) {
+    for (;;) {
+      const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= n) return;
+      try {
+        task(i);
+      } catch (...) {
+        errors_[i] = std::current_exception();
+      }
+      done_.fetch_add(1, std::memory_order_release);
+    }
+  }
+  // Before sleeping on the condition variable, a worker polls for the next call for spin_ns_: a
+  // sleeping thread takes tens to hundreds of microseconds to wake (an idle virtual CPU longer), as
+  // long as a whole GMT generation's host step on small data.
+  void spin_for_call(std::uint64_t seen) const {
+    const long long ns = spin_ns_.load(std::memory_order_relaxed);
+    if (ns <= 0) return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+    for (unsigned k = 1;; ++k) {
+      if (generation_.load(std::memory_order_acquire) != seen || stopping_.load(std::memory_order_relaxed)) return;
+      if ((k & 63u) == 0 && std::chrono::steady_clock::now() >= until) return;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#else
+      std::this_thread::yield();
+#endif
+    }
+  }
   void start(std::size_t workers) {
     for (std::size_t i = 0; i < workers; ++i) threads_.emplace_back([this, i] { loop(i + 1); });
   }
@@ -89,16 +155,32 @@ class HostWorkers {
     std::uint64_t seen = 0;
     for (;;) {
       const std::function<void(std::size_t)>* job = nullptr;
-      bool mine = false;
+      bool mine = false, claimed = false;
+      std::size_t n = 0;
+      spin_for_call(seen);
       {
         std::unique_lock<std::mutex> lock(m_);
         start_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
         if (stopping_) return;
         seen = generation_;
         job = job_;
+        if (claimed_mode_ && job) ++active_;
+        claimed = claimed_mode_;
         mine = index < jobs_;
+        n = jobs_;
       }
-      if (!mine) continue;
+      if (claimed) {
+        if (!job) continue;  // woke after the call had finished
+        claim_loop(*job, n);
+        bool last = false;
+        {
+          std::lock_guard<std::mutex> lock(m_);
+          last = --active_ == 0;
+        }
+        if (last) done_cv_.notify_one();
+        continue;
+      }
+      if (!mine || !job) continue;  // (!job: woke after a run_tasks call had finished)
       try {
         (*job)(index);
       } catch (...) {
@@ -119,8 +201,13 @@ class HostWorkers {
   std::vector<std::exception_ptr> errors_;
   const std::function<void(std::size_t)>* job_ = nullptr;
   std::size_t jobs_ = 0, pending_ = 0;
-  std::uint64_t generation_ = 0;
-  bool stopping_ = false;
+  std::atomic<std::uint64_t> generation_{0};  // written under m_; read without it while spinning
+  std::atomic<bool> stopping_{false};
+  std::atomic<long long> spin_ns_{0};
+  // run_tasks: the next index to claim, the tasks finished, the workers inside the claim loop
+  bool claimed_mode_ = false;
+  std::atomic<std::size_t> next_{0}, done_{0};
+  std::size_t active_ = 0;
 };
 
 // Host threads asked for by the environment variable `name` (an integer in [1, 64]); `fallback`
@@ -134,18 +221,15 @@ inline std::size_t host_threads_from_env(const char* name, std::size_t fallback)
   return fallback;
 }
 
-// Calls body(i) for i in [0, n) on `jobs` jobs of the pool (job j takes i = j, j + jobs, ...):
-// the split is fixed, so results that depend only on i are the same for any number of jobs.
+// Calls body(i) for i in [0, n) on the calling thread and the pool's workers (run_tasks: indices
+// claimed one at a time), so results that depend only on i are the same for any number of threads.
 template <class Body>
 void parallel_for(HostWorkers& pool, std::size_t n, const Body& body) {
-  const std::size_t jobs = n < pool.workers() + 1 ? n : pool.workers() + 1;
-  if (jobs <= 1) {
+  if (pool.workers() == 0 || n <= 1) {
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;
   }
-  pool.run([&](std::size_t j) {
-    for (std::size_t i = j; i < n; i += jobs) body(i);
-  }, jobs);
+  pool.run_tasks([&](std::size_t i) { body(i); }, n);
 }
 
 }  // namespace gpudm

@@ -54,7 +54,7 @@ GPU_NAME="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head
 TAG="$(results_tag)"
 RESULTS="$ROOT/results/$TAG"
 { echo "gpu: $GPU_NAME (tag $TAG)"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv 2>&1;
-  lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)"; } > "$OUT_DIR/machine.txt"
+  lscpu 2>/dev/null | grep -E "Model name|^CPU\(s\)"; echo "nproc $(nproc); cgroup cpu.max: $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo n/a)"; } > "$OUT_DIR/machine.txt"
 
 pack() {
   if [ -n "${OUT:-}" ]; then
@@ -144,19 +144,20 @@ EOF
 }
 
 if has probe; then
-  # ...:16 = the same with GPUDM_HOST_THREADS=16 (the host steps on 16 threads), for the comparison
-  # GMT_PROBE_SPECS (comma-separated name:iterations:rows:threads) replaces the list, e.g.
-  # "pol:10000::,pol:10000::16" for whole runs with one and 16 host threads
+  # name:iterations:rows:threads:spin; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
+  # spin = GPUDM_HOST_SPIN_US (idle workers' polling, default 1,000); empty fields take the defaults.
+  # GMT_PROBE_SPECS (comma-separated) replaces the list, e.g. "pol:10000::1,pol:10000::" for whole
+  # runs with one host thread and with the default pool
   SPECS=("armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::"
-         "armchair:1000::16" "pol:2000::16")
+         "armchair:1000::1" "pol:2000::1" "pol:2000::16" "pol:2000:::0")
   [ -n "${GMT_PROBE_SPECS:-}" ] && IFS=, read -r -a SPECS <<<"$GMT_PROBE_SPECS"
   for spec in "${SPECS[@]}"; do
-    IFS=: read -r name it rows thr <<<"$spec"
-    tag="$name${rows:+_$rows}${thr:+_t$thr}"
+    IFS=: read -r name it rows thr spin <<<"$spec"
+    tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}"
     stamp "== probe $tag ($it iterations)"
     lim="$(call_timeout 180)"
     if [ "$lim" = 0 ]; then status=1; echo "!! probe $tag skipped: the device call has no time left"; continue; fi
-    GPUDM_HOST_THREADS="${thr:-1}" timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
+    env ${thr:+GPUDM_HOST_THREADS=$thr} ${spin:+GPUDM_HOST_SPIN_US=$spin} timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
       --model-out "$OUT_DIR/probe_$tag.model.json" --metrics-out "$OUT_DIR/probe_$tag.json" >"$OUT_DIR/probe_$tag.log" 2>&1 ||
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done

@@ -78,3 +78,34 @@ TEST(HostWorkers, ParallelForVisitsEveryIndexOnceForAnyPoolSize) {
     }
   }
 }
+
+// run_tasks (issue 23): indices claimed one at a time by the caller and whichever workers are awake;
+// every index runs once, the lowest index's exception reaches the caller, rounds interleave with
+// run() on the same pool, and polling workers (set_spin) change none of it.
+TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
+  for (int spin_us : {0, 500}) {
+    for (std::size_t workers : {0u, 1u, 3u}) {
+      gpudm::HostWorkers pool(workers);
+      pool.set_spin(std::chrono::microseconds(spin_us));
+      for (int round = 0; round < 200; ++round) {
+        const std::size_t n = static_cast<std::size_t>(round % 37);
+        std::vector<std::atomic<int>> seen(n);
+        pool.run_tasks([&](std::size_t i) { seen[i].fetch_add(1); }, n);
+        for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "spin " << spin_us << " workers " << workers << " round " << round;
+        if (round % 50 == 7) {
+          std::atomic<int> jobs{0};
+          pool.run([&](std::size_t) { jobs.fetch_add(1); }, workers + 1);
+          ASSERT_EQ(jobs.load(), static_cast<int>(workers + 1));
+        }
+      }
+      try {
+        pool.run_tasks([&](std::size_t i) {
+          if (i == 5 || i == 11) throw std::runtime_error("task " + std::to_string(i));
+        }, 16);
+        FAIL() << "no exception";
+      } catch (const std::runtime_error& e) {
+        EXPECT_STREQ(e.what(), "task 5");
+      }
+    }
+  }
+}

@@ -21,6 +21,9 @@
 //    (float rounding), so rank decisions can differ on nearly dependent columns; SSE within 1e-3.
 // Results of the fast path do not depend on scheduling (fixed summation orders); the faithful
 // path sums with atomics as the paper (last bits vary between runs).
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <thread>
 #include <optional>
@@ -38,11 +41,26 @@ namespace {
 namespace g = gmt_cuda;
 using ::gpudm::gmt::EvalOptions;
 
-// Workers of the host pool: none by default (the host steps run on the calling thread);
-// GPUDM_HOST_THREADS=N gives N - 1 workers. Not a config param: it changes no result (the EA's
-// operators draw per individual, tested), only where the host steps run. Default one thread: on
-// the GPU machines the threaded host steps were not shown to pay (docs/perf-notes-gmt.md).
-std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS", 1) - 1; }
+// Threads of the host pool (the EA's operators, the fast path's per-tree finish and propagation):
+// GPUDM_HOST_THREADS=N gives N - 1 workers, default min(8, the machine's hardware threads). Not a
+// config param: it changes no result (the EA's operators draw per individual and the pool's tasks
+// depend only on their index, tested), only where the host steps run. Idle workers poll for the
+// next call for GPUDM_HOST_SPIN_US microseconds (default 1,000: longer than the device wait of a
+// generation on most sets) before they sleep; a sleeping worker woke too late to help a 0.2-1 ms
+// step (docs/perf-notes-gmt.md, "Host threads that help").
+std::size_t host_threads_default() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return std::max<std::size_t>(1, std::min<std::size_t>(8, hw == 0 ? 1 : hw));
+}
+std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS", host_threads_default()) - 1; }
+long long host_spin_us() {
+  if (const char* e = std::getenv("GPUDM_HOST_SPIN_US")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (end != e && *end == '\0' && v >= 0 && v <= 100000) return v;
+  }
+  return 1000;
+}
 
 class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
  public:
@@ -86,6 +104,7 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     ctx_.props = &device_props(device_);
     ctx_.memory = &memory_;
     ctx_.pool = &pool_;
+    pool_.set_spin(std::chrono::microseconds(host_spin_us()));
     if (faithful()) faithful_ = std::make_unique<g::FaithfulPath>(ctx_);
     else fast_ = std::make_unique<g::FastPath>(ctx_);
   }
@@ -103,6 +122,8 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     nlohmann::ordered_json j = fast_ ? fast_->describe() : faithful_ ? faithful_->describe() : nlohmann::ordered_json::object();
     j["device"] = device_props(device_).name;
     j["device_bytes_held"] = memory_.held();
+    j["host_threads"] = pool_.workers() + 1;
+    j["host_spin_us"] = host_spin_us();
     return j;
   }
 
