@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <stdexcept>
+#include <string>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -17,6 +18,10 @@
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
 
 namespace gpudm {
 
@@ -140,7 +145,28 @@ class HostWorkers {
     }
   }
   void start(std::size_t workers) {
-    for (std::size_t i = 0; i < workers; ++i) threads_.emplace_back([this, i] { loop(i + 1); });
+    for (std::size_t i = 0; i < workers; ++i)
+      threads_.emplace_back([this, i] {
+        unbind_from_openmp_place();
+        loop(i + 1);
+      });
+  }
+  // With OMP_PROC_BIND (or OMP_PLACES) set, libgomp binds the process's first thread to one place,
+  // and a thread started from it inherits that binding: every worker then shares the caller's one
+  // CPU (issue 23: on the 16-core GPU machine, 8 host threads made a GMT generation 4x slower and
+  // 16 threads 8x). A worker of this pool is not an OpenMP thread, so it takes back every CPU the
+  // process may use (the kernel keeps it inside the cgroup's cpuset).
+  static void unbind_from_openmp_place() {
+#if defined(__linux__)
+    const char* bind = std::getenv("OMP_PROC_BIND");
+    const char* places = std::getenv("OMP_PLACES");
+    const bool bound = (bind && *bind && std::string(bind) != "false" && std::string(bind) != "FALSE") || (places && *places);
+    if (!bound) return;
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+    (void)sched_setaffinity(0, sizeof(all), &all);  // best effort: a refusal leaves the inherited set
+#endif
   }
   void stop() {
     {

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <string>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -108,4 +110,39 @@ TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
       }
     }
   }
+}
+
+// A pool started from a thread that OpenMP bound to one place (OMP_PROC_BIND set) must not leave
+// its workers on that one CPU (issue 23: the GMT host steps ran 4-8x slower on the GPU machine).
+TEST(HostWorkers, WorkersAreNotLeftOnTheCallersOpenmpPlace) {
+#if defined(__linux__)
+  cpu_set_t before;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(before), &before), 0);
+  if (CPU_COUNT(&before) < 2) GTEST_SKIP() << "one CPU available";
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);  // what libgomp does to the first thread
+  const char* old = std::getenv("OMP_PROC_BIND");
+  const std::string saved = old ? old : "";
+  setenv("OMP_PROC_BIND", "spread", 1);
+  int worker_cpus = 0;
+  {
+    gpudm::HostWorkers pool(1);
+    pool.run([&](std::size_t j) {
+      if (j != 1) return;
+      cpu_set_t s;
+      sched_getaffinity(0, sizeof(s), &s);
+      worker_cpus = CPU_COUNT(&s);
+    }, 2);
+  }
+  if (old) setenv("OMP_PROC_BIND", saved.c_str(), 1);
+  else unsetenv("OMP_PROC_BIND");
+  sched_setaffinity(0, sizeof(before), &before);
+  EXPECT_EQ(worker_cpus, CPU_COUNT(&before));
+#else
+  GTEST_SKIP() << "Linux only";
+#endif
 }
