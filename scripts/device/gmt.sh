@@ -114,14 +114,19 @@ fi
 
 # A table run: the config (optionally with a subset of its datasets, same experiment id) with
 # --resume, under the time limit. Results from an older config version are moved aside first.
+FRESH_DONE=""
 run_table() {  # run_table <config> <log name> [first dataset index] [count]
   local cfg="$ROOT/configs/$1" name="$2" first="${3:-0}" count="${4:-1000}" exp tmp
   exp="$(basename "$1" .json)"
   mkdir -p "$RESULTS/previous"
-  if [ -f "$RESULTS/$exp.json" ] && { [ "${GMT_FRESH:-0}" = 1 ] || ! grep -q '"batch_sample_every"' "$RESULTS/$exp.json"; }; then
+  # GMT_FRESH=1 moves an experiment's file aside once per call (table3a and table3b share one file)
+  local fresh=0
+  [ "${GMT_FRESH:-0}" = 1 ] && case " $FRESH_DONE " in *" $exp "*) ;; *) fresh=1 ;; esac
+  if [ -f "$RESULTS/$exp.json" ] && { [ "$fresh" = 1 ] || ! grep -q '"batch_sample_every"' "$RESULTS/$exp.json"; }; then
     mv "$RESULTS/$exp.json" "$RESULTS/previous/$exp.$(date -u +%Y%m%dT%H%M%S).json"
     stamp "moved the earlier $exp.json to $RESULTS/previous/"
   fi
+  FRESH_DONE="$FRESH_DONE $exp"
   tmp="$cfg"
   if [ "$first" != 0 ] || [ "$count" != 1000 ]; then
     tmp="$ROOT/configs/.gmt_stage_${name}.json"
