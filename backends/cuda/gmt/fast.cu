@@ -117,6 +117,10 @@ void FastPath::drop_graph() {
   graph_epoch_ = -1;
 }
 
+// The batch's flat arrays, tree by tree in batch order (the layout FusedView describes). Three
+// steps so the trees are packed on the host threads: each tree's sizes (parallel), the offsets
+// (prefix sums, in tree order), each tree's entries at its offsets (parallel). The arrays are the
+// ones a serial pass in tree order writes.
 void FastPath::pack(const ::gpudm::gmt::EvalBatch& batch) {
   Host& h = *h_;
   h.reset();
@@ -124,59 +128,119 @@ void FastPath::pack(const ::gpudm::gmt::EvalBatch& batch) {
   h.stray_cap = std::max(0, batch.repair.min_rows - 1);
   const bool all_stats = !batch.clean_sse_known;
   const int cols = static_cast<int>(c_.data.cols);
-  for (int t = 0; t < h.B; ++t) {
-    const Tree& T = *batch.trees[static_cast<std::size_t>(t)];
-    h.t_node0.push_back(static_cast<int>(h.nodes.size()));
-    h.t_leaf0.push_back(h.L);
-    h.t_stat0.push_back(h.S);
-    h.t_salt.push_back(batch.salts[static_cast<std::size_t>(t)]);
-    int ll = 0, ns = 0;
+  struct Sizes {
+    int nodes = 0, leaves = 0, stat_leaves = 0, attrs = 0, coefs = 0, max_kv = 0;
+    long long stats = 0, work = 0;
+  };
+  std::vector<Sizes> size(static_cast<std::size_t>(h.B) + 1);
+  auto needs_stats = [&](const Tree& T, int i) { return all_stats || T.leaf_needs_refit(i); };
+  ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+    const Tree& T = *batch.trees[t];
+    Sizes& z = size[t];
+    z.nodes = T.size();
     for (int i = 0; i < T.size(); ++i) {
       const TreeNode& nd = T.node(i);
       if (!nd.is_leaf()) {
         GPUDM_REQUIRE(nd.attr < cols, "gmt/cuda: a test on attribute " + std::to_string(nd.attr) + " of " + std::to_string(cols));
-        h.nodes.push_back(PackedNode{nd.attr, nd.threshold, nd.left, 0});
         continue;
       }
-      h.nodes.push_back(PackedNode{-1 - ll, 0.0f, -1, 0});
-      h.l_node.push_back(i);
-      const bool refit = T.leaf_needs_refit(i);
-      if (!refit && !all_stats) {
-        h.l_stat.push_back(-1);
-      } else {
-        const auto a = T.attrs(i);
-        const int k = static_cast<int>(a.size());
-        const int kv = k + 1;
-        h.l_stat.push_back(h.S++);
-        h.s_leaf.push_back(h.L + ll);
-        ++ns;
-        h.s_k.push_back(k);
-        h.s_fit.push_back(refit ? 1 : 0);
-        h.s_attr0.push_back(h.A);
-        for (std::int32_t x : a) h.attrs.push_back(x);
-        h.A += k;
-        h.s_stat0.push_back(h.stat_total);
-        h.s_work0.push_back(h.work_total);
-        if (kv <= FusedPolicy::kMaxKv) {
-          h.max_kv = std::max(h.max_kv, kv);
-          h.stat_total += ls::n_stats(kv);
-          h.work_total += static_cast<long long>(kv) * kv + kv;
-        }
-        const auto c = T.coef(i);
-        for (int j = 0; j <= k; ++j) h.coef_in.push_back(refit || c.empty() ? 0.0 : c[static_cast<std::size_t>(j)]);
-        h.coef_total += k + 1;
+      ++z.leaves;
+      if (!needs_stats(T, i)) continue;
+      const int k = nd.m_len, kv = k + 1;
+      ++z.stat_leaves;
+      z.attrs += k;
+      z.coefs += k + 1;
+      if (kv <= FusedPolicy::kMaxKv) {
+        z.max_kv = std::max(z.max_kv, kv);
+        z.stats += ls::n_stats(kv);
+        z.work += static_cast<long long>(kv) * kv + kv;
       }
-      ++ll;
     }
-    h.L += ll;
-    h.max_nl = std::max(h.max_nl, ll);
-    h.max_ns = std::max(h.max_ns, ns);
-    GPUDM_REQUIRE(ns <= FusedPolicy::kMaxStatLeaves, "gmt/cuda: a tree with " + std::to_string(ns) + " leaves to fit (the fast path takes " +
-                                                         std::to_string(FusedPolicy::kMaxStatLeaves) + ")");
+    GPUDM_REQUIRE(z.stat_leaves <= FusedPolicy::kMaxStatLeaves, "gmt/cuda: a tree with " + std::to_string(z.stat_leaves) +
+                                                                    " leaves to fit (the fast path takes " +
+                                                                    std::to_string(FusedPolicy::kMaxStatLeaves) + ")");
+  });
+  // offsets: Sizes of the trees before t (the last entry: the totals)
+  std::vector<Sizes> at(static_cast<std::size_t>(h.B) + 1);
+  for (int t = 0; t < h.B; ++t) {
+    const Sizes &a = at[static_cast<std::size_t>(t)], &z = size[static_cast<std::size_t>(t)];
+    Sizes& n = at[static_cast<std::size_t>(t) + 1];
+    n.nodes = a.nodes + z.nodes;
+    n.leaves = a.leaves + z.leaves;
+    n.stat_leaves = a.stat_leaves + z.stat_leaves;
+    n.attrs = a.attrs + z.attrs;
+    n.coefs = a.coefs + z.coefs;
+    n.stats = a.stats + z.stats;
+    n.work = a.work + z.work;
+    h.max_kv = std::max(h.max_kv, z.max_kv);
+    h.max_nl = std::max(h.max_nl, z.leaves);
+    h.max_ns = std::max(h.max_ns, z.stat_leaves);
   }
-  h.t_node0.push_back(static_cast<int>(h.nodes.size()));
-  h.t_leaf0.push_back(h.L);
-  h.t_stat0.push_back(h.S);
+  const Sizes& tot = at[static_cast<std::size_t>(h.B)];
+  h.L = tot.leaves;
+  h.S = tot.stat_leaves;
+  h.A = tot.attrs;
+  h.stat_total = tot.stats;
+  h.work_total = tot.work;
+  h.coef_total = tot.coefs;
+  const auto B1 = static_cast<std::size_t>(h.B) + 1;
+  h.t_node0.resize(B1);
+  h.t_leaf0.resize(B1);
+  h.t_stat0.resize(B1);
+  for (std::size_t t = 0; t < B1; ++t) {
+    h.t_node0[t] = at[t].nodes;
+    h.t_leaf0[t] = at[t].leaves;
+    h.t_stat0[t] = at[t].stat_leaves;
+  }
+  h.t_salt.assign(batch.salts.begin(), batch.salts.end());
+  h.nodes.resize(static_cast<std::size_t>(tot.nodes));
+  h.l_stat.resize(static_cast<std::size_t>(h.L));
+  h.l_node.resize(static_cast<std::size_t>(h.L));
+  for (auto* v : {&h.s_leaf, &h.s_k, &h.s_fit, &h.s_attr0}) v->resize(static_cast<std::size_t>(h.S));
+  h.s_stat0.resize(static_cast<std::size_t>(h.S));
+  h.s_work0.resize(static_cast<std::size_t>(h.S));
+  h.attrs.resize(static_cast<std::size_t>(h.A));
+  h.coef_in.resize(static_cast<std::size_t>(h.coef_total));
+  ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+    const Tree& T = *batch.trees[t];
+    Sizes o = at[t];  // running offsets of this tree's entries
+    int ll = 0;
+    for (int i = 0; i < T.size(); ++i) {
+      const TreeNode& nd = T.node(i);
+      PackedNode& pn = h.nodes[static_cast<std::size_t>(o.nodes++)];
+      if (!nd.is_leaf()) {
+        pn = PackedNode{nd.attr, nd.threshold, nd.left, 0};
+        continue;
+      }
+      pn = PackedNode{-1 - ll, 0.0f, -1, 0};
+      const auto gl = static_cast<std::size_t>(o.leaves++);
+      ++ll;
+      h.l_node[gl] = i;
+      const bool refit = T.leaf_needs_refit(i);
+      if (!needs_stats(T, i)) {
+        h.l_stat[gl] = -1;
+        continue;
+      }
+      const auto a = T.attrs(i);
+      const int k = static_cast<int>(a.size()), kv = k + 1;
+      const auto gs = static_cast<std::size_t>(o.stat_leaves++);
+      h.l_stat[gl] = static_cast<int>(gs);
+      h.s_leaf[gs] = static_cast<int>(gl);
+      h.s_k[gs] = k;
+      h.s_fit[gs] = refit ? 1 : 0;
+      h.s_attr0[gs] = o.attrs;
+      std::copy(a.begin(), a.end(), h.attrs.begin() + o.attrs);
+      o.attrs += k;
+      h.s_stat0[gs] = o.stats;
+      h.s_work0[gs] = o.work;
+      if (kv <= FusedPolicy::kMaxKv) {
+        o.stats += ls::n_stats(kv);
+        o.work += static_cast<long long>(kv) * kv + kv;
+      }
+      const auto c = T.coef(i);
+      for (int j = 0; j <= k; ++j) h.coef_in[static_cast<std::size_t>(o.coefs++)] = refit || c.empty() ? 0.0 : c[static_cast<std::size_t>(j)];
+    }
+  });
 }
 
 bool FastPath::ensure_capacity() {
