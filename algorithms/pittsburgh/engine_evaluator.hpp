@@ -35,6 +35,7 @@ class EngineRuleSetEvaluator : public RuleSetEvaluator {
   // The rule engine's own account (its threads; across ranks the combine step's calls, bytes and
   // seconds).
   nlohmann::ordered_json describe() const override { return engine_->describe(); }
+  bool splits_rows_over_ranks() const override { return true; }  // (its engine is rules::across_ranks)
 
  protected:
   // The decision-list tasks run on `tasks` (inline for sequential, OpenMP threads for openmp).

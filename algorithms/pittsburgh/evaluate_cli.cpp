@@ -4,6 +4,7 @@
 
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/pittsburgh/params.hpp"
+#include "algorithms/pittsburgh/sharded.hpp"
 
 namespace gpudm::pittsburgh {
 
@@ -94,7 +95,7 @@ int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env
     const auto data = env.datasets->get(dataset, nlohmann::json::object());
     if (!data) throw Error("dataset '" + dataset + "' could not be loaded");
     check_header(p, *data, population);
-    auto ev = env.registry->create<RuleSetEvaluator>(kFamilyName, backend.empty() ? env.registry->reference(kFamilyName) : backend);
+    auto ev = pittsburgh::across_ranks(env.registry->create<RuleSetEvaluator>(kFamilyName, backend.empty() ? env.registry->reference(kFamilyName) : backend));  // (rows split over MPI ranks)
     ev->configure(options);
     ev->prepare(*data);
     EvaluationResult r;

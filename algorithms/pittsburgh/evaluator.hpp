@@ -82,6 +82,9 @@ class RuleSetEvaluator : public BackendOf<EvaluatorOptions> {
   // Validates the population against the prepared dataset (throws gpudm::Error naming the
   // individual and rule) and evaluates it into `result` (resized); phases are added to `timer`.
   virtual void evaluate(const Population& population, EvaluationResult& result, PhaseTimer& timer) = 0;
+  // True when the backend itself splits the rows over the MPI ranks (the CPU backends: their rule
+  // engine is sharded); otherwise across_ranks() (sharded.hpp) wraps it.
+  virtual bool splits_rows_over_ranks() const { return false; }
 };
 
 }  // namespace gpudm::pittsburgh

@@ -24,6 +24,7 @@
 #include "algorithms/core/machine.hpp"
 #include "algorithms/pittsburgh/evaluate_cli.hpp"
 #include "algorithms/pittsburgh/evaluator.hpp"
+#include "algorithms/pittsburgh/sharded.hpp"
 #include "algorithms/pittsburgh/ga.hpp"
 #include "algorithms/pittsburgh/params.hpp"
 
@@ -53,8 +54,9 @@ class PittsburghFamily final : public Family {
   }
   std::vector<ParamSpec> params() const override { return params_table().specs(); }
   std::string split_across_ranks() const override {
-    return "rows of the rule engine's coverage step (CPU backends: counts summed, coverage gathered; the decision list on "
-           "every rank); the CUDA backend's fused kernel evaluates every row on every rank";
+    return "rows: each rank evaluates the population on its block of rows (CPU backends: the rule engine's coverage on the "
+           "rank's rows, the decision list on the same rows; CUDA: the backend prepared with the rank's rows) and the rule "
+           "counts, correct counts and GPops are summed (integers: exact)";
   }
 
   std::vector<FamilyCommand> commands() const override {
@@ -105,7 +107,7 @@ class PittsburghFamily final : public Family {
     const pittsburgh::FlatPopulation flat = pittsburgh::flatten(full, schema);
     const std::uint64_t total_gpops = flat.primitives * data->rows();
 
-    auto ev = ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, ctx.backend);
+    auto ev = pittsburgh::across_ranks(ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, ctx.backend));  // (rows split over MPI ranks)
     const Capabilities caps = ev->capabilities();
 
     // Host baselines that would take minutes: measure the first k individuals, extrapolate.
@@ -260,7 +262,7 @@ class PittsburghFamily final : public Family {
     pittsburgh::GaResult ga;
     double test_acc = 0;
     out.timing = measure(ctx.warmup, ctx.repetitions, [&] {
-      auto ev = ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, ctx.backend);
+      auto ev = pittsburgh::across_ranks(ctx.registry->create<RuleSetEvaluator>(pittsburgh::kFamilyName, ctx.backend));  // (rows split over MPI ranks)
       ev->configure(p.backend);
       ev->prepare(train);
       ga = pittsburgh::run_ga(*ev, train, gp);

@@ -7,6 +7,7 @@
 #   OUT=$OUT scripts/device/mpi_scaling.sh [--smoke] [NP ...]      (default NP: 1 2 4 8)
 #   MPI_SCALING_CFGS="gp pitt vfdt gmt" (default) picks the workloads; runs already in the results
 #   folder are kept (--resume), so a cut call continues where it stopped.
+#   MPI_TESTS=1 / only: build and run the mpi tests here first (or only those).
 #   MPI_SCALING_DEVICE=cuda: ranks = GPUs (GPUDM_GPU_PER_RANK=1: local rank r uses GPU r), default NP
 #   1 2 4 up to the GPUs present, results in results/<tag>/mpi_scaling_gpu; the workloads that split
 #   on a GPU: GP (the CUDA rule engine on each rank's rows; strong 4,100,040 Poker rows, weak
@@ -20,6 +21,19 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 . "$ROOT/scripts/device/common.sh"  # BUILD, GPUDM_DATA_DIR, call_timeout
+# MPI_TESTS=1: first build run_experiment and test_mpi_rules and run ctest -L mpi here (the mpi tests
+# with the GPU present: Pittsburgh's CUDA backend on each rank's rows); MPI_TESTS=only: just that.
+if [ -n "${MPI_TESTS:-}" ]; then
+  LOGS="${OUT:-$ROOT/logs}/mpi_tests"; mkdir -p "$LOGS"
+  GPUDM_BUILD_TARGETS="run_experiment test_mpi_rules" OUT="$LOGS" bash "$ROOT/scripts/device/run_all.sh" build >"$LOGS/build.log" 2>&1 ||
+    { tail -30 "$LOGS/build.log"; exit 1; }
+  (cd "$BUILD" && ctest -L mpi --output-on-failure) >"$LOGS/ctest_mpi.log" 2>&1; rc=$?
+  tail -15 "$LOGS/ctest_mpi.log"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+    mpirun -np 2 "$BUILD/tests/mpi/test_mpi_rules" --gtest_filter='MpiPittsburgh.*' >"$LOGS/pittsburgh_np2.log" 2>&1
+  grep -E "OK|FAILED|SKIPPED|PASSED" "$LOGS/pittsburgh_np2.log" | head -10
+  [ "$MPI_TESTS" = only ] && exit $rc
+fi
 SMOKE=()
 if [ "${1:-}" = --smoke ]; then SMOKE=(--smoke); shift; fi
 DEVICE="${MPI_SCALING_DEVICE:-cpu}"
