@@ -16,15 +16,10 @@ void RowShardedEvaluator::configure(const EvaluatorOptions& options) {
 
 void RowShardedEvaluator::prepare(const Dataset& data) {
   data_ = &data;
-  const auto [b, e] = shard(data.rows(), comm_.rank(), comm_.size(), 32);
-  begin_ = b;
-  end_ = e;
-  if (comm_.size() == 1) {
-    inner_->prepare(data);
-    return;
-  }
-  shard_ = data.slice(b, e);
-  if (e > b) inner_->prepare(shard_);  // (a rank without rows evaluates nothing and adds zeros)
+  const Dataset& mine = rows_.of(data, comm_);
+  begin_ = rows_.begin;
+  end_ = rows_.end;
+  if (comm_.size() == 1 || end_ > begin_) inner_->prepare(mine);  // (a rank without rows evaluates nothing and adds zeros)
 }
 
 void RowShardedEvaluator::evaluate(const Population& pop, EvaluationResult& res, PhaseTimer& timer) {

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "algorithms/core/comm.hpp"
+#include "algorithms/core/rank_rows.hpp"
 #include "algorithms/pittsburgh/evaluator.hpp"
 
 namespace gpudm::pittsburgh {
@@ -30,7 +31,7 @@ class RowShardedEvaluator final : public RuleSetEvaluator {
  private:
   std::unique_ptr<RuleSetEvaluator> inner_;
   Comm& comm_;
-  Dataset shard_;
+  RankRows rows_;
   const Dataset* data_ = nullptr;
   std::size_t begin_ = 0, end_ = 0;
   long long calls_ = 0;

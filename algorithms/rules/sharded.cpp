@@ -19,15 +19,10 @@ void ShardedEvaluator::configure(const EngineOptions& options) {
 void ShardedEvaluator::prepare(const Dataset& data) {
   data_ = &data;
   class_rows_ = class_rows(data);
-  const auto [b, e] = shard(data.rows(), comm_.rank(), comm_.size(), 32);
-  begin_ = b;
-  end_ = e;
-  if (comm_.size() == 1) {
-    inner_->prepare(data);
-    return;
-  }
-  shard_ = data.slice(b, e);
-  inner_->prepare(shard_);
+  const Dataset& mine = rows_.of(data, comm_);
+  begin_ = rows_.begin;
+  end_ = rows_.end;
+  inner_->prepare(mine);
 }
 
 void ShardedEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, PhaseTimer& timer, Want want) {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "algorithms/core/comm.hpp"
+#include "algorithms/core/rank_rows.hpp"
 #include "algorithms/rules/evaluator.hpp"
 
 namespace gpudm::rules {
@@ -33,7 +34,7 @@ class ShardedEvaluator final : public RuleEvaluator {
  private:
   std::unique_ptr<RuleEvaluator> inner_;
   Comm& comm_;
-  Dataset shard_;
+  RankRows rows_;
   const Dataset* data_ = nullptr;
   std::size_t begin_ = 0, end_ = 0;
   std::vector<std::uint64_t> class_rows_;  // of the whole dataset (prepare)
