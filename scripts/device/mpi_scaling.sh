@@ -13,7 +13,8 @@
 #   on a GPU: GP (the CUDA rule engine on each rank's rows; strong 4,100,040 Poker rows, weak
 #   1,025,010 a rank, 100 generations) and GMT (the CUDA fast path on each rank's block of
 #   individuals; Armchair 1M, 2,000 iterations, population 64, weak 64 a rank). (Pittsburgh's CUDA
-#   kernel evaluates every row on every rank and the CUDA forest refuses a split: not run.)
+#   backend splits rows across ranks since bbe3650 (RowShardedEvaluator) but has no ranks = GPUs
+#   config here yet; the CUDA forest refuses a split: not run.)
 # Needs an MPI build (find_package(MPI): libopenmpi-dev, openmpi-bin) of run_experiment in $BUILD.
 # As root: OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) are set here; oversubscription is allowed (a 2-core CI
 # machine runs the smoke). Each step is bounded by what is left of the device call (common.sh).
