@@ -141,7 +141,7 @@ TEST(HostWorkers, WorkersAreNotLeftOnTheCallersOpenmpPlace) {
   if (old) setenv("OMP_PROC_BIND", saved.c_str(), 1);
   else unsetenv("OMP_PROC_BIND");
   sched_setaffinity(0, sizeof(before), &before);
-  EXPECT_EQ(worker_cpus, CPU_COUNT(&before));
+  EXPECT_GE(worker_cpus, CPU_COUNT(&before));  // (at least the CPUs the test had; the cpuset may allow more)
 #else
   GTEST_SKIP() << "Linux only";
 #endif
