@@ -12,9 +12,9 @@
 #   1 2 4 up to the GPUs present, results in results/<tag>/mpi_scaling_gpu; the workloads that split
 #   on a GPU: GP (the CUDA rule engine on each rank's rows; strong 4,100,040 Poker rows, weak
 #   1,025,010 a rank, 100 generations) and GMT (the CUDA fast path on each rank's block of
-#   individuals; Armchair 1M, 2,000 iterations, population 64, weak 64 a rank). (Pittsburgh's CUDA
-#   backend splits rows across ranks since bbe3650 (RowShardedEvaluator) but has no ranks = GPUs
-#   config here yet; the CUDA forest refuses a split: not run.)
+#   individuals; Armchair 1M, 2,000 iterations, population 64, weak 64 a rank) and Pittsburgh (the
+#   CUDA backend on each rank's rows, RowShardedEvaluator; Poker rows as GP's, population 50).
+#   (The CUDA forest refuses a split: not run.)
 # Needs an MPI build (find_package(MPI): libopenmpi-dev, openmpi-bin) of run_experiment in $BUILD.
 # As root: OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) are set here; oversubscription is allowed (a 2-core CI
 # machine runs the smoke). Each step is bounded by what is left of the device call (common.sh).
@@ -58,7 +58,7 @@ BASE="${MPI_SCALING_DIR:-$ROOT/results/$(results_tag)/mpi_scaling$SUFFIX}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 status=0
-DEFAULT_CFGS="gp pitt vfdt gmt"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp gmt"
+DEFAULT_CFGS="gp pitt vfdt gmt"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp pitt gmt"
 for cfg in ${MPI_SCALING_CFGS:-$DEFAULT_CFGS}; do
   for mode in strong weak; do
     for np in "${NPS[@]}"; do
@@ -70,9 +70,10 @@ c = json.load(open(src))
 if device == "cuda":  # ranks = GPUs: the CUDA backend, a problem that keeps a GPU busy
     c["experiment"] += "_gpu"
     c["title"] += " (ranks = GPUs)"
-    if cfg == "gp":
+    if cfg in ("gp", "pitt"):
         c["cases"] = [{"backend": "cuda"}]
-        c["params"]["generations"] = 100
+        if cfg == "gp":
+            c["params"]["generations"] = 100
         for d in c["datasets"]:
             d["options"]["rows"] = 1025010 * np if mode == "weak" else 4100040
     elif cfg == "gmt":
