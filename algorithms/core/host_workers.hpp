@@ -236,15 +236,23 @@ class HostWorkers {
   std::size_t active_ = 0;
 };
 
-// Host threads asked for by the environment variable `name` (an integer in [1, 64]); `fallback`
-// when it is unset or not such a number. Threads, not workers: the calling thread counts.
-inline std::size_t host_threads_from_env(const char* name, std::size_t fallback) {
+// The environment variable `name` as an integer in [lo, hi]; `fallback` when it is unset or not
+// such a number.
+inline long long env_integer(const char* name, long long lo, long long hi, long long fallback) {
   if (const char* e = std::getenv(name)) {
     char* end = nullptr;
-    const long v = std::strtol(e, &end, 10);
-    if (end != e && *end == '\0' && v >= 1 && v <= 64) return static_cast<std::size_t>(v);
+    const long long v = std::strtoll(e, &end, 10);
+    if (end != e && *end == '\0' && v >= lo && v <= hi) return v;
   }
   return fallback;
+}
+
+// Host threads asked for by the environment variable `name` (an integer in [1, 64]); by default
+// min(8, the machine's hardware threads). Threads, not workers: the calling thread counts.
+inline std::size_t host_threads_from_env(const char* name) {
+  const unsigned hw = std::thread::hardware_concurrency();
+  const long long fallback = hw == 0 ? 1 : hw < 8 ? hw : 8;
+  return static_cast<std::size_t>(env_integer(name, 1, 64, fallback));
 }
 
 // Calls body(i) for i in [0, n) on the calling thread and the pool's workers (run_tasks: indices

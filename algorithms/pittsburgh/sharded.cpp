@@ -17,9 +17,7 @@ void RowShardedEvaluator::configure(const EvaluatorOptions& options) {
 void RowShardedEvaluator::prepare(const Dataset& data) {
   data_ = &data;
   const Dataset& mine = rows_.of(data, comm_);
-  begin_ = rows_.begin;
-  end_ = rows_.end;
-  if (comm_.size() == 1 || end_ > begin_) inner_->prepare(mine);  // (a rank without rows evaluates nothing and adds zeros)
+  if (comm_.size() == 1 || rows_.end > rows_.begin) inner_->prepare(mine);  // (a rank without rows evaluates nothing and adds zeros)
   // The ranks leave prepare() together, so the first evaluate()'s combine does not count the wait
   // for a slower rank's preparation (at d048b68 it did: 2-rank weak scaling's combine read 0.23 s).
   if (comm_.size() > 1) comm_.barrier("pittsburgh: the ranks' preparation");
@@ -32,7 +30,7 @@ void RowShardedEvaluator::evaluate(const Population& pop, EvaluationResult& res,
     return;
   }
   ++calls_;
-  if (end_ > begin_) {
+  if (rows_.end > rows_.begin) {
     inner_->evaluate(pop, res, timer);
   } else {
     std::vector<std::uint32_t> irb{0};
@@ -67,7 +65,7 @@ void RowShardedEvaluator::evaluate(const Population& pop, EvaluationResult& res,
 nlohmann::ordered_json RowShardedEvaluator::describe() const {
   nlohmann::ordered_json j = inner_->describe();
   j["ranks"] = comm_.size();
-  j["rank_rows"] = {begin_, end_};
+  j["rank_rows"] = {rows_.begin, rows_.end};
   j["combine_calls"] = calls_;
   j["combine_bytes"] = bytes_combined_;
   j["combine_seconds"] = combine_seconds_;

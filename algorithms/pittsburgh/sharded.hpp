@@ -25,15 +25,14 @@ class RowShardedEvaluator final : public RuleSetEvaluator {
   void prepare(const Dataset& data) override;
   void evaluate(const Population& pop, EvaluationResult& res, PhaseTimer& timer) override;
   bool splits_rows_over_ranks() const override { return true; }
-  std::size_t row_begin() const { return begin_; }
-  std::size_t row_end() const { return end_; }
+  std::size_t row_begin() const { return rows_.begin; }
+  std::size_t row_end() const { return rows_.end; }
 
  private:
   std::unique_ptr<RuleSetEvaluator> inner_;
   Comm& comm_;
   RankRows rows_;
   const Dataset* data_ = nullptr;
-  std::size_t begin_ = 0, end_ = 0;
   long long calls_ = 0;
   std::uint64_t bytes_combined_ = 0;
   double combine_seconds_ = 0.0;

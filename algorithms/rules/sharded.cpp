@@ -20,8 +20,6 @@ void ShardedEvaluator::prepare(const Dataset& data) {
   data_ = &data;
   class_rows_ = class_rows(data);
   const Dataset& mine = rows_.of(data, comm_);
-  begin_ = rows_.begin;
-  end_ = rows_.end;
   inner_->prepare(mine);
 }
 
@@ -78,7 +76,7 @@ std::unique_ptr<RuleEvaluator> across_ranks(std::unique_ptr<RuleEvaluator> engin
 nlohmann::ordered_json ShardedEvaluator::describe() const {
   nlohmann::ordered_json j = inner_->describe();
   j["ranks"] = comm_.size();
-  j["rank_rows"] = {begin_, end_};
+  j["rank_rows"] = {rows_.begin, rows_.end};
   j["combine_calls"] = calls_;
   j["combine_bytes"] = bytes_combined_;
   j["combine_seconds"] = combine_seconds_;

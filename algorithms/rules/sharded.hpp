@@ -23,8 +23,8 @@ class ShardedEvaluator final : public RuleEvaluator {
   void prepare(const Dataset& data) override;
   void evaluate(const RulePopulation& pop, RuleCounts& out, PhaseTimer& timer, Want want = Want::counts) override;
   // This rank's rows [begin, end) of the prepared dataset.
-  std::size_t row_begin() const { return begin_; }
-  std::size_t row_end() const { return end_; }
+  std::size_t row_begin() const { return rows_.begin; }
+  std::size_t row_end() const { return rows_.end; }
   // Local coverage: Want::counts_and_coverage leaves in `out.coverage` this rank's own words only
   // (rows [row_begin(), row_end()), words_per_rule of them) instead of gathering every rank's — for
   // a caller that finishes its row-wise work on its own rows and sums the results (Pittsburgh's
@@ -36,7 +36,6 @@ class ShardedEvaluator final : public RuleEvaluator {
   Comm& comm_;
   RankRows rows_;
   const Dataset* data_ = nullptr;
-  std::size_t begin_ = 0, end_ = 0;
   std::vector<std::uint64_t> class_rows_;  // of the whole dataset (prepare)
   RuleCounts part_;
   std::vector<std::uint64_t> wide_;

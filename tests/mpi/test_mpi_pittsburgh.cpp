@@ -145,7 +145,9 @@ TEST(MpiPittsburgh, RowShardedBackendSumsToTheWholeDatasetsAnswer) {
       }
     // each rank evaluated its own rows only (none: not called)
     EXPECT_EQ(raw->calls, ev.row_end() > ev.row_begin() ? 1 : 0);
-    if (c.size() > 1) EXPECT_LT(ev.row_end() - ev.row_begin(), rows > 32 ? rows : rows + 1);
+    if (c.size() > 1 && rows > 32) {  // more rows than one 32-row block: no rank holds them all
+      EXPECT_LT(ev.row_end() - ev.row_begin(), rows);
+    }
   }
 }
 

@@ -21,7 +21,6 @@
 //    (float rounding), so rank decisions can differ on nearly dependent columns; SSE within 1e-3.
 // Results of the fast path do not depend on scheduling (fixed summation orders); the faithful
 // path sums with atomics as the paper (last bits vary between runs).
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -48,19 +47,8 @@ using ::gpudm::gmt::EvalOptions;
 // next call for GPUDM_HOST_SPIN_US microseconds (default 1,000: longer than the device wait of a
 // generation on most sets) before they sleep; a sleeping worker woke too late to help a 0.2-1 ms
 // step (docs/perf-notes-gmt.md, "Host threads that help").
-std::size_t host_threads_default() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return std::max<std::size_t>(1, std::min<std::size_t>(8, hw == 0 ? 1 : hw));
-}
-std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS", host_threads_default()) - 1; }
-long long host_spin_us() {
-  if (const char* e = std::getenv("GPUDM_HOST_SPIN_US")) {
-    char* end = nullptr;
-    const long long v = std::strtoll(e, &end, 10);
-    if (end != e && *end == '\0' && v >= 0 && v <= 100000) return v;
-  }
-  return 1000;
-}
+std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS") - 1; }
+long long host_spin_us() { return ::gpudm::env_integer("GPUDM_HOST_SPIN_US", 0, 100000, 1000); }
 
 class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
  public:

@@ -314,7 +314,7 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
   // of the machine's; 1 = a plain memcpy. The workers start on first use.
   std::size_t copy_threads() {
     if (copy_threads_ == 0) {
-      copy_threads_ = host_threads_from_env("GPUDM_RULES_COPY_THREADS", std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+      copy_threads_ = host_threads_from_env("GPUDM_RULES_COPY_THREADS");
       if (copy_threads_ > 1) copy_workers_ = std::make_unique<HostWorkers>(copy_threads_ - 1);
     }
     return copy_threads_;
