@@ -1,6 +1,7 @@
 #pragma once
-// The fast path's exact solver for a whole call's flagged leaves at once (issue 23 item 4): one
-// block per leaf finds the leaf's rows by routing its tree (row order, a block-wide scan), gathers
+// The fast path's exact solver for a whole call's flagged leaves at once (issue 23 item 4): a
+// routing kernel over (row block, leaf) marks each leaf's rows in a bit mask (its tree routed by
+// the whole grid), then one block per leaf reads its mask in row order (a block-wide scan), gathers
 // [1, x_a..., y] in double, runs the CPU's rank rule (eval_steps.cpp least_squares_rank_rule: one
 // Householder pass, a column is dropped when its remaining norm is <= rank_tol x its original norm
 // or the row / parameter limit is reached) and sums the residuals' squares in a fixed order. One
@@ -18,7 +19,11 @@ struct ExactBatchPolicy {
   static constexpr int kBlock = 256;
   static constexpr int kRoute = 4;      // rows routed per thread and step
   static constexpr int kMaxCols = 130;  // [1, x..., y]: models of up to 128 attributes
+  static constexpr int kRouteBlockRows = kBlock * kRoute;  // rows a block of the routing kernel marks
 };
+
+// Words of a leaf's row mask (bit i of word w: row 32 w + i).
+inline long long exact_mask_words(long long rows) { return (rows + 31) / 32; }
 
 // One leaf of the batch. Its tree's nodes start at nodes[node0] (tree-local child indices, leaf
 // ordinals as the fast path packs them); its matrix at mat[mat0] (m x (k + 2), column-major, ld
@@ -46,10 +51,38 @@ __device__ __forceinline__ double block_sum(double v, double* sh) {
 }
 }  // namespace exact_detail
 
-// Outputs per job j: coef[j * ld .. + k + 1) (intercept first, 0 for dropped columns), rank[j],
-// sse[j], found[j] (rows routed to the leaf: must equal m).
+// Grid (row blocks, jobs): job j's row mask, mask[j * words ...]. Warp w of block b routes rows
+// b * kRouteBlockRows + 32 kRoute w + 32 q + lane, q < kRoute (kRoute walks interleaved per
+// lane); a ballot per q is one word.
 __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
-    exact_batch_kernel(DatasetView d, const PackedNode* __restrict__ nodes, const ExactJob* __restrict__ jobs,
+    exact_route_kernel(DatasetView d, const PackedNode* __restrict__ nodes, const ExactJob* __restrict__ jobs,
+                       unsigned* __restrict__ mask, long long words) {
+  constexpr int R = ExactBatchPolicy::kRoute;
+  const int node0 = jobs[blockIdx.y].node0, target = jobs[blockIdx.y].leaf;
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const long long n = static_cast<long long>(d.rows);
+  const long long base = static_cast<long long>(blockIdx.x) * ExactBatchPolicy::kRouteBlockRows + static_cast<long long>(warp) * 32 * R;
+  long long row[R];
+  bool valid[R];
+  int leaf[R];
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    row[q] = base + 32 * q + lane;
+    valid[q] = row[q] < n;
+  }
+  fused_route_n<R>(nodes + node0, d.features, static_cast<int>(d.padded_rows), row, valid, leaf);
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    const unsigned b = __ballot_sync(0xFFFFFFFFu, valid[q] && leaf[q] == target);
+    const long long w = (base + 32 * q) / 32;
+    if (lane == 0 && w < words) mask[static_cast<long long>(blockIdx.y) * words + w] = b;
+  }
+}
+
+// Outputs per job j: coef[j * ld .. + k + 1) (intercept first, 0 for dropped columns), rank[j],
+// sse[j], found[j] (rows routed to the leaf: must equal m). `mask`: exact_route_kernel's.
+__global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
+    exact_batch_kernel(DatasetView d, const ExactJob* __restrict__ jobs, const unsigned* __restrict__ mask, long long words,
                        const int* __restrict__ attrs, int* __restrict__ rows, double* __restrict__ mat, double rank_tol,
                        double* __restrict__ coef, int ld, int* __restrict__ rank, double* __restrict__ sse,
                        long long* __restrict__ found) {
@@ -64,38 +97,26 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
   const int tid = static_cast<int>(threadIdx.x);
   const long long m = J.m;
   const int k = J.k, p = k + 1, nc = p + 1;
-  const PackedNode* tree = nodes + J.node0;
   const int* a = attrs + J.attr0;
   int* rw = rows + J.row0;
   double* A = mat + J.mat0;
   const long long ldf = static_cast<long long>(d.padded_rows);
 
-  // 1. The leaf's rows in row order: kRoute consecutive rows per thread (their walks interleaved),
-  //    a block-wide scan of the per-thread hits.
-  constexpr int R = ExactBatchPolicy::kRoute;
+  // 1. The leaf's rows in row order from its mask: a word per thread and step, a block-wide scan
+  //    of the words' bit counts, each word's rows written in bit order.
+  const unsigned* jm = mask + static_cast<long long>(blockIdx.x) * words;
   long long base = 0;
-  const long long n = static_cast<long long>(d.rows);
-  for (long long r0 = 0; r0 < n; r0 += static_cast<long long>(ExactBatchPolicy::kBlock) * R) {
-    long long row[R];
-    bool valid[R];
-    int leaf[R];
-#pragma unroll
-    for (int q = 0; q < R; ++q) {
-      row[q] = r0 + static_cast<long long>(tid) * R + q;
-      valid[q] = row[q] < n;
-    }
-    fused_route_n<R>(tree, d.features, static_cast<int>(ldf), row, valid, leaf);
-    int hits = 0;
-#pragma unroll
-    for (int q = 0; q < R; ++q) hits += valid[q] && leaf[q] == J.leaf ? 1 : 0;
+  for (long long w0 = 0; w0 < words; w0 += ExactBatchPolicy::kBlock) {
+    const long long w = w0 + tid;
+    unsigned bits = w < words ? jm[w] : 0u;
     int pos = 0, total = 0;
-    Scan(scan).ExclusiveSum(hits, pos, total);
-#pragma unroll
-    for (int q = 0; q < R; ++q)
-      if (valid[q] && leaf[q] == J.leaf) {
-        if (base + pos < m) rw[base + pos] = static_cast<int>(row[q]);
-        ++pos;
-      }
+    Scan(scan).ExclusiveSum(__popc(bits), pos, total);
+    while (bits != 0u) {
+      const int b = __ffs(static_cast<int>(bits)) - 1;
+      bits &= bits - 1u;
+      if (base + pos < m) rw[base + pos] = static_cast<int>(w * 32 + b);
+      ++pos;
+    }
     base += total;
     __syncthreads();  // (scan's storage is reused)
   }

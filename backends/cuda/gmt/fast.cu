@@ -820,8 +820,10 @@ void ExactBatch::solve(const std::vector<Leaf>& leaves) {
   constexpr std::size_t kGroupBytes = std::size_t{256} << 20;
   std::size_t first = 0, bytes = 0;
   for (std::size_t i = 0; i < batch.size(); ++i) {
-    const std::size_t b = static_cast<std::size_t>(batch[i].rows) * (batch[i].tree->attrs(batch[i].node).size() + 2) * sizeof(double);
-    if (i > first && bytes + b > kGroupBytes) {
+    // the leaf's matrix and its row mask
+    const std::size_t b = static_cast<std::size_t>(batch[i].rows) * (batch[i].tree->attrs(batch[i].node).size() + 2) * sizeof(double) +
+                          static_cast<std::size_t>(exact_mask_words(static_cast<long long>(c_.data.rows))) * sizeof(unsigned);
+    if (i > first && (bytes + b > kGroupBytes || i - first >= 65535)) {  // (the routing grid's y: a leaf each)
       solve_group(batch, first, i);
       first = i;
       bytes = 0;
@@ -889,13 +891,21 @@ void ExactBatch::solve_group(const std::vector<Leaf>& leaves, std::size_t first,
   reserve(d_out_, out_bytes, mem, "the exact solver's results");
   reserve(rows_, static_cast<std::size_t>(std::max<long long>(1, row_total)), mem, "the exact solver's rows");
   reserve(mat_, static_cast<std::size_t>(std::max<long long>(1, mat_total)), mem, "the exact solver's leaf matrices");
+  const long long words = exact_mask_words(static_cast<long long>(c_.data.rows));
+  reserve(mask_, static_cast<std::size_t>(words) * J, mem, "the exact solver's row masks");
   std::memcpy(h_in_.data(), in.data(), in.size());
   GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_.data(), in.size(), cudaMemcpyHostToDevice, s));
   unsigned char* din = d_in_.data();
   unsigned char* dout = d_out_.data();
+  const auto* djobs = reinterpret_cast<const ExactJob*>(din + at_jobs);
+  const dim3 route_grid(static_cast<unsigned>((static_cast<long long>(c_.data.rows) + ExactBatchPolicy::kRouteBlockRows - 1) /
+                                              ExactBatchPolicy::kRouteBlockRows),
+                        static_cast<unsigned>(J));
+  exact_route_kernel<<<route_grid, ExactBatchPolicy::kBlock, 0, s>>>(c_.data, reinterpret_cast<const PackedNode*>(din + at_nodes), djobs,
+                                                                       mask_.data(), words);
+  GPUDM_CUDA_CHECK(cudaGetLastError());
   exact_batch_kernel<<<static_cast<unsigned>(J), ExactBatchPolicy::kBlock, 0, s>>>(
-      c_.data, reinterpret_cast<const PackedNode*>(din + at_nodes), reinterpret_cast<const ExactJob*>(din + at_jobs),
-      reinterpret_cast<const int*>(din + at_attrs), rows_.data(), mat_.data(), o.rank_tol, reinterpret_cast<double*>(dout + out_coef), ld,
+      c_.data, djobs, mask_.data(), words, reinterpret_cast<const int*>(din + at_attrs), rows_.data(), mat_.data(), o.rank_tol, reinterpret_cast<double*>(dout + out_coef), ld,
       reinterpret_cast<int*>(dout + out_rank), reinterpret_cast<double*>(dout + out_sse), reinterpret_cast<long long*>(dout + out_found));
   GPUDM_CUDA_CHECK(cudaGetLastError());
   GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_.data(), dout, out_bytes, cudaMemcpyDeviceToHost, s));

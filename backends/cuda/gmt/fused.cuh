@@ -27,6 +27,8 @@
 // exact, so a call's results are bit-identical from run to run.
 #include <cstdint>
 
+#include <cuda/atomic>
+
 #include "algorithms/gmt/leaf_stats.hpp"
 #include "backends/cuda/common/dataset.cuh"
 
@@ -383,21 +385,14 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
       if (leader) wcnt[w * ns + si] += __popc(peers);  // this warp's entry: no other writer
     } else {
       lid[row - r0] = 0xFFFFu;
+      // The leaf's minimum dipole key: a lane whose key is under the minimum so far updates it
+      // (the minimum only falls, so a stale read can only cost an extra atomic, never skip one;
+      // after a few rows almost no key is under it). Exact in any order.
       const unsigned long long krn = ls::dipole_key(salt, static_cast<unsigned long long>(row));
-      const unsigned hi = static_cast<unsigned>(krn >> 32);
-      const unsigned mh = __reduce_min_sync(peers, hi);
-      const unsigned ml = __reduce_min_sync(peers, hi == mh ? static_cast<unsigned>(krn) : 0xFFFFFFFFu);
-      if (leader) {
-        const unsigned long long k = (static_cast<unsigned long long>(mh) << 32) | ml;
-        if (kSmemLeaves) {
-          atomicAdd(cnt_s + ll, __popc(peers));
-          atomicMin(rnd_s + ll, k);
-        } else {
-          LeafOut& o = v.leaf_out[leaf0 + ll];
-          atomicAdd(&o.count, __popc(peers));
-          atomicMin(&o.rnd, k);
-        }
-      }
+      unsigned long long* rmin = kSmemLeaves ? rnd_s + ll : &v.leaf_out[leaf0 + ll].rnd;
+      if (krn < ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*rmin).load(::cuda::memory_order_relaxed))
+        atomicMin(rmin, krn);
+      if (leader) atomicAdd(kSmemLeaves ? cnt_s + ll : &v.leaf_out[leaf0 + ll].count, __popc(peers));
     }
     }
   }

@@ -140,6 +140,7 @@ class ExactBatch {
   DeviceBuffer<unsigned char> d_in_, d_out_;
   DeviceBuffer<int> rows_;
   DeviceBuffer<double> mat_;
+  DeviceBuffer<unsigned> mask_;
 };
 
 // The paper's six procedures, one individual after the other (the compact tree flattened to the
