@@ -255,10 +255,11 @@ bool FastPath::ensure_capacity() {
   bool grew = false;
   grew |= reserve(d_in_, in_bytes_, mem, "the batch of trees");
   grew |= reserve(d_out_, out_bytes_, mem, "the batch's results");
-  grew |= reserve(part_, static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(std::max<long long>(1, h.stat_total)), mem,
+  const std::size_t parts = static_cast<std::size_t>(chunks_) * FusedPolicy::kWarps;  // a partial per (chunk, warp)
+  grew |= reserve(part_, parts * static_cast<std::size_t>(std::max<long long>(1, h.stat_total)), mem,
                   "the per-chunk leaf statistics");
-  grew |= reserve(part_n_, static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk leaf counts");
-  grew |= reserve(part_k_, static_cast<std::size_t>(chunks_) * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk shift rows");
+  grew |= reserve(part_n_, parts * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk leaf counts");
+  grew |= reserve(part_k_, parts * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk shift rows");
   grew |= reserve(work_, static_cast<std::size_t>(std::max<long long>(1, h.work_total)), mem, "the solves' work space");
   grew |= reserve(work_i_, static_cast<std::size_t>(std::max(1, h.A)), mem, "the solves' work space");
   reserve(h_in_, in_bytes_);

@@ -10,13 +10,14 @@
 //          refit leaves, or all leaves when the caller does not know a clean leaf's SSE) sorted by
 //          leaf, stably, in shared memory (per-warp counts, a scan, a warp-synchronous scatter), and
 //          each stat leaf's sums of [1, x_a - x_a(K), y - y(K)] outer products over its rows of the
-//          chunk (K: the leaf's first row in the chunk) in a fixed order: models of <= 7
+//          chunk, split into kWarps runs in row order, a warp each (K: the run's first row), in a
+//          fixed order: models of <= 7
 //          attributes lanes over rows with the sums in registers and a fixed xor tree, wider ones
 //          lanes over the sums with the rows staged in shared memory; a stat leaf with fewer
 //          rows in the chunk than the repair limit also records its rows (the strays: a leaf
 //          under the limit has all its rows recorded).
-//   merge  warp per stat leaf: the chunks' partial sums re-shifted to the leaf's first row and
-//          added in chunk order (leafstats::shift_stats's algebra).
+//   merge  warp per stat leaf: the runs' partial sums re-shifted to the leaf's first row and
+//          added in (chunk, run) order (leafstats::shift_stats's algebra).
 //   solve  thread per stat leaf: leafstats::solve_stats (the CPU's rank rule, ambiguous pivots
 //          flagged for the exact QR solver) or, for given coefficients, sse_with_coef; a leaf
 //          whose SSE lost digits to cancellation (a near-exact fit) is marked for the residual pass.
@@ -113,9 +114,9 @@ struct FusedView {
   double* coef = nullptr;        // [coef_total]
   int* strays = nullptr;         // [S x stray_cap]
   // device work
-  double* part = nullptr;        // [chunks x stat_total]
-  int* part_n = nullptr;         // [chunks x S]
-  int* part_k = nullptr;         // [chunks x S]
+  double* part = nullptr;        // [chunks x kWarps x stat_total] (partial c x kWarps + w: warp w's run of chunk c)
+  int* part_n = nullptr;         // [chunks x kWarps x S]
+  int* part_k = nullptr;         // [chunks x kWarps x S]
   double* work = nullptr;        // [work_total]
   int* work_i = nullptr;         // [sum k]
 };
@@ -440,11 +441,17 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   }
   __syncthreads();
 
-  // Per stat leaf: the chunk's sums (warp per leaf), the count and shift row, small leaves' rows.
-  for (int si = w; si < ns; si += W) {
+  // Per stat leaf: its rows of the chunk split into W equal runs in row order, warp w the w-th
+  // (one or two stat leaves per tree are common: a warp per leaf left the others waiting); per
+  // run the sums, count and shift row (partial blockIdx.y x W + w), the keys (atomics), and, for a
+  // leaf under the repair limit in the chunk, its rows.
+  for (int si = 0; si < ns; ++si) {
     const int gs = stat0 + si;
-    const int m = soff[si + 1] - soff[si];
-    const std::size_t pc = static_cast<std::size_t>(blockIdx.y) * v.S + gs;
+    const int mall = soff[si + 1] - soff[si];
+    const int q0 = static_cast<int>(static_cast<long long>(mall) * w / W);
+    const int m = static_cast<int>(static_cast<long long>(mall) * (w + 1) / W) - q0;
+    const std::size_t part_i = static_cast<std::size_t>(blockIdx.y) * W + w;
+    const std::size_t pc = part_i * v.S + gs;
     if (m == 0) {
       if (lane == 0) {
         v.part_n[pc] = 0;
@@ -452,13 +459,13 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
       }
       continue;
     }
-    const unsigned short* rows = sorted + soff[si];
+    const unsigned short* rows = sorted + soff[si] + q0;
     const long long krow = r0 + rows[0];
     if (lane == 0) {
       v.part_n[pc] = m;
       v.part_k[pc] = static_cast<int>(krow);
     }
-    {  // the leaf's dipole keys over its rows of the chunk: integer min / max, exact in any order
+    {  // the leaf's dipole keys over the run's rows: integer min / max, exact in any order
       unsigned long long klo = ls::kNoLoKey, khi = ls::kNoHiKey, krn = ls::kNoLoKey;
       for (int q = lane; q < m; q += 32) {
         const long long row = r0 + rows[q];
@@ -486,16 +493,17 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
         atomicMin(&o.rnd, krn);
       }
     }
-    if (m <= v.stray_cap) {
+    if (mall <= v.stray_cap) {  // (the host sorts the recorded rows)
       int b0 = 0;
       if (lane == 0) b0 = atomicAdd(&v.stat_out[gs].nstray, m);
       b0 = __shfl_sync(0xFFFFFFFFu, b0, 0);
-      if (lane < m && b0 + lane < v.stray_cap) v.strays[static_cast<std::size_t>(gs) * v.stray_cap + b0 + lane] = static_cast<int>(r0 + rows[lane]);
+      for (int q = lane; q < m && b0 + q < v.stray_cap; q += 32)
+        v.strays[static_cast<std::size_t>(gs) * v.stray_cap + b0 + q] = static_cast<int>(r0 + rows[q]);
     }
     const int kv = v.s_k[gs] + 1;
     if (kv > FusedPolicy::kMaxKv) continue;  // the exact solver takes the leaf
     const int* a = v.attrs + v.s_attr0[gs];
-    double* out = v.part + static_cast<std::size_t>(blockIdx.y) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+    double* out = v.part + part_i * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
     static_assert(FusedPolicy::kNarrowKv == 5, "the narrow cases below");
     if (kv == 1) fused_narrow<1>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 2) fused_narrow<2>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
@@ -530,7 +538,8 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
     // first non-empty chunk, rows in all
     int first = 0x7FFFFFFF;
     long long n = 0;
-    for (int c = lane; c < v.chunks; c += 32) {
+    const int parts = v.chunks * FusedPolicy::kWarps;
+    for (int c = lane; c < parts; c += 32) {
       const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
       if (nc > 0 && c < first) first = c;
       n += nc;
@@ -563,7 +572,7 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
       double acc[E];
 #pragma unroll
       for (int q = 0; q < E; ++q) acc[q] = 0.0;
-      for (int c = first + lane; c < v.chunks; c += 32) {
+      for (int c = first + lane; c < parts; c += 32) {
         const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
         const int nc = v.part_n[pc];
         if (nc == 0) continue;
@@ -654,7 +663,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_residual_pass_kerne
   if (t >= v.B || static_cast<int>(blockIdx.y) >= v.chunks) return;
   const int stat0 = v.t_stat0[t], ns = v.t_stat0[t + 1] - stat0;
   const int tid = threadIdx.x, w = tid / 32, lane = tid % 32;
-  double* part = v.part + static_cast<std::size_t>(blockIdx.y) * static_cast<std::size_t>(v.stat_total);
+  double* part = v.part + static_cast<std::size_t>(blockIdx.y) * W * static_cast<std::size_t>(v.stat_total);  // (the chunk's first partial)
   int any = 0;
   for (int si = tid; si < ns; si += blockDim.x)
     if (v.stat_out[stat0 + si].resid) {
@@ -710,9 +719,8 @@ __global__ void fused_residual_merge_kernel(const FusedView* __restrict__ vp) {
   for (int gs = (blockIdx.x * blockDim.x + threadIdx.x) / 32; gs < v.S; gs += warps) {
     if (!v.stat_out[gs].resid) continue;
     double acc = 0.0;
-    for (int c = lane; c < v.chunks; c += 32) {
-      if (v.part_n[static_cast<std::size_t>(c) * v.S + gs] == 0) continue;
-      const double* slot = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+    for (int c = lane; c < v.chunks; c += 32) {  // (a chunk without the leaf's rows has zero slots: the pass zeroed them)
+      const double* slot = v.part + static_cast<std::size_t>(c) * FusedPolicy::kWarps * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
 #pragma unroll
       for (int q = 0; q < FusedPolicy::kWarps; ++q) acc += slot[q];
     }
