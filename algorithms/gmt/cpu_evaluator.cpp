@@ -25,7 +25,8 @@ void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
   const std::size_t chunk = static_cast<std::size_t>(std::max(1, options_.chunk_rows));
   const int chunks = static_cast<int>((data_->rows() + chunk - 1) / chunk);
   using Mode = EvalOptions::OmpMode;
-  const bool by_individual = options_.omp_mode == Mode::kIndividuals || (options_.omp_mode == Mode::kAuto && chunks < threads);
+  const bool by_individual =
+      comm_ == nullptr && (options_.omp_mode == Mode::kIndividuals || (options_.omp_mode == Mode::kAuto && chunks < threads));
   if (batch.size() > 1 && by_individual) {
     const int used = tasks_->workers(batch.size());
     if (works_.size() < static_cast<std::size_t>(used)) works_.resize(static_cast<std::size_t>(used));
@@ -43,6 +44,23 @@ void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
       outcomes[k] = evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair, timer, loop);
   }
   for (const auto& r : outcomes) count_tree(r);
+}
+
+void CpuGmtEvaluator::split_rows(Comm& comm) {
+  comm_ = comm.size() > 1 ? &comm : nullptr;
+  work_.set_ranks(comm_);
+}
+
+nlohmann::ordered_json CpuGmtEvaluator::describe() const {
+  nlohmann::ordered_json j = ModelTreeEvaluator::describe();
+  if (comm_ != nullptr) {
+    j["ranks"] = comm_->size();
+    j["rank_split"] = "rows";
+    j["rank_chunks"] = nlohmann::ordered_json::array({work_.chunk_begin(), work_.chunk_end()});
+    j["combine_calls"] = work_.combine_calls();
+    j["combine_bytes"] = work_.combined_bytes();
+  }
+  return j;
 }
 
 }  // namespace gpudm::gmt

@@ -18,6 +18,10 @@ class CpuGmtEvaluator : public ModelTreeEvaluator {
  public:
   void prepare(const Dataset& train) override;
   void evaluate(const EvalBatch& batch, PhaseTimer& timer) override;
+  nlohmann::ordered_json describe() const override;
+  // Rows split over `comm`'s ranks (EvalWork::set_ranks; every rank evaluates every tree on its
+  // chunks). Every rank must make the same calls.
+  void split_rows(Comm& comm);
 
  protected:
   explicit CpuGmtEvaluator(std::unique_ptr<TaskRunner> tasks) : tasks_(std::move(tasks)) {}
@@ -25,6 +29,7 @@ class CpuGmtEvaluator : public ModelTreeEvaluator {
 
  private:
   std::unique_ptr<TaskRunner> tasks_;
+  Comm* comm_ = nullptr;
   const Dataset* data_ = nullptr;
   EvalWork work_;
   std::vector<EvalWork> works_;  // individual-parallel mode: one per worker

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <tuple>
 
+#include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gmt/leaf_stats.hpp"
 
 namespace gpudm {
@@ -157,6 +160,7 @@ void EvalWork::begin(const Dataset& data, const Tree& tree, const EvalOptions& o
   cols_ = static_cast<int>(data.cols());
   GPUDM_REQUIRE(opt.chunk_rows > 0 && opt.qr_block_rows > 0, "gmt: chunk_rows and qr_block_rows must be positive");
   n_chunks_ = static_cast<int>((n_ + static_cast<std::size_t>(opt.chunk_rows) - 1) / static_cast<std::size_t>(opt.chunk_rows));
+  std::tie(c_begin_, c_end_) = chunks_of(comm_ != nullptr ? comm_->rank() : 0);
   const int nn = tree.size();
   leaf_slot_.assign(static_cast<std::size_t>(nn), -1);
   leaf_node_.clear();
@@ -265,6 +269,7 @@ void EvalWork::routed_counts(int min_rows, RoutedCounts& out) const {
 
 void EvalWork::reorganize_layout() {
   tasks_.clear();
+  own_tasks_.clear();
   mat_offset_.assign(static_cast<std::size_t>(n_leaves_), -1);
   leaf_task0_.assign(static_cast<std::size_t>(n_leaves_), 0);
   leaf_ntasks_.assign(static_cast<std::size_t>(n_leaves_), 0);
@@ -276,15 +281,25 @@ void EvalWork::reorganize_layout() {
     mat_offset_[static_cast<std::size_t>(l)] = mat_size;
     mat_size += m * width;
     leaf_task0_[static_cast<std::size_t>(l)] = static_cast<int>(tasks_.size());
-    for (std::int64_t r0 = 0; r0 < m; r0 += opt_.qr_block_rows) {
-      QrTask t;
-      t.leaf = l;
-      t.row0 = r0;
-      t.rows = std::min<std::int64_t>(opt_.qr_block_rows, m - r0);
-      t.r_rows = static_cast<int>(std::min<std::int64_t>(t.rows, width));
-      t.r_offset = r_size;
-      r_size += static_cast<std::int64_t>(t.r_rows) * width;
-      tasks_.push_back(t);
+    // The leaf's rows of each chunk (chunk_counts_ holds the chunks' write offsets into the leaf's
+    // bucket), in blocks of at most qr_block_rows: a block never spans two chunks, so a rank holds
+    // whole blocks and the stack of R factors is the same at any rank count.
+    const std::int64_t lb = leaf_begin_[static_cast<std::size_t>(l)];
+    for (int c = 0; c < n_chunks_; ++c) {
+      const std::int64_t s0 = chunk_counts_[static_cast<std::size_t>(c) * n_leaves_ + l] - lb;
+      const std::int64_t s1 = c + 1 < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c + 1) * n_leaves_ + l] - lb : m;
+      for (std::int64_t r0 = s0; r0 < s1; r0 += opt_.qr_block_rows) {
+        QrTask t;
+        t.leaf = l;
+        t.chunk = c;
+        t.row0 = r0;
+        t.rows = std::min<std::int64_t>(opt_.qr_block_rows, s1 - r0);
+        t.r_rows = static_cast<int>(std::min<std::int64_t>(t.rows, width));
+        t.r_offset = r_size;
+        r_size += static_cast<std::int64_t>(t.r_rows) * width;
+        if (c >= c_begin_ && c < c_end_) own_tasks_.push_back(static_cast<int>(tasks_.size()));
+        tasks_.push_back(t);
+      }
     }
     leaf_ntasks_[static_cast<std::size_t>(l)] = static_cast<int>(tasks_.size()) - leaf_task0_[static_cast<std::size_t>(l)];
   }
@@ -413,6 +428,114 @@ void EvalWork::reduce_leaf(int li) {
   s.dipole_rand = ls::rand_row(rnd);
 }
 
+// ---- rows split over ranks ---------------------------------------------------------------------
+
+std::pair<int, int> EvalWork::chunks_of(int r) const {
+  if (comm_ == nullptr) return {0, n_chunks_};
+  const auto [b, e] = shard(static_cast<std::size_t>(n_chunks_), r, comm_->size());
+  return {static_cast<int>(b), static_cast<int>(e)};
+}
+
+namespace {
+// Values as 32-bit words for Comm::gather_all, and back.
+template <class T>
+void put_words(std::vector<std::uint32_t>& w, const T* p, std::size_t n) {
+  static_assert(sizeof(T) % 4 == 0, "whole words");
+  const std::size_t at = w.size();
+  w.resize(at + n * sizeof(T) / 4);
+  if (n) std::memcpy(w.data() + at, p, n * sizeof(T));
+}
+template <class T>
+void take_words(const std::vector<std::uint32_t>& w, std::size_t& at, T* p, std::size_t n) {
+  const std::size_t words = n * sizeof(T) / 4;
+  GPUDM_REQUIRE(at + words <= w.size(), "gmt: the ranks' combined parts do not add up (internal error)");
+  if (n) std::memcpy(p, w.data() + at, n * sizeof(T));
+  at += words;
+}
+}  // namespace
+
+void EvalWork::combine_counts() {
+  if (comm_ == nullptr) return;
+  // Other ranks' chunks are zero here: the sum is every chunk's counts (integers: exact).
+  static_assert(sizeof(std::int64_t) == sizeof(std::uint64_t), "counts travel as unsigned 64-bit");
+  ++combine_calls_;
+  comm_->sum(reinterpret_cast<std::uint64_t*>(chunk_counts_.data()), chunk_counts_.size(), "gmt: summing the ranks' leaf counts");
+  combined_bytes_ += chunk_counts_.size() * sizeof(std::uint64_t) * static_cast<std::uint64_t>(comm_->size());
+}
+
+void EvalWork::combine_small_rows(int min_rows) {
+  if (comm_ == nullptr || min_rows <= 0) return;
+  // (position in order_, row) of this rank's rows of every leaf under min_rows.
+  std::vector<std::uint32_t> mine;
+  for (int l = 0; l < n_leaves_; ++l) {
+    const std::int64_t m = leaf_count_[static_cast<std::size_t>(l)];
+    if (m <= 0 || m >= min_rows) continue;
+    const std::int64_t b = c_begin_ < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c_begin_) * n_leaves_ + l] : 0;
+    const std::int64_t e = c_end_ < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c_end_) * n_leaves_ + l]
+                                              : leaf_begin_[static_cast<std::size_t>(l)] + m;
+    for (std::int64_t i = b; i < e; ++i) {
+      mine.push_back(static_cast<std::uint32_t>(i));
+      mine.push_back(static_cast<std::uint32_t>(order_[static_cast<std::size_t>(i)]));
+    }
+  }
+  ++combine_calls_;
+  const std::vector<std::uint32_t> all = comm_->gather_all(mine, "gmt: gathering the small leaves' rows");
+  combined_bytes_ += all.size() * 4;
+  GPUDM_REQUIRE(all.size() % 2 == 0, "gmt: the ranks' small-leaf rows do not add up (internal error)");
+  for (std::size_t i = 0; i < all.size(); i += 2) order_[all[i]] = static_cast<std::int64_t>(all[i + 1]);
+}
+
+void EvalWork::combine_r_factors() {
+  if (comm_ == nullptr) return;
+  std::vector<std::uint32_t> mine;
+  for (int ti : own_tasks_) {
+    const QrTask& t = tasks_[static_cast<std::size_t>(ti)];
+    put_words(mine, rblocks_.data() + t.r_offset, static_cast<std::size_t>(t.r_rows) * static_cast<std::size_t>(attr_count(t.leaf) + 2));
+  }
+  ++combine_calls_;
+  const std::vector<std::uint32_t> all = comm_->gather_all(mine, "gmt: gathering the ranks' R factors");
+  combined_bytes_ += all.size() * 4;
+  // Rank r's blocks are the tasks of its chunks, in task order (tasks are leaf-major: walk them per rank).
+  std::size_t at = 0;
+  for (int r = 0; r < comm_->size(); ++r) {
+    const auto [cb, ce] = chunks_of(r);
+    for (const QrTask& t : tasks_) {
+      if (t.chunk < cb || t.chunk >= ce) continue;
+      take_words(all, at, rblocks_.data() + t.r_offset, static_cast<std::size_t>(t.r_rows) * static_cast<std::size_t>(attr_count(t.leaf) + 2));
+    }
+  }
+  GPUDM_REQUIRE(at == all.size(), "gmt: the ranks' R factors do not add up (internal error)");
+}
+
+void EvalWork::combine_partials() {
+  if (comm_ == nullptr) return;
+  const auto L = static_cast<std::size_t>(n_leaves_);
+  const auto put_chunks = [&](std::vector<std::uint32_t>& w, int cb, int ce) {
+    const std::size_t b = static_cast<std::size_t>(cb) * L, n = static_cast<std::size_t>(ce - cb) * L;
+    put_words(w, part_sse_.data() + b, n);
+    put_words(w, part_sae_.data() + b, n);
+    put_words(w, part_lo_.data() + b, n);
+    put_words(w, part_hi_.data() + b, n);
+    put_words(w, part_rnd_.data() + b, n);
+  };
+  std::vector<std::uint32_t> mine;
+  put_chunks(mine, c_begin_, c_end_);
+  ++combine_calls_;
+  const std::vector<std::uint32_t> all = comm_->gather_all(mine, "gmt: gathering the ranks' error partials");
+  combined_bytes_ += all.size() * 4;
+  std::size_t at = 0;
+  for (int r = 0; r < comm_->size(); ++r) {
+    const auto [cb, ce] = chunks_of(r);
+    const std::size_t b = static_cast<std::size_t>(cb) * L, n = static_cast<std::size_t>(ce - cb) * L;
+    take_words(all, at, part_sse_.data() + b, n);
+    take_words(all, at, part_sae_.data() + b, n);
+    take_words(all, at, part_lo_.data() + b, n);
+    take_words(all, at, part_hi_.data() + b, n);
+    take_words(all, at, part_rnd_.data() + b, n);
+  }
+  GPUDM_REQUIRE(at == all.size(), "gmt: the ranks' error partials do not add up (internal error)");
+}
+
 void EvalWork::finish(Tree& tree) {
   GPUDM_REQUIRE(&tree == tree_, "gmt: EvalWork::finish() on another tree than begin()'s");
   for (int l = 0; l < n_leaves_; ++l) {
@@ -426,19 +549,25 @@ void EvalWork::finish(Tree& tree) {
 RepairOutcome evaluate_tree(EvalWork& work, const Dataset& data, Tree& tree, std::uint64_t salt, const EvalOptions& opt,
                             const RepairSpec& repair, PhaseTimer& timer, const ForEach& loop) {
   RepairOutcome outcome;
+  // This rank's chunks (all of them in one process).
+  const auto own_chunks = [&](const std::function<void(int)>& body) {
+    const int c0 = work.chunk_begin();
+    loop(work.chunk_end() - c0, [&](int i) { body(c0 + i); });
+  };
   for (int round = 0; round < 2; ++round) {
     { auto s = timer.scope("transfers"); work.begin(data, tree, opt, salt); }
-    const int nc = work.n_chunks();
     {
       auto s = timer.scope("redistribute");
-      loop(nc, [&](int c) { work.redistribute_chunk(c); });
+      own_chunks([&](int c) { work.redistribute_chunk(c); });
     }
+    if (work.split()) { auto s = timer.scope("combine"); work.combine_counts(); }
     {
       auto s = timer.scope("separate");
       work.separate_offsets();
-      loop(nc, [&](int c) { work.separate_chunk(c); });
+      own_chunks([&](int c) { work.separate_chunk(c); });
     }
     if (round > 0 || repair.min_rows <= 0) break;
+    if (work.split()) { auto s = timer.scope("combine"); work.combine_small_rows(repair.min_rows); }
     auto s = timer.scope("repair");
     thread_local RoutedCounts routed;
     work.routed_counts(repair.min_rows, routed);
@@ -446,20 +575,28 @@ RepairOutcome evaluate_tree(EvalWork& work, const Dataset& data, Tree& tree, std
     GPUDM_REQUIRE(outcome.complete, "gmt: repair could not find a small leaf's rows (internal error)");
     if (outcome.repairs == 0) break;  // the routing stands; otherwise route the repaired tree
   }
+  const std::vector<int>& tasks = work.own_qr_tasks();
   {
     auto s = timer.scope("reorganize");
     work.reorganize_layout();
-    loop(work.n_qr_tasks(), [&](int t) { work.reorganize_block(t); });
+    loop(static_cast<int>(tasks.size()), [&](int i) { work.reorganize_block(tasks[static_cast<std::size_t>(i)]); });
   }
   {
-    auto s = timer.scope("calc_models");
-    loop(work.n_qr_tasks(), [&](int t) { work.qr_block(t); });
+    // One calc_models phase: the blocks' QR, then (rows split) the R factors' exchange, timed as
+    // "combine", then the leaves' solves.
+    const Stopwatch qr;
+    loop(static_cast<int>(tasks.size()), [&](int i) { work.qr_block(tasks[static_cast<std::size_t>(i)]); });
+    double seconds = qr.seconds();
+    if (work.split()) { auto s = timer.scope("combine"); work.combine_r_factors(); }
+    const Stopwatch solve;
     loop(work.n_leaves(), [&](int l) { work.solve_leaf(l); });
+    if (timer.enabled()) timer.add("calc_models", seconds + solve.seconds());
   }
   {
     auto s = timer.scope("estimate_errors");
-    loop(work.n_chunks(), [&](int c) { work.estimate_chunk(c); });
+    own_chunks([&](int c) { work.estimate_chunk(c); });
   }
+  if (work.split()) { auto s = timer.scope("combine"); work.combine_partials(); }
   {
     auto s = timer.scope("reduction");
     loop(work.n_leaves(), [&](int l) { work.reduce_leaf(l); });

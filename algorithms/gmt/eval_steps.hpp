@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <utility>
 #include <vector>
 
+#include "algorithms/core/comm.hpp"
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/gmt/evaluator.hpp"
@@ -19,9 +21,34 @@ namespace gmt {
 
 class EvalWork {
  public:
+  // Rows split over the ranks of an MPI run (issue 26; nullptr or one rank: this process has every
+  // row). Rank r works on the row chunks shard(n_chunks, r, ranks) (whole chunks, so every chunk's
+  // partial results are the ones one process computes); after each step that works on chunks the
+  // ranks' parts are put together (the combine_* steps below, collectives of `comm`), so every rank
+  // holds what one process would, bit for bit. Every rank holds the whole training set (the repair
+  // rule routes moved rows of any rank).
+  void set_ranks(Comm* comm) { comm_ = comm != nullptr && comm->size() > 1 ? comm : nullptr; }
+  bool split() const { return comm_ != nullptr; }
+
   // Binds one tree (its leaves in breadth-first order are the slots); sizes every buffer. Cheap
   // when called again with similar sizes.
   void begin(const Dataset& data, const Tree& tree, const EvalOptions& opt, std::uint64_t salt);
+
+  // This rank's row chunks [chunk_begin, chunk_end) (every chunk in one process).
+  int chunk_begin() const { return c_begin_; }
+  int chunk_end() const { return c_end_; }
+  // The TSQR blocks this rank factors (reorganize_layout's tasks of its chunks), in task order.
+  const std::vector<int>& own_qr_tasks() const { return own_tasks_; }
+  // After redistribute: every chunk's per-leaf counts on every rank (a sum: exact).
+  void combine_counts();
+  // After separate (and combine_counts): the rows of every leaf under min_rows from every rank.
+  void combine_small_rows(int min_rows);
+  // After qr_block: every TSQR block's R factor on every rank.
+  void combine_r_factors();
+  // After estimate_chunk: every chunk's error partials and dipole keys on every rank.
+  void combine_partials();
+  std::uint64_t combined_bytes() const { return combined_bytes_; }
+  long long combine_calls() const { return combine_calls_; }
 
   int n_chunks() const { return n_chunks_; }
   int n_leaves() const { return n_leaves_; }
@@ -54,10 +81,18 @@ class EvalWork {
  private:
   struct QrTask {
     int leaf;
+    int chunk;                 // the row chunk its rows come from (a block never spans two)
     std::int64_t row0, rows;   // block rows within the leaf
     std::int64_t r_offset;     // where its R factor goes in rblocks_
     int r_rows;                // min(rows, width)
   };
+  Comm* comm_ = nullptr;
+  int c_begin_ = 0, c_end_ = 0;
+  std::vector<int> own_tasks_;
+  std::uint64_t combined_bytes_ = 0;
+  long long combine_calls_ = 0;
+  // Rank r's chunk range.
+  std::pair<int, int> chunks_of(int r) const;
   const Dataset* data_ = nullptr;
   const Tree* tree_ = nullptr;
   EvalOptions opt_;
@@ -97,7 +132,9 @@ ForEach for_each_in_order();
 
 // One tree: routing, the repair rule (repair.hpp), then every procedure in order, each timed as
 // its phase in `timer`; the statistics and models are written into the tree. `loop` runs the
-// work items of a procedure (in order, or spread over threads).
+// work items of a procedure (in order, or spread over threads). With the rows split over ranks
+// (EvalWork::set_ranks), every rank calls it for the same tree: each works on its chunks and the
+// combine steps (phase "combine") put the parts together.
 RepairOutcome evaluate_tree(EvalWork& work, const Dataset& data, Tree& tree, std::uint64_t salt, const EvalOptions& opt,
                             const RepairSpec& repair, PhaseTimer& timer, const ForEach& loop);
 

@@ -38,7 +38,8 @@ struct EvalOptions {
   // Rows per fixed chunk of the data-parallel passes. Partial sums are kept per chunk and merged
   // in chunk order, so results do not depend on the number of threads.
   int chunk_rows = 16384;
-  // Rows per TSQR block of a leaf (a leaf's QR is the QR of its blocks' stacked R factors).
+  // Rows per TSQR block of a leaf (a leaf's QR is the QR of its blocks' stacked R factors); a
+  // block holds rows of one chunk only (the leaf's rows of each chunk in blocks of this many).
   int qr_block_rows = 8192;
   // Rank rule: a column whose remaining norm during the Householder sweep is <= rank_tol times
   // its original norm (or exactly zero) is dropped: its coefficient is 0 and it does not count.
@@ -56,6 +57,14 @@ struct EvalOptions {
   // Every mode runs the same per-individual arithmetic, so results are identical.
   enum class OmpMode { kAuto, kRows, kIndividuals };
   OmpMode omp_mode = OmpMode::kAuto;
+  // An MPI run's split (issue 26; one process: ignored). kRows: each rank a block of whole row
+  // chunks of every tree, the leaf counts, small leaves' rows, TSQR R factors and error partials
+  // combined (the sequential and OpenMP backends: EvalWork::set_ranks); kIndividuals: each rank a
+  // block of every call's trees on all rows, the evaluated trees gathered (sharded_evaluator.hpp:
+  // any backend); kAuto: rows where the backend splits rows, else individuals. Every split gives
+  // one process's run bit for bit.
+  enum class RankSplit { kAuto, kRows, kIndividuals };
+  RankSplit rank_split = RankSplit::kAuto;
 
   // ---- CUDA backend only (backends/cuda/gmt/evaluator.cu states its tolerances) ----
   // kFast (default): a generation's trees in one fused statistics pass (per-leaf sufficient

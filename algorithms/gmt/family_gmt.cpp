@@ -233,8 +233,10 @@ class GmtFamily final : public Family {
   std::vector<ParamSpec> params() const override { return gmt::params_table().specs(); }
 
   std::string split_across_ranks() const override {
-    return "individuals: each rank evaluates its block of every generation's trees on all rows, the evaluated trees gathered "
-           "(the run is bit-identical to one process; the rows are not split yet)";
+    return "rank_split (auto: rows on the sequential and OpenMP backends, individuals on CUDA): rows = each rank a block of "
+           "whole row chunks of every tree, leaf counts / small leaves' rows / TSQR R factors / error partials combined; "
+           "individuals = each rank a block of every generation's trees on all rows, the evaluated trees gathered (either "
+           "way bit-identical to one process)";
   }
   std::vector<FamilyCommand> commands() const override {
     FamilyCommand train;
@@ -298,7 +300,7 @@ class GmtFamily final : public Family {
       }
     }
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
-    auto eval = across_ranks(ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend));  // (individuals over MPI ranks)
+    auto eval = across_ranks(ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend), c.eval.rank_split);  // (MPI ranks)
     eval->configure(c.eval);
 
     // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).

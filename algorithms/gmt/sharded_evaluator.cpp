@@ -5,6 +5,7 @@
 
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/stopwatch.hpp"
+#include "algorithms/gmt/cpu_evaluator.hpp"
 
 namespace gpudm::gmt {
 
@@ -113,8 +114,17 @@ nlohmann::ordered_json ShardedEvaluator::describe() const {
   return j;
 }
 
-std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval) {
+std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval, EvalOptions::RankSplit split) {
   if (world().size() == 1) return eval;
+  using S = EvalOptions::RankSplit;
+  if (split != S::kIndividuals) {
+    if (auto* cpu = dynamic_cast<CpuGmtEvaluator*>(eval.get())) {
+      cpu->split_rows(world());
+      return eval;
+    }
+    GPUDM_REQUIRE(split == S::kAuto, "gmt: rank_split 'rows' needs the sequential or OpenMP backend ('" + eval->name() +
+                                         "' splits individuals: rank_split 'individuals' or 'auto')");
+  }
   return std::make_unique<ShardedEvaluator>(std::move(eval), world());
 }
 

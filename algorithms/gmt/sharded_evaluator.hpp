@@ -1,12 +1,16 @@
 #pragma once
-// GMT over the ranks of an MPI run (issue 26), population-parallel: the EA runs identically on
-// every rank from the same seed; each evaluate() call's trees are split into contiguous blocks, each
-// rank evaluates its block on all rows with its own backend, and the evaluated trees (structure
-// after repairs, leaf models, per-node statistics) are gathered in tree order onto every rank. Every
-// tree is evaluated by exactly the code one process would run on it, so the run is bit-identical to
-// one process at any rank count. This is the GMT authors' earlier MPI design (individuals over the
-// nodes); splitting the rows (each rank a shard, leaf statistics summed) is still to come, so every
-// rank holds the whole training set. With one rank it is the inner backend.
+// GMT over the ranks of an MPI run (issue 26). The EA runs identically on every rank from the same
+// seed; an evaluate() call is split one of two ways (EvalOptions::rank_split):
+//  - rows (the sequential and OpenMP backends, CpuGmtEvaluator::split_rows): each rank works on a
+//    block of whole row chunks of every tree and the ranks combine the leaf counts, the small
+//    leaves' rows, the TSQR R factors and the error partials (eval_steps.hpp);
+//  - individuals (any backend, ShardedEvaluator below): each call's trees are split into
+//    contiguous blocks, each rank evaluates its block on all rows with its own backend, and the
+//    evaluated trees (structure after repairs, leaf models, per-node statistics) are gathered in
+//    tree order onto every rank — the GMT authors' earlier MPI design (individuals over the nodes).
+// Either way every rank ends each call with exactly one process's trees, so the run is
+// bit-identical to one process at any rank count. Every rank holds the whole training set. With
+// one rank it is the inner backend.
 #include <memory>
 
 #include "algorithms/core/comm.hpp"
@@ -35,7 +39,9 @@ class ShardedEvaluator final : public ModelTreeEvaluator {
   double combine_seconds_ = 0.0;
 };
 
-// `eval` itself with one rank, else split over world()'s ranks.
-std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval);
+// `eval` itself with one rank, else split over world()'s ranks as `split` says (kAuto: rows where
+// the backend splits rows). Throws when rows are asked of a backend that cannot split them.
+std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval,
+                                                 EvalOptions::RankSplit split = EvalOptions::RankSplit::kAuto);
 
 }  // namespace gpudm::gmt

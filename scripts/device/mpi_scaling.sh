@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Issue 26's scaling experiment: configs/mpi_scaling_{gp,pitt,vfdt,gmt}.json under mpirun with 1, 2,
-# 4 and 8 ranks (one core each), strong (the config's problem) and weak scaling (GP and Pittsburgh:
-# 128,126 Poker rows per rank; the forest: 12 trees per rank; GMT: 8 individuals per rank), then
+# Issue 26's scaling experiment: configs/mpi_scaling_{gp,pitt,vfdt,gmt,gmtrows}.json under mpirun with
+# 1, 2, 4 and 8 ranks (one core each), strong (the config's problem) and weak scaling (GP and
+# Pittsburgh: 128,126 Poker rows per rank; the forest: 12 trees per rank; GMT split by individuals:
+# 8 individuals per rank; GMT split by rows: 131,072 Armchair rows per rank), then
 # scripts/mpi_scaling.py gathers speedup, efficiency and the combine step's share into
 # results/<tag>/mpi_scaling.{json,md} and plots/mpi_scaling.png.
 #   OUT=$OUT scripts/device/mpi_scaling.sh [--smoke] [NP ...]      (default NP: 1 2 4 8)
-#   MPI_SCALING_CFGS="gp pitt vfdt gmt" (default) picks the workloads; runs already in the results
+#   MPI_SCALING_CFGS="gp pitt vfdt gmt gmtrows" (default) picks the workloads; runs already in the results
 #   folder are kept (--resume), so a cut call continues where it stopped.
 #   MPI_TESTS=1 / only: build and run the mpi tests here first (or only those).
 #   MPI_SCALING_DEVICE=cuda: ranks = GPUs (GPUDM_GPU_PER_RANK=1: local rank r uses GPU r), default NP
@@ -58,7 +59,7 @@ BASE="${MPI_SCALING_DIR:-$ROOT/results/$(results_tag)/mpi_scaling$SUFFIX}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 status=0
-DEFAULT_CFGS="gp pitt vfdt gmt"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp pitt gmt"
+DEFAULT_CFGS="gp pitt vfdt gmt gmtrows"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp pitt gmt"
 for cfg in ${MPI_SCALING_CFGS:-$DEFAULT_CFGS}; do
   for mode in strong weak; do
     for np in "${NPS[@]}"; do
@@ -90,6 +91,10 @@ elif mode == "weak":  # the problem grows with the ranks (the smoke block likewi
     elif cfg == "gmt":
         c["params"]["population"] = 8 * np
         c["smoke"].setdefault("params", {})["population"] = 4 * np
+    elif cfg == "gmtrows":  # 8 row chunks of 16,384 a rank
+        c["datasets"] = [{"name": "armchair", "options": {"rows": 131072 * np}}]
+        for d in c["smoke"]["datasets"]:
+            d["options"]["rows"] = 5000 * np
     else:
         c["params"]["trees"] = 12 * np
         c["smoke"]["params"]["trees"] = 4 * np

@@ -1,6 +1,7 @@
-// Issue 26: GMT across MPI ranks (population-parallel, sharded_evaluator.hpp): every rank runs the
-// EA from the same seed, evaluates its block of each generation's trees and gathers the others';
-// the induced tree must be bit-identical to one process's at any rank count, on both CPU backends.
+// Issue 26: GMT across MPI ranks (sharded_evaluator.hpp): every rank runs the EA from the same seed;
+// the rows split (each rank its row chunks of every tree, the parts combined) and the individuals
+// split (each rank its block of each generation's trees, the others' gathered) must both induce
+// one process's tree bit for bit at any rank count, on both CPU backends.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -38,22 +39,35 @@ TEST(MpiGmt, InducedTreeEqualsOneProcessAtAnyRankCount) {
   p.iterations = 60;
   p.population = 24;
   p.seed = 5;
+  p.min_leaf_rows = 40;  // repairs, with leaves under the limit whose rows lie on several ranks
+  // 12 row chunks (some ranks hold more than one, a rank of 3 holds 4), blocks of up to 100 rows
+  EvalOptions o;
+  o.chunk_rows = 256;
+  o.qr_block_rows = 100;
+  auto one = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
+  one->configure(o);
+  one->prepare(d);
+  const TrainResult want = train(d, p, *one, false);
+  EXPECT_GT(want.best.tree.n_leaves(), 1) << "the case is what it claims: a tree grows";
+  EXPECT_GT(one->counters().repairs, 0) << "the case is what it claims: repairs happen";
+  using S = EvalOptions::RankSplit;
   for (const char* backend : {"sequential", "openmp"}) {
     if (!gmt_test::registry().info("gmt", backend).available) continue;
-    SCOPED_TRACE(backend);
-    auto one = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
-    one->configure(EvalOptions{});
-    one->prepare(d);
-    const TrainResult want = train(d, p, *one, false);
-    ShardedEvaluator ranks(gmt_test::registry().create<ModelTreeEvaluator>("gmt", backend), c);
-    ranks.configure(EvalOptions{});
-    ranks.prepare(d);
-    const TrainResult got = train(d, p, ranks, false);
-    EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
-    EXPECT_EQ(got.best.fitness, want.best.fitness);
-    EXPECT_EQ(got.summary.iterations, want.summary.iterations);
-    EXPECT_EQ(ranks.counters().trees, one->counters().trees);  // every evaluation counted once over the ranks
-    EXPECT_GT(want.best.tree.n_leaves(), 1) << "the case is what it claims: a tree grows";
+    for (S split : {S::kRows, S::kIndividuals}) {
+      SCOPED_TRACE(std::string(backend) + (split == S::kRows ? ", rows split" : ", individuals split"));
+      std::unique_ptr<ModelTreeEvaluator> ranks = across_ranks(gmt_test::registry().create<ModelTreeEvaluator>("gmt", backend), split);
+      ranks->configure(o);
+      ranks->prepare(d);
+      const TrainResult got = train(d, p, *ranks, false);
+      EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
+      EXPECT_EQ(got.best.fitness, want.best.fitness);
+      EXPECT_EQ(got.summary.iterations, want.summary.iterations);
+      EXPECT_EQ(ranks->counters().trees, one->counters().trees);  // every evaluation counted once over the ranks
+      EXPECT_EQ(ranks->counters().repairs, one->counters().repairs);
+      if (c.size() > 1) {
+        EXPECT_EQ(ranks->describe().value("rank_split", std::string("individuals")), split == S::kRows ? "rows" : "individuals");
+      }
+    }
   }
 }
 
