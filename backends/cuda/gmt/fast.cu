@@ -260,6 +260,7 @@ bool FastPath::ensure_capacity() {
                   "the per-chunk leaf statistics");
   grew |= reserve(part_n_, parts * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk leaf counts");
   grew |= reserve(part_k_, parts * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk shift rows");
+  grew |= reserve(part_shift_, parts * static_cast<std::size_t>(std::max(1, h.coef_total)), mem, "the per-chunk shift values");
   grew |= reserve(work_, static_cast<std::size_t>(std::max<long long>(1, h.work_total)), mem, "the solves' work space");
   grew |= reserve(work_i_, static_cast<std::size_t>(std::max(1, h.A)), mem, "the solves' work space");
   reserve(h_in_, in_bytes_);
@@ -359,6 +360,7 @@ void FastPath::write_view() {
   v.part = part_.data();
   v.part_n = part_n_.data();
   v.part_k = part_k_.data();
+  v.part_shift = part_shift_.data();
   v.work = work_.data();
   v.work_i = work_i_.data();
   std::memcpy(hb, &v, sizeof v);

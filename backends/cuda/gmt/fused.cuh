@@ -117,6 +117,7 @@ struct FusedView {
   double* part = nullptr;        // [chunks x kWarps x stat_total] (partial c x kWarps + w: warp w's run of chunk c)
   int* part_n = nullptr;         // [chunks x kWarps x S]
   int* part_k = nullptr;         // [chunks x kWarps x S]
+  double* part_shift = nullptr;  // [chunks x kWarps x coef_total]: a stat leaf's kv values at the partial's shift row
   double* work = nullptr;        // [work_total]
   int* work_i = nullptr;         // [sum k]
 };
@@ -503,6 +504,10 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     const int kv = v.s_k[gs] + 1;
     if (kv > FusedPolicy::kMaxKv) continue;  // the exact solver takes the leaf
     const int* a = v.attrs + v.s_attr0[gs];
+    {  // the values at the shift row, for the merge's re-shift (read here once instead of per entry there)
+      double* ps = v.part_shift + part_i * static_cast<std::size_t>(v.coef_total) + v.s_attr0[gs] + gs;
+      for (int j = lane; j < kv; j += 32) ps[j] = fused_value(feat, yv, ld, a, j, kv, krow);
+    }
     double* out = v.part + part_i * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
     static_assert(FusedPolicy::kNarrowKv == 5, "the narrow cases below");
     if (kv == 1) fused_narrow<1>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
@@ -558,7 +563,8 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
     }
     if (n == 0 || kv > FusedPolicy::kMaxKv) continue;
     const long long k0 = v.part_k[static_cast<std::size_t>(first) * v.S + gs];
-    const int* a = v.attrs + v.s_attr0[gs];
+    const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
+    const double* ps0 = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
     const int nst = ls::n_stats(kv);
     double* dst = v.stats + v.s_stat0[gs];
     for (int e0 = 0; e0 < nst; e0 += E) {
@@ -578,17 +584,18 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
         if (nc == 0) continue;
         const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
         const long long kc = v.part_k[pc];
+        const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
 #pragma unroll
         for (int q = 0; q < E; ++q) {
           if (ei[q] < 0) continue;
           const int i = ei[q], j = ej[q];
           double x = src[e0 + q];
-          if (kc != k0) {  // sums of (w + dd): dd = value at this chunk's shift row - value at the leaf's
-            const double dj = fused_value(d.features, d.targets, v.ld, a, j - 1, kv, kc) - fused_value(d.features, d.targets, v.ld, a, j - 1, kv, k0);
+          if (kc != k0) {  // sums of (w + dd): dd = value at this partial's shift row - value at the leaf's
+            const double dj = psc[j - 1] - ps0[j - 1];
             if (i == 0) {
               x += static_cast<double>(nc) * dj;
             } else {
-              const double di = fused_value(d.features, d.targets, v.ld, a, i - 1, kv, kc) - fused_value(d.features, d.targets, v.ld, a, i - 1, kv, k0);
+              const double di = psc[i - 1] - ps0[i - 1];
               x += di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(nc) * di * dj;
             }
           }

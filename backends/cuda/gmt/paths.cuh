@@ -223,6 +223,7 @@ class FastPath {
   DeviceBuffer<unsigned char> d_in_, d_out_;
   DeviceBuffer<double> part_, work_;
   DeviceBuffer<int> part_n_, part_k_, work_i_;
+  DeviceBuffer<double> part_shift_;  // the values at each partial's shift row (FusedView::part_shift)
   ExactLeaf exact_;
   ExactBatch exact_batch_;
   cudaGraphExec_t exec_ = nullptr;
