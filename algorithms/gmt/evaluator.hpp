@@ -61,8 +61,8 @@ struct EvalOptions {
   // chunks of every tree, the leaf counts, small leaves' rows, TSQR R factors and error partials
   // combined (the sequential and OpenMP backends: EvalWork::set_ranks); kIndividuals: each rank a
   // block of every call's trees on all rows, the evaluated trees gathered (sharded_evaluator.hpp:
-  // any backend); kAuto: rows where the backend splits rows, else individuals. Every split gives
-  // one process's run bit for bit.
+  // any backend); kAuto: rows where the backend splits rows and the data has at least one row
+  // chunk a rank, else individuals. Every split gives one process's run bit for bit.
   enum class RankSplit { kAuto, kRows, kIndividuals };
   RankSplit rank_split = RankSplit::kAuto;
 

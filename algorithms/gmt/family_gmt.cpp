@@ -233,7 +233,7 @@ class GmtFamily final : public Family {
   std::vector<ParamSpec> params() const override { return gmt::params_table().specs(); }
 
   std::string split_across_ranks() const override {
-    return "rank_split (auto: rows on the sequential and OpenMP backends, individuals on CUDA): rows = each rank a block of "
+    return "rank_split (auto: rows on the sequential and OpenMP backends when the data has a row chunk a rank, else individuals): rows = each rank a block of "
            "whole row chunks of every tree, leaf counts / small leaves' rows / TSQR R factors / error partials combined; "
            "individuals = each rank a block of every generation's trees on all rows, the evaluated trees gathered (either "
            "way bit-identical to one process)";
@@ -300,7 +300,8 @@ class GmtFamily final : public Family {
       }
     }
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
-    auto eval = across_ranks(ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend), c.eval.rank_split);  // (MPI ranks)
+    const long long chunks = (static_cast<long long>(train.rows()) + c.eval.chunk_rows - 1) / std::max(1, c.eval.chunk_rows);
+    auto eval = across_ranks(ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend), c.eval.rank_split, chunks);  // (MPI ranks)
     eval->configure(c.eval);
 
     // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).

@@ -95,7 +95,8 @@ const ParamTable<GmtCase>& params_table() {
          {{"auto", E::RankSplit::kAuto}, {"rows", E::RankSplit::kRows}, {"individuals", E::RankSplit::kIndividuals}},
          "MPI runs: rows (each rank a block of whole row chunks; leaf counts, R factors and error partials combined: "
          "sequential and OpenMP backends) | individuals (each rank a block of every generation's trees on all rows) | auto "
-         "(rows where the backend splits rows, else individuals); same results in every mode and at any rank count")
+         "(rows where the backend splits rows and the data has a row chunk a rank, else individuals); same results in every "
+         "mode and at any rank count")
         .backend_only();
     t.add<int>("chunk_rows", ev(&E::chunk_rows),
                "rows per fixed chunk of the data-parallel passes (results do not depend on threads)")

@@ -114,9 +114,11 @@ nlohmann::ordered_json ShardedEvaluator::describe() const {
   return j;
 }
 
-std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval, EvalOptions::RankSplit split) {
+std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval, EvalOptions::RankSplit split,
+                                                 long long chunks) {
   if (world().size() == 1) return eval;
   using S = EvalOptions::RankSplit;
+  if (split == S::kAuto && chunks > 0 && chunks < world().size()) split = S::kIndividuals;  // (ranks without rows)
   if (split != S::kIndividuals) {
     if (auto* cpu = dynamic_cast<CpuGmtEvaluator*>(eval.get())) {
       cpu->split_rows(world());

@@ -40,8 +40,10 @@ class ShardedEvaluator final : public ModelTreeEvaluator {
 };
 
 // `eval` itself with one rank, else split over world()'s ranks as `split` says (kAuto: rows where
-// the backend splits rows). Throws when rows are asked of a backend that cannot split them.
+// the backend splits rows and the data has at least one row chunk a rank, `chunks`; else
+// individuals). Throws when rows are asked of a backend that cannot split them.
 std::unique_ptr<ModelTreeEvaluator> across_ranks(std::unique_ptr<ModelTreeEvaluator> eval,
-                                                 EvalOptions::RankSplit split = EvalOptions::RankSplit::kAuto);
+                                                 EvalOptions::RankSplit split = EvalOptions::RankSplit::kAuto,
+                                                 long long chunks = 0);
 
 }  // namespace gpudm::gmt
