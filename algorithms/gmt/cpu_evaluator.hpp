@@ -30,6 +30,8 @@ class CpuGmtEvaluator : public ModelTreeEvaluator {
  private:
   std::unique_ptr<TaskRunner> tasks_;
   Comm* comm_ = nullptr;
+  std::vector<EvalWork> group_;  // rows split: a work per tree of a group (evaluate_trees)
+  CombineAccount account_;
   const Dataset* data_ = nullptr;
   EvalWork work_;
   std::vector<EvalWork> works_;  // individual-parallel mode: one per worker

@@ -454,19 +454,26 @@ void take_words(const std::vector<std::uint32_t>& w, std::size_t& at, T* p, std:
 }
 }  // namespace
 
-void EvalWork::combine_counts() {
-  if (comm_ == nullptr) return;
-  // Other ranks' chunks are zero here: the sum is every chunk's counts (integers: exact).
+// Each combine step in two halves: put_* appends this rank's part (of this tree), take_* reads
+// rank r's part from the gathered words. The combine_* functions below run one collective for a
+// group of trees (their parts concatenated in tree order).
+
+void EvalWork::put_counts(std::vector<std::uint64_t>& v) const {
   static_assert(sizeof(std::int64_t) == sizeof(std::uint64_t), "counts travel as unsigned 64-bit");
-  ++combine_calls_;
-  comm_->sum(reinterpret_cast<std::uint64_t*>(chunk_counts_.data()), chunk_counts_.size(), "gmt: summing the ranks' leaf counts");
-  combined_bytes_ += chunk_counts_.size() * sizeof(std::uint64_t) * static_cast<std::uint64_t>(comm_->size());
+  const std::size_t at = v.size();
+  v.resize(at + chunk_counts_.size());
+  std::memcpy(v.data() + at, chunk_counts_.data(), chunk_counts_.size() * sizeof(std::uint64_t));
 }
 
-void EvalWork::combine_small_rows(int min_rows) {
-  if (comm_ == nullptr || min_rows <= 0) return;
-  // (position in order_, row) of this rank's rows of every leaf under min_rows.
-  std::vector<std::uint32_t> mine;
+void EvalWork::take_counts(const std::uint64_t*& p) {
+  std::memcpy(chunk_counts_.data(), p, chunk_counts_.size() * sizeof(std::uint64_t));
+  p += chunk_counts_.size();
+}
+
+void EvalWork::put_small_rows(std::vector<std::uint32_t>& w, int min_rows) const {
+  // A count, then (position in order_, row) of this rank's rows of every leaf under min_rows.
+  const std::size_t head = w.size();
+  w.push_back(0u);
   for (int l = 0; l < n_leaves_; ++l) {
     const std::int64_t m = leaf_count_[static_cast<std::size_t>(l)];
     if (m <= 0 || m >= min_rows) continue;
@@ -474,66 +481,105 @@ void EvalWork::combine_small_rows(int min_rows) {
     const std::int64_t e = c_end_ < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c_end_) * n_leaves_ + l]
                                               : leaf_begin_[static_cast<std::size_t>(l)] + m;
     for (std::int64_t i = b; i < e; ++i) {
-      mine.push_back(static_cast<std::uint32_t>(i));
-      mine.push_back(static_cast<std::uint32_t>(order_[static_cast<std::size_t>(i)]));
+      w.push_back(static_cast<std::uint32_t>(i));
+      w.push_back(static_cast<std::uint32_t>(order_[static_cast<std::size_t>(i)]));
     }
   }
-  ++combine_calls_;
-  const std::vector<std::uint32_t> all = comm_->gather_all(mine, "gmt: gathering the small leaves' rows");
-  combined_bytes_ += all.size() * 4;
-  GPUDM_REQUIRE(all.size() % 2 == 0, "gmt: the ranks' small-leaf rows do not add up (internal error)");
-  for (std::size_t i = 0; i < all.size(); i += 2) order_[all[i]] = static_cast<std::int64_t>(all[i + 1]);
+  w[head] = static_cast<std::uint32_t>((w.size() - head - 1) / 2);
 }
 
-void EvalWork::combine_r_factors() {
-  if (comm_ == nullptr) return;
-  std::vector<std::uint32_t> mine;
+void EvalWork::take_small_rows(const std::vector<std::uint32_t>& all, std::size_t& at) {
+  GPUDM_REQUIRE(at < all.size(), "gmt: the ranks' small-leaf rows do not add up (internal error)");
+  const std::size_t n = all[at++];
+  GPUDM_REQUIRE(at + 2 * n <= all.size(), "gmt: the ranks' small-leaf rows do not add up (internal error)");
+  for (std::size_t i = 0; i < n; ++i, at += 2) order_[all[at]] = static_cast<std::int64_t>(all[at + 1]);
+}
+
+void EvalWork::put_r_factors(std::vector<std::uint32_t>& w) const {
   for (int ti : own_tasks_) {
     const QrTask& t = tasks_[static_cast<std::size_t>(ti)];
-    put_words(mine, rblocks_.data() + t.r_offset, static_cast<std::size_t>(t.r_rows) * static_cast<std::size_t>(attr_count(t.leaf) + 2));
+    put_words(w, rblocks_.data() + t.r_offset, static_cast<std::size_t>(t.r_rows) * static_cast<std::size_t>(attr_count(t.leaf) + 2));
   }
-  ++combine_calls_;
-  const std::vector<std::uint32_t> all = comm_->gather_all(mine, "gmt: gathering the ranks' R factors");
-  combined_bytes_ += all.size() * 4;
-  // Rank r's blocks are the tasks of its chunks, in task order (tasks are leaf-major: walk them per rank).
-  std::size_t at = 0;
-  for (int r = 0; r < comm_->size(); ++r) {
-    const auto [cb, ce] = chunks_of(r);
-    for (const QrTask& t : tasks_) {
-      if (t.chunk < cb || t.chunk >= ce) continue;
-      take_words(all, at, rblocks_.data() + t.r_offset, static_cast<std::size_t>(t.r_rows) * static_cast<std::size_t>(attr_count(t.leaf) + 2));
-    }
-  }
-  GPUDM_REQUIRE(at == all.size(), "gmt: the ranks' R factors do not add up (internal error)");
 }
 
-void EvalWork::combine_partials() {
-  if (comm_ == nullptr) return;
-  const auto L = static_cast<std::size_t>(n_leaves_);
-  const auto put_chunks = [&](std::vector<std::uint32_t>& w, int cb, int ce) {
-    const std::size_t b = static_cast<std::size_t>(cb) * L, n = static_cast<std::size_t>(ce - cb) * L;
-    put_words(w, part_sse_.data() + b, n);
-    put_words(w, part_sae_.data() + b, n);
-    put_words(w, part_lo_.data() + b, n);
-    put_words(w, part_hi_.data() + b, n);
-    put_words(w, part_rnd_.data() + b, n);
-  };
-  std::vector<std::uint32_t> mine;
-  put_chunks(mine, c_begin_, c_end_);
-  ++combine_calls_;
-  const std::vector<std::uint32_t> all = comm_->gather_all(mine, "gmt: gathering the ranks' error partials");
-  combined_bytes_ += all.size() * 4;
-  std::size_t at = 0;
-  for (int r = 0; r < comm_->size(); ++r) {
-    const auto [cb, ce] = chunks_of(r);
-    const std::size_t b = static_cast<std::size_t>(cb) * L, n = static_cast<std::size_t>(ce - cb) * L;
-    take_words(all, at, part_sse_.data() + b, n);
-    take_words(all, at, part_sae_.data() + b, n);
-    take_words(all, at, part_lo_.data() + b, n);
-    take_words(all, at, part_hi_.data() + b, n);
-    take_words(all, at, part_rnd_.data() + b, n);
+void EvalWork::take_r_factors(const std::vector<std::uint32_t>& all, std::size_t& at, int r) {
+  // Rank r's blocks are the tasks of its chunks, in task order (tasks are leaf-major: walk them all).
+  const auto [cb, ce] = chunks_of(r);
+  for (const QrTask& t : tasks_) {
+    if (t.chunk < cb || t.chunk >= ce) continue;
+    take_words(all, at, rblocks_.data() + t.r_offset, static_cast<std::size_t>(t.r_rows) * static_cast<std::size_t>(attr_count(t.leaf) + 2));
   }
-  GPUDM_REQUIRE(at == all.size(), "gmt: the ranks' error partials do not add up (internal error)");
+}
+
+void EvalWork::put_partials(std::vector<std::uint32_t>& w) const {
+  const auto L = static_cast<std::size_t>(n_leaves_);
+  const std::size_t b = static_cast<std::size_t>(c_begin_) * L, n = static_cast<std::size_t>(c_end_ - c_begin_) * L;
+  put_words(w, part_sse_.data() + b, n);
+  put_words(w, part_sae_.data() + b, n);
+  put_words(w, part_lo_.data() + b, n);
+  put_words(w, part_hi_.data() + b, n);
+  put_words(w, part_rnd_.data() + b, n);
+}
+
+void EvalWork::take_partials(const std::vector<std::uint32_t>& all, std::size_t& at, int r) {
+  const auto L = static_cast<std::size_t>(n_leaves_);
+  const auto [cb, ce] = chunks_of(r);
+  const std::size_t b = static_cast<std::size_t>(cb) * L, n = static_cast<std::size_t>(ce - cb) * L;
+  take_words(all, at, part_sse_.data() + b, n);
+  take_words(all, at, part_sae_.data() + b, n);
+  take_words(all, at, part_lo_.data() + b, n);
+  take_words(all, at, part_hi_.data() + b, n);
+  take_words(all, at, part_rnd_.data() + b, n);
+}
+
+namespace {
+Comm& comm_of(const std::vector<EvalWork*>& ws) {
+  GPUDM_REQUIRE(!ws.empty() && ws.front()->comm() != nullptr, "gmt: a combine step without ranks (internal error)");
+  return *ws.front()->comm();
+}
+// Every rank's words, then each rank's part read by every work in tree order.
+template <class Take>
+std::uint64_t gather_each(const std::vector<EvalWork*>& ws, const std::vector<std::uint32_t>& mine, const char* what, Take take) {
+  Comm& c = comm_of(ws);
+  const std::vector<std::uint32_t> all = c.gather_all(mine, what);
+  std::size_t at = 0;
+  for (int r = 0; r < c.size(); ++r)
+    for (EvalWork* w : ws) take(*w, all, at, r);
+  GPUDM_REQUIRE(at == all.size(), std::string(what) + ": the ranks' parts do not add up (internal error)");
+  return all.size() * 4;
+}
+}  // namespace
+
+std::uint64_t combine_counts(const std::vector<EvalWork*>& ws) {
+  // Other ranks' chunks are zero here: the sum is every chunk's counts (integers: exact).
+  std::vector<std::uint64_t> v;
+  for (const EvalWork* w : ws) w->put_counts(v);
+  Comm& c = comm_of(ws);
+  c.sum(v.data(), v.size(), "gmt: summing the ranks' leaf counts");
+  const std::uint64_t* p = v.data();
+  for (EvalWork* w : ws) w->take_counts(p);
+  return v.size() * sizeof(std::uint64_t) * static_cast<std::uint64_t>(c.size());
+}
+
+std::uint64_t combine_small_rows(const std::vector<EvalWork*>& ws, int min_rows) {
+  std::vector<std::uint32_t> mine;
+  for (const EvalWork* w : ws) w->put_small_rows(mine, min_rows);
+  return gather_each(ws, mine, "gmt: gathering the small leaves' rows",
+                     [](EvalWork& w, const std::vector<std::uint32_t>& all, std::size_t& at, int) { w.take_small_rows(all, at); });
+}
+
+std::uint64_t combine_r_factors(const std::vector<EvalWork*>& ws) {
+  std::vector<std::uint32_t> mine;
+  for (const EvalWork* w : ws) w->put_r_factors(mine);
+  return gather_each(ws, mine, "gmt: gathering the ranks' R factors",
+                     [](EvalWork& w, const std::vector<std::uint32_t>& all, std::size_t& at, int r) { w.take_r_factors(all, at, r); });
+}
+
+std::uint64_t combine_partials(const std::vector<EvalWork*>& ws) {
+  std::vector<std::uint32_t> mine;
+  for (const EvalWork* w : ws) w->put_partials(mine);
+  return gather_each(ws, mine, "gmt: gathering the ranks' error partials",
+                     [](EvalWork& w, const std::vector<std::uint32_t>& all, std::size_t& at, int r) { w.take_partials(all, at, r); });
 }
 
 void EvalWork::finish(Tree& tree) {
@@ -548,59 +594,106 @@ void EvalWork::finish(Tree& tree) {
 
 RepairOutcome evaluate_tree(EvalWork& work, const Dataset& data, Tree& tree, std::uint64_t salt, const EvalOptions& opt,
                             const RepairSpec& repair, PhaseTimer& timer, const ForEach& loop) {
-  RepairOutcome outcome;
-  // This rank's chunks (all of them in one process).
-  const auto own_chunks = [&](const std::function<void(int)>& body) {
-    const int c0 = work.chunk_begin();
-    loop(work.chunk_end() - c0, [&](int i) { body(c0 + i); });
+  std::vector<EvalWork*> ws{&work};
+  std::vector<Tree*> ts{&tree};
+  std::vector<std::uint64_t> salts{salt};
+  return evaluate_trees(ws, data, ts, salts, opt, repair, timer, loop).front();
+}
+
+std::vector<RepairOutcome> evaluate_trees(const std::vector<EvalWork*>& works, const Dataset& data, const std::vector<Tree*>& trees,
+                                          const std::vector<std::uint64_t>& salts, const EvalOptions& opt, const RepairSpec& repair,
+                                          PhaseTimer& timer, const ForEach& loop, CombineAccount* account) {
+  const std::size_t B = trees.size();
+  GPUDM_REQUIRE(works.size() == B && salts.size() == B, "gmt: evaluate_trees needs a work and a salt per tree");
+  std::vector<RepairOutcome> outcome(B);
+  if (B == 0) return outcome;
+  const bool split = works.front()->split();
+  // A combine step over the given works (one collective), timed as "combine" and counted.
+  const auto combine = [&](auto&& step) {
+    if (!split) return;
+    auto s = timer.scope("combine");
+    const std::uint64_t bytes = step();
+    if (account != nullptr) {
+      ++account->calls;
+      account->bytes += bytes;
+    }
   };
-  for (int round = 0; round < 2; ++round) {
-    { auto s = timer.scope("transfers"); work.begin(data, tree, opt, salt); }
+  // This rank's chunks of work w (all of them in one process).
+  const auto own_chunks = [&](EvalWork& w, const std::function<void(int)>& body) {
+    const int c0 = w.chunk_begin();
+    loop(w.chunk_end() - c0, [&](int i) { body(c0 + i); });
+  };
+  std::vector<EvalWork*> routing = works;  // the works to route in this round
+  std::vector<std::size_t> index(B);
+  for (std::size_t i = 0; i < B; ++i) index[i] = i;
+  for (int round = 0; round < 2 && !routing.empty(); ++round) {
+    {
+      auto s = timer.scope("transfers");
+      for (std::size_t k = 0; k < routing.size(); ++k) routing[k]->begin(data, *trees[index[k]], opt, salts[index[k]]);
+    }
     {
       auto s = timer.scope("redistribute");
-      own_chunks([&](int c) { work.redistribute_chunk(c); });
+      for (EvalWork* w : routing) own_chunks(*w, [&](int c) { w->redistribute_chunk(c); });
     }
-    if (work.split()) { auto s = timer.scope("combine"); work.combine_counts(); }
+    combine([&] { return combine_counts(routing); });
     {
       auto s = timer.scope("separate");
-      work.separate_offsets();
-      own_chunks([&](int c) { work.separate_chunk(c); });
+      for (EvalWork* w : routing) {
+        w->separate_offsets();
+        own_chunks(*w, [&](int c) { w->separate_chunk(c); });
+      }
     }
     if (round > 0 || repair.min_rows <= 0) break;
-    if (work.split()) { auto s = timer.scope("combine"); work.combine_small_rows(repair.min_rows); }
+    combine([&] { return combine_small_rows(routing, repair.min_rows); });
     auto s = timer.scope("repair");
-    thread_local RoutedCounts routed;
-    work.routed_counts(repair.min_rows, routed);
-    outcome = repair_tree(tree, repair, routed, data);
-    GPUDM_REQUIRE(outcome.complete, "gmt: repair could not find a small leaf's rows (internal error)");
-    if (outcome.repairs == 0) break;  // the routing stands; otherwise route the repaired tree
+    std::vector<EvalWork*> again;
+    std::vector<std::size_t> again_index;
+    for (std::size_t k = 0; k < routing.size(); ++k) {
+      thread_local RoutedCounts routed;
+      routing[k]->routed_counts(repair.min_rows, routed);
+      RepairOutcome& o = outcome[index[k]];
+      o = repair_tree(*trees[index[k]], repair, routed, data);
+      GPUDM_REQUIRE(o.complete, "gmt: repair could not find a small leaf's rows (internal error)");
+      if (o.repairs == 0) continue;  // the routing stands; otherwise route the repaired tree
+      again.push_back(routing[k]);
+      again_index.push_back(index[k]);
+    }
+    routing = std::move(again);
+    index = std::move(again_index);
   }
-  const std::vector<int>& tasks = work.own_qr_tasks();
   {
     auto s = timer.scope("reorganize");
-    work.reorganize_layout();
-    loop(static_cast<int>(tasks.size()), [&](int i) { work.reorganize_block(tasks[static_cast<std::size_t>(i)]); });
+    for (EvalWork* w : works) {
+      w->reorganize_layout();
+      const std::vector<int>& tasks = w->own_qr_tasks();
+      loop(static_cast<int>(tasks.size()), [&](int i) { w->reorganize_block(tasks[static_cast<std::size_t>(i)]); });
+    }
   }
   {
     // One calc_models phase: the blocks' QR, then (rows split) the R factors' exchange, timed as
     // "combine", then the leaves' solves.
     const Stopwatch qr;
-    loop(static_cast<int>(tasks.size()), [&](int i) { work.qr_block(tasks[static_cast<std::size_t>(i)]); });
-    double seconds = qr.seconds();
-    if (work.split()) { auto s = timer.scope("combine"); work.combine_r_factors(); }
+    for (EvalWork* w : works) {
+      const std::vector<int>& tasks = w->own_qr_tasks();
+      loop(static_cast<int>(tasks.size()), [&](int i) { w->qr_block(tasks[static_cast<std::size_t>(i)]); });
+    }
+    const double seconds = qr.seconds();
+    combine([&] { return combine_r_factors(works); });
     const Stopwatch solve;
-    loop(work.n_leaves(), [&](int l) { work.solve_leaf(l); });
+    for (EvalWork* w : works) loop(w->n_leaves(), [&](int l) { w->solve_leaf(l); });
     if (timer.enabled()) timer.add("calc_models", seconds + solve.seconds());
   }
   {
     auto s = timer.scope("estimate_errors");
-    own_chunks([&](int c) { work.estimate_chunk(c); });
+    for (EvalWork* w : works) own_chunks(*w, [&](int c) { w->estimate_chunk(c); });
   }
-  if (work.split()) { auto s = timer.scope("combine"); work.combine_partials(); }
+  combine([&] { return combine_partials(works); });
   {
     auto s = timer.scope("reduction");
-    loop(work.n_leaves(), [&](int l) { work.reduce_leaf(l); });
-    work.finish(tree);
+    for (std::size_t i = 0; i < B; ++i) {
+      loop(works[i]->n_leaves(), [&](int l) { works[i]->reduce_leaf(l); });
+      works[i]->finish(*trees[i]);
+    }
   }
   return outcome;
 }

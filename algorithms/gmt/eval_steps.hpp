@@ -37,18 +37,23 @@ class EvalWork {
   // This rank's row chunks [chunk_begin, chunk_end) (every chunk in one process).
   int chunk_begin() const { return c_begin_; }
   int chunk_end() const { return c_end_; }
+  Comm* comm() const { return comm_; }
   // The TSQR blocks this rank factors (reorganize_layout's tasks of its chunks), in task order.
   const std::vector<int>& own_qr_tasks() const { return own_tasks_; }
-  // After redistribute: every chunk's per-leaf counts on every rank (a sum: exact).
-  void combine_counts();
-  // After separate (and combine_counts): the rows of every leaf under min_rows from every rank.
-  void combine_small_rows(int min_rows);
-  // After qr_block: every TSQR block's R factor on every rank.
-  void combine_r_factors();
-  // After estimate_chunk: every chunk's error partials and dipole keys on every rank.
-  void combine_partials();
-  std::uint64_t combined_bytes() const { return combined_bytes_; }
-  long long combine_calls() const { return combine_calls_; }
+  // The combine steps' halves (combine_* below): this rank's part of this tree appended, rank r's
+  // part read back from the gathered words.
+  //   counts       after redistribute: every chunk's per-leaf counts (a sum: exact)
+  //   small rows   after separate: the rows of every leaf under min_rows
+  //   R factors    after qr_block: every TSQR block's R factor
+  //   partials     after estimate_chunk: every chunk's error partials and dipole keys
+  void put_counts(std::vector<std::uint64_t>& v) const;
+  void take_counts(const std::uint64_t*& p);
+  void put_small_rows(std::vector<std::uint32_t>& w, int min_rows) const;
+  void take_small_rows(const std::vector<std::uint32_t>& all, std::size_t& at);
+  void put_r_factors(std::vector<std::uint32_t>& w) const;
+  void take_r_factors(const std::vector<std::uint32_t>& all, std::size_t& at, int r);
+  void put_partials(std::vector<std::uint32_t>& w) const;
+  void take_partials(const std::vector<std::uint32_t>& all, std::size_t& at, int r);
 
   int n_chunks() const { return n_chunks_; }
   int n_leaves() const { return n_leaves_; }
@@ -89,8 +94,6 @@ class EvalWork {
   Comm* comm_ = nullptr;
   int c_begin_ = 0, c_end_ = 0;
   std::vector<int> own_tasks_;
-  std::uint64_t combined_bytes_ = 0;
-  long long combine_calls_ = 0;
   // Rank r's chunk range.
   std::pair<int, int> chunks_of(int r) const;
   const Dataset* data_ = nullptr;
@@ -130,6 +133,17 @@ class EvalWork {
 using ForEach = std::function<void(int n, const std::function<void(int)>& body)>;
 ForEach for_each_in_order();
 
+// The combine steps of several trees' works (rows split; every work on the same ranks) in one
+// collective each, their parts concatenated in tree order; each returns the bytes one rank received.
+std::uint64_t combine_counts(const std::vector<EvalWork*>& ws);
+std::uint64_t combine_small_rows(const std::vector<EvalWork*>& ws, int min_rows);
+std::uint64_t combine_r_factors(const std::vector<EvalWork*>& ws);
+std::uint64_t combine_partials(const std::vector<EvalWork*>& ws);
+struct CombineAccount {
+  long long calls = 0;
+  std::uint64_t bytes = 0;
+};
+
 // One tree: routing, the repair rule (repair.hpp), then every procedure in order, each timed as
 // its phase in `timer`; the statistics and models are written into the tree. `loop` runs the
 // work items of a procedure (in order, or spread over threads). With the rows split over ranks
@@ -137,6 +151,12 @@ ForEach for_each_in_order();
 // combine steps (phase "combine") put the parts together.
 RepairOutcome evaluate_tree(EvalWork& work, const Dataset& data, Tree& tree, std::uint64_t salt, const EvalOptions& opt,
                             const RepairSpec& repair, PhaseTimer& timer, const ForEach& loop);
+// Several trees, each with its own work, phase by phase (every tree routed, then one combine of all
+// their counts, ...): with the rows split over ranks 4 collectives for the group instead of 4 per
+// tree. The same arithmetic per tree as evaluate_tree. `account` (optional) counts the combines.
+std::vector<RepairOutcome> evaluate_trees(const std::vector<EvalWork*>& works, const Dataset& data, const std::vector<Tree*>& trees,
+                                          const std::vector<std::uint64_t>& salts, const EvalOptions& opt, const RepairSpec& repair,
+                                          PhaseTimer& timer, const ForEach& loop, CombineAccount* account = nullptr);
 
 // Counts, errors and dipoles of the internal nodes from their leaves (children after parents).
 void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt);
