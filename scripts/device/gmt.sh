@@ -149,20 +149,21 @@ EOF
 }
 
 if has probe; then
-  # name:iterations:rows:threads:spin; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
-  # spin = GPUDM_HOST_SPIN_US (idle workers' polling, default 1,000); empty fields take the defaults.
+  # name:iterations:rows:threads:spin:split; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
+  # spin = GPUDM_HOST_SPIN_US (idle workers' polling, default 1,000), split = GPUDM_GMT_STAT_SPLIT
+  # (warps | leaf | block: how the stats pass shares a stat leaf's rows); empty fields take the defaults.
   # GMT_PROBE_SPECS (comma-separated) replaces the list, e.g. "pol:10000::1,pol:10000::" for whole
   # runs with one host thread and with the default pool
   SPECS=("armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::"
          "armchair:1000::1" "pol:2000::1" "pol:2000::16" "pol:2000:::0")
   [ -n "${GMT_PROBE_SPECS:-}" ] && IFS=, read -r -a SPECS <<<"$GMT_PROBE_SPECS"
   for spec in "${SPECS[@]}"; do
-    IFS=: read -r name it rows thr spin <<<"$spec"
-    tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}"
+    IFS=: read -r name it rows thr spin split <<<"$spec"
+    tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}${split:+_$split}"
     stamp "== probe $tag ($it iterations)"
     lim="$(call_timeout 180)"
     if [ "$lim" = 0 ]; then status=1; echo "!! probe $tag skipped: the device call has no time left"; continue; fi
-    env ${thr:+GPUDM_HOST_THREADS=$thr} ${spin:+GPUDM_HOST_SPIN_US=$spin} timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
+    env ${thr:+GPUDM_HOST_THREADS=$thr} ${spin:+GPUDM_HOST_SPIN_US=$spin} ${split:+GPUDM_GMT_STAT_SPLIT=$split} timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
       --model-out "$OUT_DIR/probe_$tag.model.json" --metrics-out "$OUT_DIR/probe_$tag.json" >"$OUT_DIR/probe_$tag.log" 2>&1 ||
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done

@@ -13,6 +13,8 @@
 // samples recorded on the GPU, replayed on the CPU and the faithful path).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -206,6 +208,15 @@ std::vector<Named> datasets_for_agreement() {
   return out;
 }
 
+// Armchair 50,000 rows (narrow models) and the Year-shaped surrogate, 30,000 rows (wide ones).
+std::vector<Named> armchair_and_year() {
+  datasets::CatalogProvider provider;
+  std::vector<Named> sets;
+  sets.push_back({"armchair", *provider.get("armchair", {{"rows", 50000}})});
+  sets.push_back({"year-shaped", *provider.get("year_prediction_msd", {{"rows", 30000}})});
+  return sets;
+}
+
 // A left-deep chain of `levels` levels (x1 <= 9.5, <= 9.1, ...) with linear leaves.
 Tree chain(int levels, int attrs) {
   std::vector<int> m;
@@ -251,10 +262,7 @@ TEST(GmtCuda, FastAndFaithfulMatchSequentialOnEveryDataset) {
 // The fast path's sums have a fixed order: graphs or not, first call or later, bit for bit.
 TEST(GmtCuda, FastPathIsBitIdenticalWithAndWithoutGraphsAndOnRepeat) {
   GMT_REQUIRE_CUDA();
-  datasets::CatalogProvider provider;
-  std::vector<Named> sets;
-  sets.push_back({"armchair", *provider.get("armchair", {{"rows", 50000}})});
-  sets.push_back({"year-shaped", *provider.get("year_prediction_msd", {{"rows", 30000}})});
+  const std::vector<Named> sets = armchair_and_year();
   auto seq = make("sequential", EvalOptions{});
   for (const Named& s : sets) {
     SCOPED_TRACE(s.name);
@@ -277,6 +285,31 @@ TEST(GmtCuda, FastPathIsBitIdenticalWithAndWithoutGraphsAndOnRepeat) {
       }
     EXPECT_EQ(graphs->describe().value("cuda_graphs", ""), "on");
   }
+}
+
+// Every way of sharing a stat leaf's rows among the stats pass's warps (GPUDM_GMT_STAT_SPLIT,
+// FusedPolicy::kSplit*) agrees with the sequential backend, narrow and wide models, and repeats
+// bit for bit.
+TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
+  GMT_REQUIRE_CUDA();
+  const std::vector<Named> sets = armchair_and_year();
+  auto seq = make("sequential", EvalOptions{});
+  for (const char* mode : {"warps", "leaf", "block"}) {
+    ASSERT_EQ(setenv("GPUDM_GMT_STAT_SPLIT", mode, 1), 0);
+    for (const Named& s : sets) {
+      SCOPED_TRACE(std::string(mode) + ", " + s.name);
+      const Batch pop = population(s.data, 16, 6, s.data.cols() > 10 ? 40.0 : 2.0, 5);  // wide models on Year: the wide path
+      const auto want = run(*seq, s.data, pop);
+      auto fast = make("cuda", fast_options());
+      const auto a = run(*fast, s.data, pop);
+      expect_equivalent(s.data, a, want, kRealCoefTol, kErrTol, std::string("fast ") + mode + " " + s.name);
+      const auto b = run(*fast, s.data, pop, false);
+      for (std::size_t k = 0; k < a.size(); ++k)
+        for (int i = 0; i < a[k].size(); ++i) EXPECT_EQ(a[k].node(i).stats.sse, b[k].node(i).stats.sse) << "repeat, tree " << k;
+      EXPECT_EQ(fast->describe().value("stat_split", ""), mode);
+    }
+  }
+  unsetenv("GPUDM_GMT_STAT_SPLIT");
 }
 
 TEST(GmtCuda, FloatFaithfulPathWithinItsTolerance) {

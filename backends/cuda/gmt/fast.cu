@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <cstdlib>
 #include <string>
 
 #include "algorithms/core/error.hpp"
@@ -98,6 +99,14 @@ FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exac
   chunk_rows_ = static_cast<int>(std::min<long long>(chunk, FusedPolicy::kMaxChunkRows));
   chunks_ = static_cast<int>(std::max<long long>(1, (n + chunk_rows_ - 1) / chunk_rows_));
   GPUDM_REQUIRE(chunks_ <= 65535, "gmt/cuda: " + std::to_string(chunks_) + " row chunks exceed the grid");
+  // How the stats pass shares a stat leaf's rows among a block's warps (FusedPolicy::kSplit*): an
+  // experiment's switch, not a config param (each mode sums in its own fixed order).
+  stat_split_ = FusedPolicy::kSplitWarps;
+  if (const char* e = std::getenv("GPUDM_GMT_STAT_SPLIT"); e != nullptr && *e != '\0') {
+    const std::string m = e;
+    GPUDM_REQUIRE(m == "warps" || m == "leaf" || m == "block", "GPUDM_GMT_STAT_SPLIT: '" + m + "' is not warps, leaf or block");
+    stat_split_ = m == "leaf" ? FusedPolicy::kSplitLeaf : m == "block" ? FusedPolicy::kSplitBlock : FusedPolicy::kSplitWarps;
+  }
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -346,6 +355,7 @@ void FastPath::write_view() {
   v.rows = static_cast<long long>(c_.data.rows);
   v.ld = static_cast<long long>(c_.data.padded_rows);
   v.chunk_rows = chunk_rows_;
+  v.stat_split = stat_split_;
   unsigned char* ob = d_out_.data();
   std::size_t o = 0;
   v.leaf_out = reinterpret_cast<LeafOut*>(ob + o);
@@ -761,6 +771,7 @@ nlohmann::ordered_json FastPath::describe() const {
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
   j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
+  j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf ? "leaf" : stat_split_ == FusedPolicy::kSplitBlock ? "block" : "warps";
   j["shared_memory_bytes"] = smem_;
   j["leaf_atomics"] = smem_leaves_ ? "shared" : "global";
   j["cuda_graphs"] = graph_note_;

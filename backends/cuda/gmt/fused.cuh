@@ -47,6 +47,14 @@ struct FusedPolicy {
   static constexpr int kSmemLeaves = 2048;     // per-leaf atomics in shared memory up to this many leaves
   static constexpr int kMaxStatLeaves = 8192;  // stat leaves of one tree (shared-memory sort tables)
   static constexpr int kAuxBlock = 128;
+  static constexpr int kNarrowNs = 20;         // n_stats(kNarrowKv): a warp's narrow sums in the block mode's scratch
+  // How the stats pass shares a stat leaf's rows of a chunk among the block's warps
+  // (GPUDM_GMT_STAT_SPLIT): kSplitWarps, the rows in W runs, a partial per (chunk, warp), each run
+  // shifted by its own first row (162d8dd); kSplitLeaf, a warp per stat leaf, one partial per chunk
+  // (29fd70b); kSplitBlock, the rows in W runs shifted by the chunk's first row of the leaf, the
+  // warps' narrow sums added in warp order into one partial per chunk, wide models' sums split over
+  // the warps by entries (not yet run on a GPU).
+  static constexpr int kSplitWarps = 0, kSplitLeaf = 1, kSplitBlock = 2;
   // A solved leaf whose SSE from the statistics is under this fraction of its centred target sum
   // of squares (R^2 > 1 - 1e-4) has lost digits to cancellation (C_yy - |L^-1 C_Sy|^2, error
   // ~ eps x C_yy): its SSE is summed again from the residuals (the residual pass).
@@ -92,6 +100,7 @@ struct FusedView {
   long long work_total = 0;   // doubles of the solve work space
   long long rows = 0, ld = 0;
   int chunk_rows = 0;
+  int stat_split = FusedPolicy::kSplitWarps;
   // inputs
   const int* t_node0 = nullptr;  // [B + 1]
   const int* t_leaf0 = nullptr;  // [B + 1]
@@ -127,6 +136,7 @@ struct FusedView {
 __host__ __device__ inline std::size_t fused_smem_bytes(int leaves, int stat_leaves, int chunk_rows, int wide_kv,
                                                         bool smem_leaves) {
   std::size_t b = static_cast<std::size_t>(FusedPolicy::kWarps) * FusedPolicy::kWideTile * static_cast<std::size_t>(wide_kv) * 8;
+  b += static_cast<std::size_t>(FusedPolicy::kWarps) * FusedPolicy::kNarrowNs * 8;  // the block mode's scratch
   if (smem_leaves) b += static_cast<std::size_t>(leaves) * (8 + 4);
   b += (static_cast<std::size_t>(FusedPolicy::kWarps) * stat_leaves + stat_leaves + 1) * 4;
   b = (b + 15) / 16 * 16;
@@ -249,10 +259,10 @@ __device__ __forceinline__ void fused_entry(int e, int kv, int* i, int* j) {
 // runs over the rows in order.
 __device__ void fused_wide(const float* __restrict__ feat, const float* __restrict__ y, long long ld, const int* __restrict__ a,
                            int kv, const unsigned short* __restrict__ rows, int m, long long r0, long long krow,
-                           double* __restrict__ out, double* __restrict__ tile, int lane) {
+                           double* __restrict__ out, double* __restrict__ tile, int lane, int sweep0 = 0, int sweeps = 1) {
   const int ns = ::gpudm::gmt::leafstats::n_stats(kv);
   constexpr int E = FusedPolicy::kWideEntries, T = FusedPolicy::kWideTile;
-  for (int e0 = 0; e0 < ns; e0 += 32 * E) {
+  for (int e0 = sweep0 * 32 * E; e0 < ns; e0 += sweeps * 32 * E) {  // (sweep0, sweeps: a warp's share of the sweeps)
     int ei[E], ej[E];
     double acc[E];
 #pragma unroll
@@ -329,6 +339,8 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   unsigned char* p = fused_smem;
   double* tile = reinterpret_cast<double*>(p);
   p += static_cast<std::size_t>(W) * FusedPolicy::kWideTile * wide_kv * 8;
+  double* scratch = reinterpret_cast<double*>(p);  // [W x kNarrowNs]
+  p += static_cast<std::size_t>(W) * FusedPolicy::kNarrowNs * 8;
   unsigned long long* rnd_s = nullptr;
   int* cnt_s = nullptr;
   if (kSmemLeaves) {
@@ -442,31 +454,38 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   }
   __syncthreads();
 
-  // Per stat leaf: its rows of the chunk split into W equal runs in row order, warp w the w-th
-  // (one or two stat leaves per tree are common: a warp per leaf left the others waiting); per
-  // run the sums, count and shift row (partial blockIdx.y x W + w), the keys (atomics), and, for a
-  // leaf under the repair limit in the chunk, its rows.
-  for (int si = 0; si < ns; ++si) {
+  // Per stat leaf (FusedPolicy's split modes): the leaf's rows of the chunk, all of them (leaf mode:
+  // a warp per stat leaf) or the w-th of W equal runs in row order (warps and block modes); per
+  // run the keys (atomics) and, for a leaf under the repair limit in the chunk, its rows; the sums
+  // into partial (chunk, w) shifted by the run's first row (warps mode) or into partial (chunk, 0)
+  // shifted by the chunk's first row of the leaf (leaf and block modes; block: the warps' sums
+  // added in warp order). The loop is uniform over the block in block mode (its barriers).
+  const int mode = v.stat_split;
+  const bool by_leaf = mode == FusedPolicy::kSplitLeaf;
+  for (int si = by_leaf ? w : 0; si < ns; si += by_leaf ? W : 1) {
     const int gs = stat0 + si;
     const int mall = soff[si + 1] - soff[si];
-    const int q0 = static_cast<int>(static_cast<long long>(mall) * w / W);
-    const int m = static_cast<int>(static_cast<long long>(mall) * (w + 1) / W) - q0;
-    const std::size_t part_i = static_cast<std::size_t>(blockIdx.y) * W + w;
-    const std::size_t pc = part_i * v.S + gs;
-    if (m == 0) {
-      if (lane == 0) {
-        v.part_n[pc] = 0;
-        v.part_k[pc] = -1;
+    const int q0 = by_leaf ? 0 : static_cast<int>(static_cast<long long>(mall) * w / W);
+    const int m = by_leaf ? mall : static_cast<int>(static_cast<long long>(mall) * (w + 1) / W) - q0;
+    const unsigned short* all_rows = sorted + soff[si];
+    const unsigned short* rows = all_rows + q0;
+    // this warp's partial, and the row its sums are shifted by
+    const std::size_t part_i = static_cast<std::size_t>(blockIdx.y) * W + (mode == FusedPolicy::kSplitWarps ? w : 0);
+    const bool writer = mode != FusedPolicy::kSplitBlock || w == 0;  // writes its partial's count, shift and sums
+    const long long krow = mode == FusedPolicy::kSplitWarps ? (m > 0 ? r0 + rows[0] : -1) : (mall > 0 ? r0 + all_rows[0] : -1);
+    if (lane == 0 && writer) {
+      if (mode == FusedPolicy::kSplitWarps) {
+        v.part_n[part_i * v.S + gs] = m;
+        v.part_k[part_i * v.S + gs] = static_cast<int>(krow);
+      } else {  // partial (chunk, 0) holds the chunk; the chunk's other partials stay empty
+        for (int q = 0; q < W; ++q) {
+          const std::size_t pq = (static_cast<std::size_t>(blockIdx.y) * W + q) * v.S + gs;
+          v.part_n[pq] = q == 0 ? mall : 0;
+          v.part_k[pq] = q == 0 ? static_cast<int>(krow) : -1;
+        }
       }
-      continue;
     }
-    const unsigned short* rows = sorted + soff[si] + q0;
-    const long long krow = r0 + rows[0];
-    if (lane == 0) {
-      v.part_n[pc] = m;
-      v.part_k[pc] = static_cast<int>(krow);
-    }
-    {  // the leaf's dipole keys over the run's rows: integer min / max, exact in any order
+    if (m > 0) {  // the leaf's dipole keys over the run's rows: integer min / max, exact in any order
       unsigned long long klo = ls::kNoLoKey, khi = ls::kNoHiKey, krn = ls::kNoLoKey;
       for (int q = lane; q < m; q += 32) {
         const long long row = r0 + rows[q];
@@ -494,7 +513,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
         atomicMin(&o.rnd, krn);
       }
     }
-    if (mall <= v.stray_cap) {  // (the host sorts the recorded rows)
+    if (m > 0 && mall <= v.stray_cap) {  // (the host sorts the recorded rows)
       int b0 = 0;
       if (lane == 0) b0 = atomicAdd(&v.stat_out[gs].nstray, m);
       b0 = __shfl_sync(0xFFFFFFFFu, b0, 0);
@@ -502,22 +521,43 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
         v.strays[static_cast<std::size_t>(gs) * v.stray_cap + b0 + q] = static_cast<int>(r0 + rows[q]);
     }
     const int kv = v.s_k[gs] + 1;
-    if (kv > FusedPolicy::kMaxKv) continue;  // the exact solver takes the leaf
+    if (kv > FusedPolicy::kMaxKv || mall == 0) continue;  // the exact solver takes the leaf / no rows (uniform over the block)
     const int* a = v.attrs + v.s_attr0[gs];
-    {  // the values at the shift row, for the merge's re-shift (read here once instead of per entry there)
+    if (writer && krow >= 0) {  // the values at the shift row, for the merge's re-shift (read here once instead of per entry there)
       double* ps = v.part_shift + part_i * static_cast<std::size_t>(v.coef_total) + v.s_attr0[gs] + gs;
       for (int j = lane; j < kv; j += 32) ps[j] = fused_value(feat, yv, ld, a, j, kv, krow);
     }
     double* out = v.part + part_i * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-    static_assert(FusedPolicy::kNarrowKv == 5, "the narrow cases below");
+    double* tw = tile + static_cast<std::size_t>(w) * FusedPolicy::kWideTile * wide_kv;
+    static_assert(FusedPolicy::kNarrowKv == 5 && FusedPolicy::kNarrowNs == 20, "the narrow cases below");
+    if (mode == FusedPolicy::kSplitBlock) {
+      if (kv <= FusedPolicy::kNarrowKv) {  // each warp its run's sums (shifted by krow) into the scratch, then added in warp order
+        double* sw = scratch + w * FusedPolicy::kNarrowNs;
+        if (kv == 1) fused_narrow<1>(feat, yv, ld, a, rows, m, r0, krow, sw, lane);
+        else if (kv == 2) fused_narrow<2>(feat, yv, ld, a, rows, m, r0, krow, sw, lane);
+        else if (kv == 3 || kMaxKv == 3) fused_narrow<3>(feat, yv, ld, a, rows, m, r0, krow, sw, lane);
+        else if (kv == 4) fused_narrow<4>(feat, yv, ld, a, rows, m, r0, krow, sw, lane);
+        else fused_narrow<5>(feat, yv, ld, a, rows, m, r0, krow, sw, lane);
+        __syncthreads();
+        const int nst = ls::n_stats(kv);
+        if (w == 0 && lane < nst) {
+          double t = scratch[lane];
+          for (int q = 1; q < W; ++q) t += scratch[q * FusedPolicy::kNarrowNs + lane];
+          out[lane] = t;
+        }
+        __syncthreads();  // (the scratch is reused by the next stat leaf)
+      } else if (kMaxKv == 0) {  // wide: every warp all the rows, the warps splitting the sweeps over the sums
+        fused_wide(feat, yv, ld, a, kv, all_rows, mall, r0, krow, out, tw, lane, w, W);
+      }
+      continue;
+    }
+    if (m == 0) continue;
     if (kv == 1) fused_narrow<1>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 2) fused_narrow<2>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 3 || kMaxKv == 3) fused_narrow<3>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 4) fused_narrow<4>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 5 || kMaxKv == FusedPolicy::kNarrowKv) fused_narrow<5>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
-    else if (kMaxKv == 0)
-      fused_wide(feat, yv, ld, a, kv, rows, m, r0, krow, out, tile + static_cast<std::size_t>(w) * FusedPolicy::kWideTile * wide_kv,
-                 lane);
+    else if (kMaxKv == 0) fused_wide(feat, yv, ld, a, kv, rows, m, r0, krow, out, tw, lane);
   }
 
   if (kSmemLeaves) {
