@@ -38,12 +38,13 @@ void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
     timer.merge(PhaseTimer::mean(timers));
   } else if (comm_ != nullptr) {
     // Rows split over ranks: the trees in groups, phase by phase (4 collectives a group instead of
-    // 4 a tree); a group's works hold ~12 bytes a training row each, so a group is as many trees
-    // as fit 1 GiB (Armchair 1M: a whole generation; 10M: 8 trees).
+    // 4 a tree). A work holds 12 bytes a training row (leaf_of_, order_) and its leaves' matrices,
+    // at most 8 x (attributes + 2) bytes a row (sized for all rows, filled with this rank's), so a
+    // group is as many trees as that bound fits in 1 GiB (Armchair 1M: 24 trees; Year-shaped: 2).
     const ForEach loop = [this](int n, const std::function<void(int)>& body) {
       tasks_->run(static_cast<std::size_t>(std::max(0, n)), [&](std::size_t i) { body(static_cast<int>(i)); });
     };
-    const std::size_t per_tree = std::max<std::size_t>(1, data_->rows() * 12);
+    const std::size_t per_tree = std::max<std::size_t>(1, data_->rows() * (12 + 8 * (data_->cols() + 2)));
     const std::size_t group = std::clamp<std::size_t>((std::size_t{1} << 30) / per_tree, 1, std::max<std::size_t>(1, batch.size()));
     if (group_.size() < group) {
       group_.resize(group);

@@ -477,9 +477,11 @@ void EvalWork::put_small_rows(std::vector<std::uint32_t>& w, int min_rows) const
   for (int l = 0; l < n_leaves_; ++l) {
     const std::int64_t m = leaf_count_[static_cast<std::size_t>(l)];
     if (m <= 0 || m >= min_rows) continue;
-    const std::int64_t b = c_begin_ < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c_begin_) * n_leaves_ + l] : 0;
-    const std::int64_t e = c_end_ < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c_end_) * n_leaves_ + l]
-                                              : leaf_begin_[static_cast<std::size_t>(l)] + m;
+    // This rank's positions in the leaf's bucket: from its first chunk's write offset to the next
+    // rank's (or the bucket's end; a rank without chunks has none).
+    const std::int64_t end = leaf_begin_[static_cast<std::size_t>(l)] + m;
+    const std::int64_t b = c_begin_ < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c_begin_) * n_leaves_ + l] : end;
+    const std::int64_t e = c_end_ < n_chunks_ ? chunk_counts_[static_cast<std::size_t>(c_end_) * n_leaves_ + l] : end;
     for (std::int64_t i = b; i < e; ++i) {
       w.push_back(static_cast<std::uint32_t>(i));
       w.push_back(static_cast<std::uint32_t>(order_[static_cast<std::size_t>(i)]));

@@ -294,6 +294,15 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
   GMT_REQUIRE_CUDA();
   const std::vector<Named> sets = armchair_and_year();
   auto seq = make("sequential", EvalOptions{});
+  // The variable as it was is put back however the test ends.
+  struct Restore {
+    const char* old = std::getenv("GPUDM_GMT_STAT_SPLIT");
+    std::string value = old != nullptr ? old : "";
+    ~Restore() {
+      if (old != nullptr) setenv("GPUDM_GMT_STAT_SPLIT", value.c_str(), 1);
+      else unsetenv("GPUDM_GMT_STAT_SPLIT");
+    }
+  } restore;
   for (const char* mode : {"warps", "leaf", "block"}) {
     ASSERT_EQ(setenv("GPUDM_GMT_STAT_SPLIT", mode, 1), 0);
     for (const Named& s : sets) {
@@ -309,7 +318,6 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
       EXPECT_EQ(fast->describe().value("stat_split", ""), mode);
     }
   }
-  unsetenv("GPUDM_GMT_STAT_SPLIT");
 }
 
 TEST(GmtCuda, FloatFaithfulPathWithinItsTolerance) {

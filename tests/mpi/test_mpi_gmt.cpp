@@ -9,6 +9,7 @@
 
 #include "algorithms/core/comm.hpp"
 #include "algorithms/core/registry.hpp"
+#include "algorithms/gmt/eval_steps.hpp"
 #include "algorithms/gmt/sharded_evaluator.hpp"
 #include "algorithms/gmt/train.hpp"
 #include "tests/gmt/common.hpp"
@@ -40,34 +41,71 @@ TEST(MpiGmt, InducedTreeEqualsOneProcessAtAnyRankCount) {
   p.population = 24;
   p.seed = 5;
   p.min_leaf_rows = 40;  // repairs, with leaves under the limit whose rows lie on several ranks
-  // 12 row chunks (some ranks hold more than one, a rank of 3 holds 4), blocks of up to 100 rows
-  EvalOptions o;
-  o.chunk_rows = 256;
-  o.qr_block_rows = 100;
-  auto one = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
-  one->configure(o);
-  one->prepare(d);
-  const TrainResult want = train(d, p, *one, false);
-  EXPECT_GT(want.best.tree.n_leaves(), 1) << "the case is what it claims: a tree grows";
-  EXPECT_GT(one->counters().repairs, 0) << "the case is what it claims: repairs happen";
-  using S = EvalOptions::RankSplit;
-  for (const char* backend : {"sequential", "openmp"}) {
-    if (!gmt_test::registry().info("gmt", backend).available) continue;
-    for (S split : {S::kRows, S::kIndividuals}) {
-      SCOPED_TRACE(std::string(backend) + (split == S::kRows ? ", rows split" : ", individuals split"));
-      std::unique_ptr<ModelTreeEvaluator> ranks = across_ranks(gmt_test::registry().create<ModelTreeEvaluator>("gmt", backend), split);
-      ranks->configure(o);
-      ranks->prepare(d);
-      const TrainResult got = train(d, p, *ranks, false);
-      EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
-      EXPECT_EQ(got.best.fitness, want.best.fitness);
-      EXPECT_EQ(got.summary.iterations, want.summary.iterations);
-      EXPECT_EQ(ranks->counters().trees, one->counters().trees);  // every evaluation counted once over the ranks
-      EXPECT_EQ(ranks->counters().repairs, one->counters().repairs);
-      if (c.size() > 1) {
-        EXPECT_EQ(ranks->describe().value("rank_split", std::string("individuals")), split == S::kRows ? "rows" : "individuals");
+  // 12 row chunks (a rank of 3 holds 4), blocks of up to 100 rows; then 2 chunks (at 3 ranks one
+  // rank holds none)
+  for (const int chunk_rows : {256, 1500}) {
+    SCOPED_TRACE("chunk_rows " + std::to_string(chunk_rows));
+    EvalOptions o;
+    o.chunk_rows = chunk_rows;
+    o.qr_block_rows = 100;
+    auto one = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "sequential");
+    one->configure(o);
+    one->prepare(d);
+    const TrainResult want = train(d, p, *one, false);
+    EXPECT_GT(want.best.tree.n_leaves(), 1) << "the case is what it claims: a tree grows";
+    EXPECT_GT(one->counters().repairs, 0) << "the case is what it claims: repairs happen";
+    using S = EvalOptions::RankSplit;
+    for (const char* backend : {"sequential", "openmp"}) {
+      if (!gmt_test::registry().info("gmt", backend).available) continue;
+      for (S split : {S::kRows, S::kIndividuals}) {
+        SCOPED_TRACE(std::string(backend) + (split == S::kRows ? ", rows split" : ", individuals split"));
+        std::unique_ptr<ModelTreeEvaluator> ranks = across_ranks(gmt_test::registry().create<ModelTreeEvaluator>("gmt", backend), split);
+        ranks->configure(o);
+        ranks->prepare(d);
+        const TrainResult got = train(d, p, *ranks, false);
+        EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
+        EXPECT_EQ(got.best.fitness, want.best.fitness);
+        EXPECT_EQ(got.summary.iterations, want.summary.iterations);
+        EXPECT_EQ(ranks->counters().trees, one->counters().trees);  // every evaluation counted once over the ranks
+        EXPECT_EQ(ranks->counters().repairs, one->counters().repairs);
+        if (c.size() > 1) {
+          EXPECT_EQ(ranks->describe().value("rank_split", std::string("individuals")), split == S::kRows ? "rows" : "individuals");
+        }
       }
     }
+  }
+}
+
+// The combine steps themselves: a tree with leaves under the repair limit whose rows lie on
+// several ranks (and, with 2 chunks at 3 ranks, a rank without chunks) gives every rank one
+// process's counts and small leaves' rows.
+TEST(MpiGmt, RowsSplitCombinesCountsAndSmallLeavesRows) {
+  Comm& c = world();
+  const Dataset d = gmt_test::make_dataset(3000, 4, 17, gmt_test::piecewise, 0.2);
+  // x1 <= 0.05 (~15 rows over the whole range), x1 > 9.97 (~9 rows), the rest split at x2 <= 5
+  const Tree t = Tree::join(0, 0.05f, Tree::leaf({1}), Tree::join(0, 9.97f, Tree::join(1, 5.0f, Tree::leaf({0}), Tree::leaf({2})), Tree::leaf({3})));
+  for (const int chunk_rows : {256, 1500}) {
+    SCOPED_TRACE("chunk_rows " + std::to_string(chunk_rows));
+    EvalOptions o;
+    o.chunk_rows = chunk_rows;
+    const auto routed = [&](Comm* comm) {
+      EvalWork w;
+      w.set_ranks(comm);
+      w.begin(d, t, o, 3);
+      for (int k = w.chunk_begin(); k < w.chunk_end(); ++k) w.redistribute_chunk(k);
+      if (w.split()) combine_counts({&w});
+      w.separate_offsets();
+      for (int k = w.chunk_begin(); k < w.chunk_end(); ++k) w.separate_chunk(k);
+      if (w.split()) combine_small_rows({&w}, 40);
+      RoutedCounts r;
+      w.routed_counts(40, r);
+      return r;
+    };
+    const RoutedCounts want = routed(nullptr), got = routed(&c);
+    EXPECT_EQ(got.count, want.count);
+    EXPECT_EQ(got.small_begin, want.small_begin);
+    EXPECT_EQ(got.small_rows, want.small_rows);
+    EXPECT_GE(want.small_rows.size(), 10u) << "the case is what it claims: small leaves with rows";
   }
 }
 
