@@ -27,6 +27,10 @@ void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
   using Mode = EvalOptions::OmpMode;
   const bool by_individual =
       comm_ == nullptr && (options_.omp_mode == Mode::kIndividuals || (options_.omp_mode == Mode::kAuto && chunks < threads));
+  // A procedure's work items over the runner's threads (the rows modes below).
+  const ForEach loop = [this](int n, const std::function<void(int)>& body) {
+    tasks_->run(static_cast<std::size_t>(std::max(0, n)), [&](std::size_t i) { body(static_cast<int>(i)); });
+  };
   if (batch.size() > 1 && by_individual) {
     const int used = tasks_->workers(batch.size());
     if (works_.size() < static_cast<std::size_t>(used)) works_.resize(static_cast<std::size_t>(used));
@@ -41,9 +45,6 @@ void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
     // 4 a tree). A work holds 12 bytes a training row (leaf_of_, order_) and its leaves' matrices,
     // at most 8 x (attributes + 2) bytes a row (sized for all rows, filled with this rank's), so a
     // group is as many trees as that bound fits in 1 GiB (Armchair 1M: 24 trees; Year-shaped: 2).
-    const ForEach loop = [this](int n, const std::function<void(int)>& body) {
-      tasks_->run(static_cast<std::size_t>(std::max(0, n)), [&](std::size_t i) { body(static_cast<int>(i)); });
-    };
     const std::size_t per_tree = std::max<std::size_t>(1, data_->rows() * (12 + 8 * (data_->cols() + 2)));
     const std::size_t group = std::clamp<std::size_t>((std::size_t{1} << 30) / per_tree, 1, std::max<std::size_t>(1, batch.size()));
     if (group_.size() < group) {
@@ -60,9 +61,6 @@ void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
       std::copy(r.begin(), r.end(), outcomes.begin() + static_cast<std::ptrdiff_t>(b));
     }
   } else {
-    const ForEach loop = [this](int n, const std::function<void(int)>& body) {
-      tasks_->run(static_cast<std::size_t>(std::max(0, n)), [&](std::size_t i) { body(static_cast<int>(i)); });
-    };
     for (std::size_t k = 0; k < batch.size(); ++k)
       outcomes[k] = evaluate_tree(work_, *data_, *batch.trees[k], batch.salts[k], options_, batch.repair, timer, loop);
   }

@@ -57,7 +57,6 @@ class EvalWork {
 
   int n_chunks() const { return n_chunks_; }
   int n_leaves() const { return n_leaves_; }
-  int n_qr_tasks() const { return static_cast<int>(tasks_.size()); }
 
   // redistribute: leaf slot of every row of chunk c, and the chunk's per-leaf row counts.
   void redistribute_chunk(int c);

@@ -65,12 +65,7 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
   long long row[R];
   bool valid[R];
   int leaf[R];
-#pragma unroll
-  for (int q = 0; q < R; ++q) {
-    row[q] = base + 32 * q + lane;
-    valid[q] = row[q] < n;
-  }
-  fused_route_n<R>(nodes + node0, d.features, static_cast<int>(d.padded_rows), row, valid, leaf);
+  fused_route_lanes<R>(nodes + node0, d.features, static_cast<int>(d.padded_rows), base, n, lane, row, valid, leaf);
 #pragma unroll
   for (int q = 0; q < R; ++q) {
     const unsigned b = __ballot_sync(0xFFFFFFFFu, valid[q] && leaf[q] == target);

@@ -183,6 +183,19 @@ __device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nod
   for (int r = 0; r < R; ++r) leaf[r] = -1 - nd[r].x;
 }
 
+// Lane `lane` of a warp routes rows base + 32 q + lane, q < R (R walks interleaved); rows at or
+// past `end` are not valid and read nothing.
+template <int R>
+__device__ __forceinline__ void fused_route_lanes(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, int ld,
+                                                  long long base, long long end, int lane, long long* row, bool* valid, int* leaf) {
+#pragma unroll
+  for (int q = 0; q < R; ++q) {
+    row[q] = base + 32 * q + lane;
+    valid[q] = row[q] < end;
+  }
+  fused_route_n<R>(nodes, feat, ld, row, valid, leaf);
+}
+
 __device__ __forceinline__ int fused_route(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, long long ld,
                                            long long row) {
   int i = 0;
@@ -376,12 +389,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     long long rws[R];
     bool ok[R];
     int lls[R];
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      rws[r] = base + 32 * r + lane;
-      ok[r] = rws[r] < wr1;
-    }
-    fused_route_n<R>(nodes, feat, static_cast<int>(ld), rws, ok, lls);
+    fused_route_lanes<R>(nodes, feat, static_cast<int>(ld), base, wr1, lane, rws, ok, lls);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
     const long long row = rws[r];
