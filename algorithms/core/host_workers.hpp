@@ -236,15 +236,17 @@ class HostWorkers {
   std::size_t active_ = 0;
 };
 
-// The environment variable `name` as an integer in [lo, hi]; `fallback` when it is unset or not
-// such a number.
+// The environment variable `name` as an integer in [lo, hi]; `fallback` when it is unset or empty.
+// A value that is not such a number is an error naming the variable (silently running with the
+// default would measure something other than what was asked for).
 inline long long env_integer(const char* name, long long lo, long long hi, long long fallback) {
-  if (const char* e = std::getenv(name)) {
-    char* end = nullptr;
-    const long long v = std::strtoll(e, &end, 10);
-    if (end != e && *end == '\0' && v >= lo && v <= hi) return v;
-  }
-  return fallback;
+  const char* e = std::getenv(name);
+  if (e == nullptr || *e == '\0') return fallback;
+  char* end = nullptr;
+  const long long v = std::strtoll(e, &end, 10);
+  if (end != e && *end == '\0' && v >= lo && v <= hi) return v;
+  throw std::invalid_argument(std::string(name) + "='" + e + "': expected an integer in [" + std::to_string(lo) + ", " +
+                              std::to_string(hi) + "]");
 }
 
 // Host threads asked for by the environment variable `name` (an integer in [1, 64]); by default

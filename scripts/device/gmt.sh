@@ -158,7 +158,14 @@ if has probe; then
          "armchair:1000::1" "pol:2000::1" "pol:2000::16" "pol:2000:::0")
   [ -n "${GMT_PROBE_SPECS:-}" ] && IFS=, read -r -a SPECS <<<"$GMT_PROBE_SPECS"
   for spec in "${SPECS[@]}"; do
-    IFS=: read -r name it rows thr spin split <<<"$spec"
+    IFS=: read -r name it rows thr spin split extra <<<"$spec"
+    # A misplaced field would run the default silently (spin "warps" once cost a device call):
+    # every field is checked before anything runs.
+    if [ -n "$extra" ] || ! [[ "$it" =~ ^[0-9]+$ ]] || ! [[ "$rows$thr$spin" =~ ^[0-9]*$ ]] ||
+       ! [[ "$split" =~ ^(|warps|leaf|block)$ ]]; then
+      echo "!! probe spec '$spec': expected name:iterations:rows:threads:spin:split (integers; split warps|leaf|block)" >&2
+      status=2; continue
+    fi
     tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}${split:+_$split}"
     stamp "== probe $tag ($it iterations)"
     lim="$(call_timeout 180)"
