@@ -151,7 +151,7 @@ EOF
 if has probe; then
   # name:iterations:rows:threads:spin:split; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
   # spin = GPUDM_HOST_SPIN_US (idle workers' polling, default 1,000), split = GPUDM_GMT_STAT_SPLIT
-  # (warps | leaf | block: how the stats pass shares a stat leaf's rows); empty fields take the defaults.
+  # (auto | warps | leaf | block: how the stats pass shares a stat leaf's rows); empty fields take the defaults.
   # GMT_PROBE_SPECS (comma-separated) replaces the list, e.g. "pol:10000::1,pol:10000::" for whole
   # runs with one host thread and with the default pool
   SPECS=("armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::"
@@ -162,8 +162,8 @@ if has probe; then
     # A misplaced field would run the default silently (spin "warps" once cost a device call):
     # every field is checked before anything runs.
     if [ -n "$extra" ] || ! [[ "$it" =~ ^[0-9]+$ ]] || ! [[ "$rows$thr$spin" =~ ^[0-9]*$ ]] ||
-       ! [[ "$split" =~ ^(|warps|leaf|block)$ ]]; then
-      echo "!! probe spec '$spec': expected name:iterations:rows:threads:spin:split (integers; split warps|leaf|block)" >&2
+       ! [[ "$split" =~ ^(|auto|warps|leaf|block)$ ]]; then
+      echo "!! probe spec '$spec': expected name:iterations:rows:threads:spin:split (integers; split auto|warps|leaf|block)" >&2
       status=2; continue
     fi
     tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}${split:+_$split}"

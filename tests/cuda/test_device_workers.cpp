@@ -146,3 +146,25 @@ TEST(HostWorkers, WorkersAreNotLeftOnTheCallersOpenmpPlace) {
   GTEST_SKIP() << "Linux only";
 #endif
 }
+
+// An environment integer: unset or empty -> the fallback; in range -> its value; anything else is an
+// error naming the variable (a probe once ran the default silently with "warps" as a spin value).
+TEST(HostWorkers, EnvIntegerRejectsWhatIsNotAnIntegerInRange) {
+  const char* name = "GPUDM_TEST_ENV_INTEGER";
+  unsetenv(name);
+  EXPECT_EQ(gpudm::env_integer(name, 0, 10, 7), 7);
+  setenv(name, "", 1);
+  EXPECT_EQ(gpudm::env_integer(name, 0, 10, 7), 7);
+  setenv(name, "3", 1);
+  EXPECT_EQ(gpudm::env_integer(name, 0, 10, 7), 3);
+  for (const char* bad : {"warps", "11", "-1", "3x"}) {
+    setenv(name, bad, 1);
+    try {
+      gpudm::env_integer(name, 0, 10, 7);
+      ADD_FAILURE() << "'" << bad << "' accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  unsetenv(name);
+}

@@ -303,7 +303,7 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
       else unsetenv("GPUDM_GMT_STAT_SPLIT");
     }
   } restore;
-  for (const char* mode : {"warps", "leaf", "block"}) {
+  for (const char* mode : {"auto", "warps", "leaf", "block"}) {
     ASSERT_EQ(setenv("GPUDM_GMT_STAT_SPLIT", mode, 1), 0);
     for (const Named& s : sets) {
       SCOPED_TRACE(std::string(mode) + ", " + s.name);

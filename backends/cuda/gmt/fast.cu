@@ -101,11 +101,12 @@ FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exac
   GPUDM_REQUIRE(chunks_ <= 65535, "gmt/cuda: " + std::to_string(chunks_) + " row chunks exceed the grid");
   // How the stats pass shares a stat leaf's rows among a block's warps (FusedPolicy::kSplit*): an
   // experiment's switch, not a config param (each mode sums in its own fixed order).
-  stat_split_ = FusedPolicy::kSplitWarps;
+  stat_split_ = FusedPolicy::kSplitAuto;
   if (const char* e = std::getenv("GPUDM_GMT_STAT_SPLIT"); e != nullptr && *e != '\0') {
     const std::string m = e;
-    GPUDM_REQUIRE(m == "warps" || m == "leaf" || m == "block", "GPUDM_GMT_STAT_SPLIT: '" + m + "' is not warps, leaf or block");
-    stat_split_ = m == "leaf" ? FusedPolicy::kSplitLeaf : m == "block" ? FusedPolicy::kSplitBlock : FusedPolicy::kSplitWarps;
+    GPUDM_REQUIRE(m == "auto" || m == "warps" || m == "leaf" || m == "block",
+                  "GPUDM_GMT_STAT_SPLIT: '" + m + "' is not auto, warps, leaf or block");
+    stat_split_ = m == "leaf" ? FusedPolicy::kSplitLeaf : m == "block" ? FusedPolicy::kSplitBlock : m == "warps" ? FusedPolicy::kSplitWarps : FusedPolicy::kSplitAuto;
   }
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
@@ -399,7 +400,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   marks.end(s, capture);
   marks.begin("calc_models", s, capture);
   const int warps_per_block = aux / 32;
-  fused_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp, c_.data);
+  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   ls::SolveParams sp;
   sp.rank_tol = o.rank_tol;
@@ -771,7 +772,12 @@ nlohmann::ordered_json FastPath::describe() const {
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
   j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
-  j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf ? "leaf" : stat_split_ == FusedPolicy::kSplitBlock ? "block" : "warps";
+  j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf    ? "leaf"
+                    : stat_split_ == FusedPolicy::kSplitBlock ? "block"
+                    : stat_split_ == FusedPolicy::kSplitWarps ? "warps"
+                                                              : "auto";
+  j["stat_split_min_rows"] = FusedPolicy::kSplitMinRows;
+  j["merge_block"] = FusedPolicy::kMergeBlock;
   j["shared_memory_bytes"] = smem_;
   j["leaf_atomics"] = smem_leaves_ ? "shared" : "global";
   j["cuda_graphs"] = graph_note_;

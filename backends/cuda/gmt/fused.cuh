@@ -53,8 +53,12 @@ struct FusedPolicy {
   // shifted by its own first row (162d8dd); kSplitLeaf, a warp per stat leaf, one partial per chunk
   // (29fd70b); kSplitBlock, the rows in W runs shifted by the chunk's first row of the leaf, the
   // warps' narrow sums added in warp order into one partial per chunk, wide models' sums split over
-  // the warps by entries (not yet run on a GPU).
-  static constexpr int kSplitWarps = 0, kSplitLeaf = 1, kSplitBlock = 2;
+  // the warps by entries; kSplitAuto (the default), per (chunk, stat leaf): a leaf with
+  // kSplitMinRows rows or more in the chunk as kSplitWarps, a smaller one taken whole by warp
+  // si mod W as kSplitLeaf.
+  static constexpr int kSplitWarps = 0, kSplitLeaf = 1, kSplitBlock = 2, kSplitAuto = 3;
+  static constexpr int kSplitMinRows = 128;    // kSplitAuto: a run of 32 rows or more per warp
+  static constexpr int kMergeBlock = 256;      // threads of the merge's block per stat leaf
   // A solved leaf whose SSE from the statistics is under this fraction of its centred target sum
   // of squares (R^2 > 1 - 1e-4) has lost digits to cancellation (C_yy - |L^-1 C_Sy|^2, error
   // ~ eps x C_yy): its SSE is summed again from the residuals (the residual pass).
@@ -100,7 +104,7 @@ struct FusedView {
   long long work_total = 0;   // doubles of the solve work space
   long long rows = 0, ld = 0;
   int chunk_rows = 0;
-  int stat_split = FusedPolicy::kSplitWarps;
+  int stat_split = FusedPolicy::kSplitAuto;
   // inputs
   const int* t_node0 = nullptr;  // [B + 1]
   const int* t_leaf0 = nullptr;  // [B + 1]
@@ -467,22 +471,28 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   // run the keys (atomics) and, for a leaf under the repair limit in the chunk, its rows; the sums
   // into partial (chunk, w) shifted by the run's first row (warps mode) or into partial (chunk, 0)
   // shifted by the chunk's first row of the leaf (leaf and block modes; block: the warps' sums
-  // added in warp order). The loop is uniform over the block in block mode (its barriers).
+  // added in warp order; auto: per leaf, warps mode at kSplitMinRows rows or more, else leaf
+  // mode). The loop is uniform over the block in block mode (its barriers).
   const int mode = v.stat_split;
   const bool by_leaf = mode == FusedPolicy::kSplitLeaf;
   for (int si = by_leaf ? w : 0; si < ns; si += by_leaf ? W : 1) {
     const int gs = stat0 + si;
     const int mall = soff[si + 1] - soff[si];
-    const int q0 = by_leaf ? 0 : static_cast<int>(static_cast<long long>(mall) * w / W);
-    const int m = by_leaf ? mall : static_cast<int>(static_cast<long long>(mall) * (w + 1) / W) - q0;
+    // runs: the w-th of W runs into this warp's own partial (warps mode; auto mode's large leaves);
+    // whole: all the chunk's rows by one warp (leaf mode; auto mode's small leaves, warp si mod W)
+    const bool runs = mode == FusedPolicy::kSplitWarps || (mode == FusedPolicy::kSplitAuto && mall >= FusedPolicy::kSplitMinRows);
+    const bool whole = by_leaf || (mode == FusedPolicy::kSplitAuto && !runs);
+    if (whole && !by_leaf && si % W != w) continue;
+    const int q0 = whole ? 0 : static_cast<int>(static_cast<long long>(mall) * w / W);
+    const int m = whole ? mall : static_cast<int>(static_cast<long long>(mall) * (w + 1) / W) - q0;
     const unsigned short* all_rows = sorted + soff[si];
     const unsigned short* rows = all_rows + q0;
     // this warp's partial, and the row its sums are shifted by
-    const std::size_t part_i = static_cast<std::size_t>(blockIdx.y) * W + (mode == FusedPolicy::kSplitWarps ? w : 0);
+    const std::size_t part_i = static_cast<std::size_t>(blockIdx.y) * W + (runs ? w : 0);
     const bool writer = mode != FusedPolicy::kSplitBlock || w == 0;  // writes its partial's count, shift and sums
-    const long long krow = mode == FusedPolicy::kSplitWarps ? (m > 0 ? r0 + rows[0] : -1) : (mall > 0 ? r0 + all_rows[0] : -1);
+    const long long krow = runs ? (m > 0 ? r0 + rows[0] : -1) : (mall > 0 ? r0 + all_rows[0] : -1);
     if (lane == 0 && writer) {
-      if (mode == FusedPolicy::kSplitWarps) {
+      if (runs) {
         v.part_n[part_i * v.S + gs] = m;
         v.part_k[part_i * v.S + gs] = static_cast<int>(krow);
       } else {  // partial (chunk, 0) holds the chunk; the chunk's other partials stay empty
@@ -579,20 +589,26 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   }
 }
 
-// Warp per stat leaf: chunk partials re-shifted to the leaf's first row (leaf_stats.hpp) and
-// added, lane j taking chunks j, j + 32, ... in order, then a fixed xor tree over the lanes.
-__global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d) {
+// A block per stat leaf (kMergeBlock threads): the chunk partials re-shifted to the leaf's first
+// row (leaf_stats.hpp) and added, thread t taking partials first + t, first + t + kMergeBlock, ...
+// in order, a fixed xor tree over each warp's lanes, then the warps' sums in warp order. (One warp
+// per stat leaf walked up to chunks x 4 partials as a chain of dependent loads, 32 per lane.)
+__global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d) {
   namespace ls = ::gpudm::gmt::leafstats;
   constexpr int E = 8;  // sums per pass
+  constexpr int MW = FusedPolicy::kMergeBlock / 32;
+  __shared__ int s_first[MW];
+  __shared__ long long s_n[MW];
+  __shared__ double s_acc[MW][E];
   const FusedView& v = *vp;
-  const int lane = threadIdx.x % 32;
-  const int warps = gridDim.x * blockDim.x / 32;
-  for (int gs = (blockIdx.x * blockDim.x + threadIdx.x) / 32; gs < v.S; gs += warps) {
-    // first non-empty chunk, rows in all
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid % 32, wid = tid / 32;
+  const int parts = v.chunks * FusedPolicy::kWarps;
+  for (int gs = blockIdx.x; gs < v.S; gs += gridDim.x) {
+    // first non-empty partial, rows in all
     int first = 0x7FFFFFFF;
     long long n = 0;
-    const int parts = v.chunks * FusedPolicy::kWarps;
-    for (int c = lane; c < parts; c += 32) {
+    for (int c = tid; c < parts; c += FusedPolicy::kMergeBlock) {
       const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
       if (nc > 0 && c < first) first = c;
       n += nc;
@@ -603,13 +619,27 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
       first = f < first ? f : first;
       n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
     }
+    if (lane == 0) {
+      s_first[wid] = first;
+      s_n[wid] = n;
+    }
+    __syncthreads();
+    first = s_first[0];
+    n = s_n[0];
+    for (int q = 1; q < MW; ++q) {
+      first = s_first[q] < first ? s_first[q] : first;
+      n += s_n[q];
+    }
     const int k = v.s_k[gs], kv = k + 1;
     StatOut& so = v.stat_out[gs];
-    if (lane == 0) {
+    if (tid == 0) {
       so.n = n;
       so.krow = n > 0 ? v.part_k[static_cast<std::size_t>(first) * v.S + gs] : -1;
     }
-    if (n == 0 || kv > FusedPolicy::kMaxKv) continue;
+    if (n == 0 || kv > FusedPolicy::kMaxKv) {  // (uniform over the block)
+      __syncthreads();  // s_first / s_n are written again for the next leaf
+      continue;
+    }
     const long long k0 = v.part_k[static_cast<std::size_t>(first) * v.S + gs];
     const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
     const double* ps0 = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
@@ -626,7 +656,7 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
       double acc[E];
 #pragma unroll
       for (int q = 0; q < E; ++q) acc[q] = 0.0;
-      for (int c = first + lane; c < parts; c += 32) {
+      for (int c = first + tid; c < parts; c += FusedPolicy::kMergeBlock) {
         const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
         const int nc = v.part_n[pc];
         if (nc == 0) continue;
@@ -653,8 +683,14 @@ __global__ void fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView
       fused_warp_sum<E>(acc);
       if (lane == 0)
 #pragma unroll
-        for (int q = 0; q < E; ++q)
-          if (ei[q] >= 0) dst[e0 + q] = acc[q];
+        for (int q = 0; q < E; ++q) s_acc[wid][q] = acc[q];
+      __syncthreads();
+      if (tid < E && e0 + tid < nst) {
+        double t = s_acc[0][tid];
+        for (int q = 1; q < MW; ++q) t += s_acc[q][tid];
+        dst[e0 + tid] = t;
+      }
+      __syncthreads();  // s_acc is written again by the next pass
     }
   }
 }
