@@ -316,6 +316,13 @@ void stable_by_key(std::vector<int>& list, const std::vector<int>& key, int rang
   for (std::size_t i = 0; i < list.size(); ++i) out[static_cast<std::size_t>(start[static_cast<std::size_t>(key[i])]++)] = list[i];
   list.swap(out);
 }
+
+// Higher error first, ties by the second member (a position, unique and ascending in the list as
+// built): the permutation std::stable_sort by error alone gives, from std::sort, which needs no
+// temporary buffer (stable_sort allocated one per call: ~2 sorts per mutation, on every host thread).
+bool higher_error_first(const std::pair<double, int>& x, const std::pair<double, int>& y) {
+  return x.first > y.first || (x.first == y.first && x.second < y.second);
+}
 }  // namespace
 
 bool GmtEA::mutate(Individual& ind, Rng& rng) {
@@ -337,7 +344,7 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
       // (the same stable order as sorting the node ids by sse, on a compact copy of the keys)
       keyed.clear();
       for (int i : leaves) keyed.emplace_back(sse(i), i);
-      std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      std::sort(keyed.begin(), keyed.end(), higher_error_first);
       ranked_leaves.clear();
       for (const auto& k : keyed) ranked_leaves.push_back(k.second);
       have_leaves = true;
@@ -359,7 +366,7 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
       for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(by_level[k])] += static_cast<int>(k);
       keyed.clear();
       for (std::size_t k = 0; k < n; ++k) keyed.emplace_back(sse(internal[k]), static_cast<int>(k));
-      std::stable_sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+      std::sort(keyed.begin(), keyed.end(), higher_error_first);
       for (std::size_t k = 0; k < n; ++k) rank_sum[static_cast<std::size_t>(keyed[k].second)] += static_cast<int>(k);
       // stable order by the rank sum (in [0, 2n - 2]), then the nodes themselves
       by_level.resize(n);

@@ -21,6 +21,9 @@
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
 #     ncusrc   only the source page and full set of the stats kernel (part of ncu)
+#     hostprof whole 10,000-iteration GPU runs (GMT_HOSTPROF_SETS, default "pol elnino") under the
+#              in-process sampler (GPUDM_PROFILE_OUT), reported on the machine by
+#              scripts/profile_report.py (all samples, and those under GmtEA::run)      ~1 min
 #     ncu      Nsight Compute on the fast path's kernels (3 launches each of a short Armchair 1M and
 #              Pol induction): speed of light, occupancy, warp states          ~1-2 min
 #     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
@@ -175,6 +178,20 @@ if has probe; then
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done
   python3 "$ROOT/scripts/device/gmt_probe_summary.py" "$OUT_DIR"
+fi
+
+if has hostprof; then
+  for name in ${GMT_HOSTPROF_SETS:-pol elnino}; do
+    stamp "== host profile $name (10000 iterations)"
+    lim="$(call_timeout 240)"
+    if [ "$lim" = 0 ]; then status=1; echo "!! host profile $name skipped: the device call has no time left"; continue; fi
+    GPUDM_PROFILE_OUT="$OUT_DIR/hostprof_$name.txt" timeout "$lim" "$RUN" --train gmt --dataset "$name" --backend cuda --param iterations=10000 \
+      --quiet --metrics-out "$OUT_DIR/hostprof_$name.json" >"$OUT_DIR/hostprof_$name.log" 2>&1 ||
+      { status=1; echo "!! host profile $name failed"; tail -5 "$OUT_DIR/hostprof_$name.log"; continue; }
+    python3 "$ROOT/scripts/profile_report.py" "$OUT_DIR/hostprof_$name.txt" --top 40 >"$OUT_DIR/hostprof_${name}_report.txt" 2>&1
+    python3 "$ROOT/scripts/profile_report.py" "$OUT_DIR/hostprof_$name.txt" --top 40 --under GmtEA::run >"$OUT_DIR/hostprof_${name}_report_ea.txt" 2>&1
+    head -30 "$OUT_DIR/hostprof_${name}_report_ea.txt"
+  done
 fi
 
 if has ncu; then
