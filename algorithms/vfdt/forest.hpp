@@ -120,7 +120,7 @@ struct ForestParams {
   // Tree-parallel ranks (issue 26; sharded_forest.hpp), not config params: this forest holds trees
   // [first_tree, first_tree + trees) of a forest of forest_trees (0: trees), so every tree draws
   // its bagging weights and leaf keys from its global index and sees the whole forest's feature
-  // rule. The CUDA backend runs whole forests only (first_tree 0).
+  // rule (every backend, the CUDA one included: its kernels seed by first_tree + t).
   int first_tree = 0;
   int forest_trees = 0;
   int total_trees() const { return forest_trees > 0 ? forest_trees : trees; }

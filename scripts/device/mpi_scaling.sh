@@ -15,7 +15,8 @@
 #   1,025,010 a rank, 100 generations) and GMT (the CUDA fast path on each rank's block of
 #   individuals; Armchair 1M, 2,000 iterations, population 64, weak 64 a rank) and Pittsburgh (the
 #   CUDA backend on each rank's rows, RowShardedEvaluator; Poker rows as GP's, population 50).
-#   (The CUDA forest refuses a split: not run.)
+#   and the forest (the CUDA backend, persistent engine, on each rank's block of trees over the whole
+#   RT stream: strong 96 trees, weak 96 a rank, 2,000,000 rows; per-class votes summed per call).
 # Needs an MPI build (find_package(MPI): libopenmpi-dev, openmpi-bin) of run_experiment in $BUILD.
 # As root: OMPI_ALLOW_RUN_AS_ROOT(_CONFIRM) are set here; oversubscription is allowed (a 2-core CI
 # machine runs the smoke). Each step is bounded by what is left of the device call (common.sh).
@@ -59,7 +60,7 @@ BASE="${MPI_SCALING_DIR:-$ROOT/results/$(results_tag)/mpi_scaling$SUFFIX}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 status=0
-DEFAULT_CFGS="gp pitt vfdt gmt gmtrows"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp pitt gmt"
+DEFAULT_CFGS="gp pitt vfdt gmt gmtrows"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp pitt gmt vfdt"
 for cfg in ${MPI_SCALING_CFGS:-$DEFAULT_CFGS}; do
   for mode in strong weak; do
     for np in "${NPS[@]}"; do
@@ -82,6 +83,11 @@ if device == "cuda":  # ranks = GPUs: the CUDA backend, a problem that keeps a G
         c["params"]["iterations"] = 2000
         if mode == "weak":
             c["params"]["population"] = 64 * np
+    elif cfg == "vfdt":
+        c["cases"] = [{"backend": "cuda"}]
+        c["params"]["trees"] = 96 * np if mode == "weak" else 96
+        for d in c["datasets"]:
+            d["options"]["rows"] = 2000000
 elif mode == "weak":  # the problem grows with the ranks (the smoke block likewise, smaller)
     if cfg in ("gp", "pitt"):
         for d in c["datasets"]:

@@ -54,7 +54,8 @@ TEST(MpiForest, PredictionsEqualOneProcessAtAnyRankCount) {
   Comm& c = world();
   const Dataset d = stream_data(6000, 77);
   const EncodedStream s = EncodedStream::encode(d);
-  for (const char* backend : {"sequential", "openmp"})
+  // (cuda: where a device is present — the GPU machine; every rank shares it)
+  for (const char* backend : {"sequential", "openmp", "cuda"})
     // "auto" with 20 trees: every rank holds fewer than kPersistentMinTrees of them, and the order
     // must still resolve from the whole forest (it once resolved from the rank's block).
     for (const BatchOrder order : {BatchOrder::deferred, BatchOrder::stream, BatchOrder::automatic}) {

@@ -246,6 +246,53 @@ TEST_P(VfdtEquivalence, MatchesTheReferenceBackend) {
     expect_same(run(*ref, c), run(*f, c), backend_name() + " vs " + ref->name());
   }
 }
+// A forest split in parts as ranks split it (first_tree / forest_trees): each part's trees' votes
+// per class (process_votes, in two calls) add up to the whole forest's on the reference backend,
+// for every case with more than one tree (every engine, batch order, ADWIN kernel and the faithful
+// path on the CUDA instance), and the parts' trees are the whole forest's.
+TEST_P(VfdtEquivalence, SplitForestVotesAddUpToTheWholeForest) {
+  auto ref = reference();
+  std::vector<Case> all = small_cases();
+  for (Case& c : cases()) all.push_back(std::move(c));
+  int checked = 0;
+  for (const auto& c : all) {
+    if (c.params.trees < 2) continue;
+    SCOPED_TRACE(c.name);
+    const std::size_t rows = c.stream.rows, C = static_cast<std::size_t>(c.stream.classes);
+    const std::size_t half = rows / 2 / c.params.batch * c.params.batch;
+    PhaseTimer timer;
+    auto tally = [&](ForestBackend& f, const ForestParams& p, std::vector<std::uint32_t>& out) {
+      f.configure(p);
+      f.prepare(c.stream);
+      f.reset();
+      out.assign(rows * C, 0u);
+      f.process_votes(0, half, out.data(), timer);
+      f.process_votes(half, rows, out.data() + half * C, timer);
+      return f.snapshot();
+    };
+    ForestParams whole = c.params;
+    whole.threads = 3;
+    std::vector<std::uint32_t> want;
+    const ForestSnapshot want_snap = tally(*ref, whole, want);
+    std::vector<std::uint32_t> sum(rows * C, 0u), part;
+    const int cut = whole.trees / 2;  // two parts: [0, cut) and [cut, trees)
+    std::vector<std::int32_t> nodes_per_tree;
+    for (const auto& [first, n] : {std::pair<int, int>{0, cut}, std::pair<int, int>{cut, whole.trees - cut}}) {
+      ForestParams p = whole;
+      p.first_tree = first;
+      p.trees = n;
+      p.forest_trees = whole.trees;
+      auto f = backend();
+      const ForestSnapshot s = tally(*f, p, part);
+      for (std::size_t i = 0; i < sum.size(); ++i) sum[i] += part[i];
+      nodes_per_tree.insert(nodes_per_tree.end(), s.n_nodes.begin(), s.n_nodes.end());
+    }
+    EXPECT_EQ(sum, want) << backend_name() << ": the parts' votes per class";
+    EXPECT_EQ(nodes_per_tree, want_snap.n_nodes) << backend_name() << ": nodes per tree";
+    ++checked;
+  }
+  EXPECT_GT(checked, 5);
+}
 GPUDM_INSTANTIATE_EQUIVALENCE(VfdtEquivalence, VfdtTraits);
 
 // The small cases are not vacuous: trees split and reset, the pool fills, both orders differ.

@@ -43,6 +43,7 @@ struct ForestView {
   bool reset_any;     // ForestParams::reset_on_any_cut(): every ADWIN cut resets (else only a rise)
   double hb_numer, tau, adwin_delta;
   std::uint64_t seed;
+  int first_tree;  // the forest's id of tree 0 here (a forest split over ranks): seeds its draws
   const std::int32_t* attr_values;  // [attributes]
   std::int32_t* n_nodes;            // [trees]
   std::int32_t* n_slots;
@@ -91,6 +92,7 @@ struct FaithfulView {
   bool bagging;
   double hb_numer, tau;
   std::uint64_t seed;
+  int first_tree;             // the forest's id of tree 0 here (a forest split over ranks)
   std::uint32_t* tree;        // [T x array_nodes]
   std::int32_t* n_leaves;     // [T]
   std::uint32_t* generation;  // [T]

@@ -42,6 +42,23 @@ void fill_shared(View& v, const vfdt::ForestParams& p, const vfdt::ForestLayout&
   v.hb_numer = hb_numer(L.classes, p.delta);
   v.tau = p.tau;
   v.seed = p.seed;
+  v.first_tree = p.first_tree;
+}
+
+// Where a run of instances' votes go: the forest's majority (process) or, for a forest split over
+// ranks, its trees' votes per class (process_votes); pointers at the run's first instance.
+struct VoteOut {
+  std::int32_t* majority = nullptr;
+  std::uint32_t* tally = nullptr;
+  int classes = 0;
+  VoteOut at(std::size_t j) const {
+    return VoteOut{majority ? majority + j : nullptr, tally ? tally + j * static_cast<std::size_t>(classes) : nullptr, classes};
+  }
+};
+
+void launch_votes(const k::VoteView& v, std::size_t n, const VoteOut& out, cudaStream_t stream) {
+  if (out.tally != nullptr) k::launch_tally(v, n, out.tally, stream);
+  else k::launch_vote(v, n, out.majority, stream);
 }
 
 // Device state of the faithful path (the paper's layout, vfdt_kernels::FaithfulView).
@@ -80,7 +97,7 @@ class FaithfulState {
   }
 
   void batch(DevicePhases& dp, const std::uint8_t* codes, const std::uint8_t* labels, int nb, std::uint64_t first,
-             std::int32_t* out, cudaStream_t stream) {
+             const VoteOut& out, cudaStream_t stream) {
     const k::FaithfulView v = view();
     {
       auto ph = dp.scope("traversal");
@@ -88,8 +105,8 @@ class FaithfulState {
     }
     {
       auto ph = dp.scope("vote");
-      k::launch_vote(k::VoteView{L_.trees, L_.classes, static_cast<std::size_t>(p_.batch), tree_pred_.data()}, nb, out,
-                     stream);
+      launch_votes(k::VoteView{L_.trees, L_.classes, static_cast<std::size_t>(p_.batch), tree_pred_.data()}, nb, out,
+                   stream);
     }
     {
       auto ph = dp.scope("counters");
@@ -263,7 +280,7 @@ class DefaultState {
   }
 
   void batch(DevicePhases& dp, const std::uint8_t* codes, const std::uint8_t* labels, int nb, std::uint64_t first,
-             std::int32_t* out, cudaStream_t stream) {
+             const VoteOut& out, cudaStream_t stream) {
     const k::ForestView& f = view_;
     {
       auto ph = dp.scope("traversal");
@@ -271,7 +288,7 @@ class DefaultState {
     }
     {
       auto ph = dp.scope("vote");
-      k::launch_vote(f.batch_votes(), nb, out, stream);
+      launch_votes(f.batch_votes(), nb, out, stream);
     }
     {
       auto ph = dp.scope("counters");
@@ -293,14 +310,14 @@ class DefaultState {
   // Engine "persistent": one block per tree over the whole range, then one vote over it; the
   // trees' SM cycle counts per phase go to cycles() (the caller splits the kernel's time by them).
   void range(DevicePhases& dp, const std::uint8_t* codes, const std::uint8_t* labels, std::size_t n, std::size_t begin,
-             std::int32_t* out, cudaStream_t stream) {
+             const VoteOut& out, cudaStream_t stream) {
     {
       auto ph = dp.scope("persistent");
       k::launch_persistent(view_, codes, labels, n, static_cast<std::uint32_t>(begin), cycles_.data(), stream);
     }
     {
       auto ph = dp.scope("vote");
-      k::launch_vote(view_.stream_votes(begin), n, out, stream);
+      launch_votes(view_.stream_votes(begin), n, out, stream);
     }
   }
   std::vector<unsigned long long> cycles() const { return cycles_.to_host(); }
@@ -418,9 +435,6 @@ class CudaForest final : public vfdt::ForestBackend {
     const vfdt::ForestParams& p = options();
     p.validate(s);
     k::check_supported(p, s);
-    GPUDM_REQUIRE(p.first_tree == 0 && p.total_trees() == p.trees,
-                  "vfdt/cuda: a forest split over ranks (trees " + std::to_string(p.first_tree) + ".. of " +
-                      std::to_string(p.total_trees()) + ") runs on the CPU backends only so far");
     require_device();
     GPUDM_REQUIRE(s.codes.size() == s.rows * s.attributes && s.labels.size() == s.rows,
                   "vfdt/cuda: the encoded stream's codes/labels do not match its rows x attributes");
@@ -449,6 +463,10 @@ class CudaForest final : public vfdt::ForestBackend {
     if (!s.labels.empty()) std::memcpy(h_labels_.data(), s.labels.data(), s.labels.size());
     s_ = &s;
     out_ = DeviceBuffer<std::int32_t>(s.rows);
+    // A forest split over ranks (ShardedForest) asks for its trees' votes per class: sized here,
+    // outside the timed calls; a whole forest gets it on its first process_votes().
+    tally_ = DeviceBuffer<std::uint32_t>();
+    if (p.total_trees() != p.trees) tally_ = DeviceBuffer<std::uint32_t>(s.rows * static_cast<std::size_t>(s.classes));
     reset();  // also loads the module and warms the context before any timed call
   }
 
@@ -464,6 +482,27 @@ class CudaForest final : public vfdt::ForestBackend {
 
   void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) override {
     GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: process() before prepare()");
+    run(begin, end, VoteOut{out_.data(), nullptr, s_->classes}, timer);
+    if (end > begin) finish(timer, predictions, nullptr, end - begin);
+  }
+
+  void process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer) override {
+    GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: process_votes() before prepare()");
+    const std::size_t cells = s_->rows * static_cast<std::size_t>(s_->classes);
+    if (tally_.size() < cells) tally_ = DeviceBuffer<std::uint32_t>(cells);
+    run(begin, end, VoteOut{nullptr, tally_.data(), s_->classes}, timer);
+    if (end > begin) finish(timer, nullptr, votes, end - begin);
+  }
+
+  vfdt::ForestSnapshot snapshot() override {
+    GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: snapshot() before prepare()");
+    return faithful_ ? faithful_state_.snapshot(stream_) : default_state_.snapshot(stream_);
+  }
+
+ private:
+  // The prequential loop over [begin, end): uploads, then the persistent engine's range or the
+  // per-batch steps, the votes to `out` (at instance 0 of the range); finish() downloads them.
+  void run(std::size_t begin, std::size_t end, const VoteOut& out, PhaseTimer& timer) {
     GPUDM_REQUIRE(begin <= end && end <= s_->rows, "vfdt: process range past the end of the stream");
     const std::size_t n = end - begin, d = static_cast<std::size_t>(s_->attributes);
     if (n == 0) return;
@@ -476,9 +515,10 @@ class CudaForest final : public vfdt::ForestBackend {
       codes_.upload_async(h_codes_.data() + begin * d, n * d, stream_);
       labels_.upload_async(h_labels_.data() + begin, n, stream_);
     }
+    scale_ = 1.0;
     if (!faithful_ && default_state_.persistent()) {
-      default_state_.range(dp, codes_.data(), labels_.data(), n, begin, out_.data(), stream_);
-      return finish(dp, timer, predictions, n, 1.0);
+      default_state_.range(dp, codes_.data(), labels_.data(), n, begin, out, stream_);
+      return;
     }
     const std::size_t B = static_cast<std::size_t>(p_.batch);
     for (std::size_t b0 = 0; b0 < n; b0 += B) {
@@ -489,25 +529,22 @@ class CudaForest final : public vfdt::ForestBackend {
       const std::uint8_t* codes = codes_.data() + b0 * d;
       const std::uint8_t* labels = labels_.data() + b0;
       if (faithful_)
-        faithful_state_.batch(bp, codes, labels, nb, begin + b0, out_.data() + b0, stream_);
+        faithful_state_.batch(bp, codes, labels, nb, begin + b0, out.at(b0), stream_);
       else
-        default_state_.batch(bp, codes, labels, nb, begin + b0, out_.data() + b0, stream_);
+        default_state_.batch(bp, codes, labels, nb, begin + b0, out.at(b0), stream_);
     }
-    finish(dp, timer, predictions, n, sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0);
+    scale_ = sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0;
   }
 
-  vfdt::ForestSnapshot snapshot() override {
-    GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: snapshot() before prepare()");
-    return faithful_ ? faithful_state_.snapshot(stream_) : default_state_.snapshot(stream_);
-  }
-
- private:
-  // Download the predictions, wait, and turn the recorded events into phases of `timer` (per-batch
-  // phases were timed on every kPhaseSample-th batch: scaled by `scale`).
-  void finish(DevicePhases& dp, PhaseTimer& timer, std::int32_t* predictions, std::size_t n, double scale) {
+  // Download the predictions (or the votes per class), wait, and turn the recorded events into
+  // phases of `timer` (per-batch phases were timed on every kPhaseSample-th batch: scaled by scale_).
+  void finish(PhaseTimer& timer, std::int32_t* predictions, std::uint32_t* votes, std::size_t n) {
+    DevicePhases& dp = timer.enabled() ? dp_ : dp_off_;
+    const double scale = scale_;
     {
       auto ph = dp.scope("transfers_out");
-      out_.download_async(predictions, n, stream_);
+      if (votes != nullptr) tally_.download_async(votes, n * static_cast<std::size_t>(s_->classes), stream_);
+      else out_.download_async(predictions, n, stream_);
     }
     stream_.synchronize();
     if (!timer.enabled()) return;
@@ -546,6 +583,8 @@ class CudaForest final : public vfdt::ForestBackend {
   DeviceBuffer<std::uint8_t> codes_, labels_;
   PinnedBuffer<std::uint8_t> h_codes_, h_labels_;  // the encoded stream, staged in prepare()
   DeviceBuffer<std::int32_t> out_;
+  DeviceBuffer<std::uint32_t> tally_;  // votes per (instance, class): process_votes()
+  double scale_ = 1.0;                 // run()'s per-batch phase scale, for finish()
 };
 
 }  // namespace

@@ -63,7 +63,7 @@ __device__ inline void init_tree(const View& v, int t, std::uint32_t gen) {
     v.drift[t] = 0;
     gpudm::vfdt::adwin_init(v.adwins[t]);
   }
-  init_leaf(v, t, 0, 0, gpudm::vfdt::root_key(v.seed, static_cast<std::uint32_t>(t), gen), threadIdx.x, blockDim.x);
+  init_leaf(v, t, 0, 0, gpudm::vfdt::root_key(v.seed, static_cast<std::uint32_t>(v.first_tree + t), gen), threadIdx.x, blockDim.x);
   if (threadIdx.x == 0) v.leaf_class[v.leaf_index(t, 0)] = 0;
 }
 
@@ -91,7 +91,7 @@ __global__ void k_traverse(View v, const std::uint8_t* codes, int nb, std::uint6
   v.leaf_of[o] = l;
   v.tree_pred[o] = v.leaf_class[v.leaf_index(t, l)];
   v.weight[o] = static_cast<std::uint8_t>(
-      v.bagging ? gpudm::vfdt::poisson1(v.seed, static_cast<std::uint32_t>(t), first_instance + j) : 1);
+      v.bagging ? gpudm::vfdt::poisson1(v.seed, static_cast<std::uint32_t>(v.first_tree + t), first_instance + j) : 1);
 }
 
 // Counter increase: thread per (instance, tree), every attribute's n_ij and n_ijk.

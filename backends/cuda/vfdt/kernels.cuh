@@ -74,7 +74,7 @@ __device__ inline void init_tree(const ForestView& f, int t, std::uint32_t gen) 
     gpudm::vfdt::adwin_init(f.adwins[t]);
     if (f.adwinp) gpudm::vfdt::adwinp_init(f.adwinp[t]);
   }
-  init_slot(f, t, 0, gpudm::vfdt::root_key(f.seed, static_cast<std::uint32_t>(t), gen), lane, lanes);
+  init_slot(f, t, 0, gpudm::vfdt::root_key(f.seed, static_cast<std::uint32_t>(f.first_tree + t), gen), lane, lanes);
 }
 
 __global__ void k_init(ForestView f) {
@@ -112,7 +112,7 @@ __device__ inline std::uint8_t predict_one(const ForestView& f, int t, const std
 
 // Online-bagging weight of stream instance i in tree t (1 without bagging).
 __device__ inline std::uint32_t tree_weight(const ForestView& f, int t, std::uint64_t i) {
-  return f.bagging ? static_cast<std::uint32_t>(gpudm::vfdt::poisson1(f.seed, static_cast<std::uint32_t>(t), i)) : 1u;
+  return f.bagging ? static_cast<std::uint32_t>(gpudm::vfdt::poisson1(f.seed, static_cast<std::uint32_t>(f.first_tree + t), i)) : 1u;
 }
 
 // Tree t learns instance j of the batch (leaf from route_one); integer atomics, order-free.
@@ -142,13 +142,28 @@ __global__ void k_predict(ForestView f, const std::uint8_t* codes, int nb) {
 
 // 2. vote: thread per instance, majority over trees (ties -> lowest class). Both paths, and the
 // persistent engine over a whole chunk of the stream.
+// The trees' votes for instance j, per class.
+__device__ inline void count_votes(const VoteView& v, std::size_t j, std::uint32_t* votes) {
+  for (int c = 0; c < v.classes; ++c) votes[c] = 0;
+  for (int t = 0; t < v.trees; ++t) ++votes[v.tree_pred[std::size_t(t) * v.stride + j]];
+}
+
 __global__ void k_vote(VoteView v, std::size_t n, std::int32_t* out) {
   const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n) return;
   std::uint32_t votes[Policy::kMaxClasses];
-  for (int c = 0; c < v.classes; ++c) votes[c] = 0;
-  for (int t = 0; t < v.trees; ++t) ++votes[v.tree_pred[std::size_t(t) * v.stride + j]];
+  count_votes(v, j, votes);
   out[j] = gpudm::vfdt::majority(votes, v.classes);
+}
+
+// 2'. tally: thread per instance, the trees' votes per class (out[j * classes + c]): a forest split
+// over ranks adds the ranks' tallies, then takes the majority (ShardedForest).
+__global__ void k_tally(VoteView v, std::size_t n, std::uint32_t* out) {
+  const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  std::uint32_t votes[Policy::kMaxClasses];
+  count_votes(v, j, votes);
+  for (int c = 0; c < v.classes; ++c) out[j * static_cast<std::size_t>(v.classes) + c] = votes[c];
 }
 
 // 3. counters: thread per (instance, tree); integer atomics, so the order does not matter.

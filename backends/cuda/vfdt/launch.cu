@@ -71,6 +71,11 @@ void launch_vote(const VoteView& v, std::size_t n, std::int32_t* out, cudaStream
   GPUDM_CUDA_CHECK_LAUNCH();
 }
 
+void launch_tally(const VoteView& v, std::size_t n, std::uint32_t* out, cudaStream_t stream) {
+  k_tally<<<grid_for(n, Policy::kInstanceBlock), Policy::kInstanceBlock, 0, stream>>>(v, n, out);
+  GPUDM_CUDA_CHECK_LAUNCH();
+}
+
 void launch_adwin(const AdwinView& a, vfdt::AdwinKernel kernel, const std::uint8_t* labels, int nb, cudaStream_t stream) {
   // one warp per tree
   if (kernel == vfdt::AdwinKernel::simple) k_adwin<<<a.trees, 32, 0, stream>>>(a, labels, nb);

@@ -31,6 +31,8 @@ void launch_persistent(const ForestView& f, const std::uint8_t* codes, const std
 // ---- both paths
 // Majority over the trees' votes of n instances.
 void launch_vote(const VoteView& v, std::size_t n, std::int32_t* out, cudaStream_t stream);
+// The trees' votes per class of n instances (out[j * classes + c]).
+void launch_tally(const VoteView& v, std::size_t n, std::uint32_t* out, cudaStream_t stream);
 // One ADWIN per tree over a batch's errors: kernel warp or simple (prefix: launch_adwin_prefix).
 void launch_adwin(const AdwinView& a, vfdt::AdwinKernel kernel, const std::uint8_t* labels, int nb, cudaStream_t stream);
 
