@@ -134,7 +134,7 @@ class VfdtFamily final : public Family {
 
   std::vector<ParamSpec> params() const override { return table().specs(); }
   std::string split_across_ranks() const override {
-    return "trees: each rank learns its block of the forest over the whole stream, votes summed per pass (CPU backends)";
+    return "trees: each rank learns its block of the forest over the whole stream, votes summed per pass (every backend)";
   }
 
   CaseResult run_case(const CaseContext& ctx) override {

@@ -71,6 +71,9 @@ TEST(MpiForest, PredictionsEqualOneProcessAtAnyRankCount) {
       p.grace = 50;
       p.delta = 1e-3;
       p.batch_order = order;
+      // the GPU runs batch_order "stream" on the persistent engine only (7 trees resolve to batched);
+      // the CPU backends ignore the engine
+      if (order == BatchOrder::stream) p.engine = Engine::persistent;
       p.adwin_delta = 0.05;
       p.threads = 1;
       auto one = registry().create<ForestBackend>("vfdt", "sequential");

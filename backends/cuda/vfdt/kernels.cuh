@@ -140,14 +140,14 @@ __global__ void k_predict(ForestView f, const std::uint8_t* codes, int nb) {
   f.tree_pred[std::size_t(t) * f.batch + j] = predict_one(f, t, codes, j);
 }
 
-// 2. vote: thread per instance, majority over trees (ties -> lowest class). Both paths, and the
-// persistent engine over a whole chunk of the stream.
 // The trees' votes for instance j, per class.
 __device__ inline void count_votes(const VoteView& v, std::size_t j, std::uint32_t* votes) {
   for (int c = 0; c < v.classes; ++c) votes[c] = 0;
   for (int t = 0; t < v.trees; ++t) ++votes[v.tree_pred[std::size_t(t) * v.stride + j]];
 }
 
+// 2. vote: thread per instance, majority over trees (ties -> lowest class). Both paths, and the
+// persistent engine over a whole chunk of the stream.
 __global__ void k_vote(VoteView v, std::size_t n, std::int32_t* out) {
   const std::size_t j = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n) return;
