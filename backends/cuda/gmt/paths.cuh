@@ -213,7 +213,7 @@ class FastPath {
   Context c_;
   std::unique_ptr<Host> h_;
   int chunk_rows_ = 0, chunks_ = 0, wide_kv_ = 0;
-  int stat_split_ = 3;  // FusedPolicy::kSplit* (GPUDM_GMT_STAT_SPLIT; default kSplitAuto)
+  int stat_split_ = 0;  // FusedPolicy::kSplit*, set by the constructor (GPUDM_GMT_STAT_SPLIT; default kSplitAuto)
   // capacities the graph was captured for
   int cap_B_ = 0, cap_L_ = 0, cap_S_ = 0, cap_nl_ = 0, cap_ns_ = 0;
   int cap_kv_ = 0;  // widest summed model so far (values per row): picks the stats kernel's variant
