@@ -85,11 +85,13 @@ TEST(MpiForest, PredictionsEqualOneProcessAtAnyRankCount) {
       ranks.prepare(s);
       ranks.reset();
       std::vector<std::int32_t> a(s.rows), b(s.rows);
-      PhaseTimer t;
+      // one timer each: a phase is timed on one clock (the CPU backend's on the host, the CUDA
+      // one's on the device), and a timer refuses a phase name on both
+      PhaseTimer t_one, t_ranks;
       for (std::size_t b0 = 0; b0 < s.rows; b0 += 2000) {  // several process() calls
         const std::size_t b1 = std::min(s.rows, b0 + 2000);
-        one->process(b0, b1, a.data() + b0, t);
-        ranks.process(b0, b1, b.data() + b0, t);
+        one->process(b0, b1, a.data() + b0, t_one);
+        ranks.process(b0, b1, b.data() + b0, t_ranks);
       }
       EXPECT_EQ(a, b);
       const ForestSnapshot whole = one->snapshot(), gathered = ranks.snapshot();

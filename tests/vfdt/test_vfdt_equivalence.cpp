@@ -260,8 +260,8 @@ TEST_P(VfdtEquivalence, SplitForestVotesAddUpToTheWholeForest) {
     SCOPED_TRACE(c.name);
     const std::size_t rows = c.stream.rows, C = static_cast<std::size_t>(c.stream.classes);
     const std::size_t half = rows / 2 / c.params.batch * c.params.batch;
-    PhaseTimer timer;
     auto tally = [&](ForestBackend& f, const ForestParams& p, std::vector<std::uint32_t>& out) {
+      PhaseTimer timer;  // a timer per backend: a phase is timed on the host or the device clock, not both
       f.configure(p);
       f.prepare(c.stream);
       f.reset();
