@@ -39,7 +39,8 @@ void ShardedForest::process(std::size_t begin, std::size_t end, std::int32_t* pr
   }
   votes_.assign((end - begin) * static_cast<std::size_t>(classes_), 0u);
   process_votes(begin, end, votes_.data(), timer);
-  auto s = timer.scope("vote");
+  // (host work: "majority", not the backend's "vote" phase, which the CUDA backend times on the device)
+  auto s = timer.scope("majority");
   for (std::size_t i = 0; i < end - begin; ++i)
     predictions[i] = majority(votes_.data() + i * static_cast<std::size_t>(classes_), classes_);
 }
