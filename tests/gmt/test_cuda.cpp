@@ -320,6 +320,69 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
   }
 }
 
+// A call of 8 or more trees runs as two halves in flight (the host packs / finishes one while the
+// device runs the other). A tree's results do not depend on the other trees of its call, so the
+// halves give bit-identical trees to one batch (GPUDM_GMT_PIPELINE=0): per call, and over a whole
+// induction (same model, same fitness).
+TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
+  GMT_REQUIRE_CUDA();
+  struct Restore {
+    const char* old = std::getenv("GPUDM_GMT_PIPELINE");
+    std::string value = old != nullptr ? old : "";
+    ~Restore() {
+      if (old != nullptr) setenv("GPUDM_GMT_PIPELINE", value.c_str(), 1);
+      else unsetenv("GPUDM_GMT_PIPELINE");
+    }
+  } restore;
+  auto make_with = [](const char* pipeline) {
+    EXPECT_EQ(setenv("GPUDM_GMT_PIPELINE", pipeline, 1), 0);
+    return make("cuda", fast_options());
+  };
+  for (const Named& s : armchair_and_year()) {
+    SCOPED_TRACE(s.name);
+    const Batch pop = population(s.data, 17, 6, s.data.cols() > 10 ? 40.0 : 2.0, 9);  // odd: halves of 8 and 9
+    auto one = make_with("0");
+    auto two = make_with("1");
+    const auto a = run(*one, s.data, pop);
+    const auto b = run(*two, s.data, pop);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      ASSERT_EQ(a[k].size(), b[k].size()) << "tree " << k;
+      for (int i = 0; i < a[k].size(); ++i) {
+        const NodeStats &x = a[k].node(i).stats, &y = b[k].node(i).stats;
+        EXPECT_EQ(x.count, y.count) << "tree " << k << " node " << i;
+        EXPECT_EQ(x.sse, y.sse) << "tree " << k << " node " << i;
+        EXPECT_EQ(x.dipole_lo, y.dipole_lo) << "tree " << k << " node " << i;
+        EXPECT_EQ(x.dipole_hi, y.dipole_hi) << "tree " << k << " node " << i;
+        EXPECT_EQ(x.dipole_rand, y.dipole_rand) << "tree " << k << " node " << i;
+        if (!a[k].node(i).is_leaf()) continue;
+        const auto ca = a[k].coef(i), cb = b[k].coef(i);
+        EXPECT_TRUE(std::equal(ca.begin(), ca.end(), cb.begin(), cb.end())) << "tree " << k << " leaf " << i;
+      }
+    }
+    EXPECT_EQ(one->describe().value("pipelined_calls", -1LL), 0);
+    EXPECT_GT(two->describe().value("pipelined_calls", -1LL), 0);
+  }
+  const Dataset d = gmt_test::make_dataset(20000, 3, 19, gmt_test::piecewise, 0.1);
+  GmtParams p;
+  p.population = 16;
+  p.iterations = 40;
+  p.seed = 7;
+  std::string model[2];
+  double fitness[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    auto e = make_with(k == 0 ? "0" : "1");
+    e->prepare(d);
+    PhaseTimer t;
+    GmtEA ea(p, *e, d, t);
+    const Individual best = ea.run();
+    model[k] = to_json(best.tree, d).dump();
+    fitness[k] = best.fitness;
+  }
+  EXPECT_EQ(model[0], model[1]);
+  EXPECT_EQ(fitness[0], fitness[1]);
+}
+
 TEST(GmtCuda, FloatFaithfulPathWithinItsTolerance) {
   GMT_REQUIRE_CUDA();
   const Dataset d = gmt_test::make_dataset(20000, 5, 31, gmt_test::piecewise, 0.2);

@@ -7,8 +7,12 @@
 //                SSE, flags, stray rows); one synchronisation
 //   repair       the repair rule from the counts (repair.hpp); a repaired leaf's statistics are
 //                its original leaf's plus the moved rows (at most min_rows - 1 per small side),
-//                solved on the host with the same leafstats::solve_stats
-//   reduction    results into the trees, counts / errors / dipoles propagated to the roots
+//                solved on the host with the same leafstats::solve_stats; results into the trees,
+//                and a tree's counts / errors / dipoles propagated to its root (in the same task)
+//   reduction    the propagation for the trees whose leaves the exact solver fitted (after it)
+// A call of FastPath::kPipelineMinTrees or more trees runs as two halves in flight: the pack of the
+// second half runs while the device works on the first, the finish (`repair`) of the first while
+// the device works on the second; the phases' host and device times then overlap.
 // Rare cases leave this path: leaves the statistics cannot decide (ambiguous pivots, models of
 // more than FusedPolicy::kMaxKv values) are solved again by the exact QR solver (ExactLeaf), and a
 // tree whose repair needs statistics the pass did not take (a collapsed subtree, a clean leaf that
@@ -86,7 +90,7 @@ std::size_t bytes_of(std::size_t n) {
 }
 }  // namespace
 
-FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exact_(c), exact_batch_(c, exact_) {
+FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::make_unique<Host>()}, exact_(c), exact_batch_(c, exact_) {
   GPUDM_REQUIRE(c_.pool != nullptr, "gmt/cuda: the fast path needs the host pool (internal error)");
   const long long n = static_cast<long long>(c_.data.rows);
   GPUDM_REQUIRE(n < 0x7FFFFFFFll && static_cast<long long>(c_.data.padded_rows) < 0x7FFFFFFFll,
@@ -108,6 +112,8 @@ FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exac
                   "GPUDM_GMT_STAT_SPLIT: '" + m + "' is not auto, warps, leaf or block");
     stat_split_ = m == "leaf" ? FusedPolicy::kSplitLeaf : m == "block" ? FusedPolicy::kSplitBlock : m == "warps" ? FusedPolicy::kSplitWarps : FusedPolicy::kSplitAuto;
   }
+  // Two halves in flight per call (the trees are the same either way): an experiment's switch.
+  pipeline_ = ::gpudm::env_integer("GPUDM_GMT_PIPELINE", 0, 1, 1) != 0;
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -119,20 +125,23 @@ FastPath::FastPath(const Context& c) : c_(c), h_(std::make_unique<Host>()), exac
 #endif
 }
 
-FastPath::~FastPath() { drop_graph(); }
+FastPath::~FastPath() {
+  drop_graph(0);
+  drop_graph(1);
+}
 
-void FastPath::drop_graph() {
-  if (exec_) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_));
-  exec_ = nullptr;
-  graph_epoch_ = -1;
+void FastPath::drop_graph(int slot) {
+  if (exec_[slot]) GPUDM_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(exec_[slot]));
+  exec_[slot] = nullptr;
+  graph_epoch_[slot] = -1;
 }
 
 // The batch's flat arrays, tree by tree in batch order (the layout FusedView describes). Three
 // steps so the trees are packed on the host threads: each tree's sizes (parallel), the offsets
 // (prefix sums, in tree order), each tree's entries at its offsets (parallel). The arrays are the
 // ones a serial pass in tree order writes.
-void FastPath::pack(const ::gpudm::gmt::EvalBatch& batch) {
-  Host& h = *h_;
+void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
+  Host& h = *h_[slot];
   h.reset();
   h.B = static_cast<int>(batch.size());
   h.stray_cap = std::max(0, batch.repair.min_rows - 1);
@@ -253,28 +262,42 @@ void FastPath::pack(const ::gpudm::gmt::EvalBatch& batch) {
   });
 }
 
-bool FastPath::ensure_capacity() {
-  Host& h = *h_;
+bool FastPath::ensure_capacity(int slot) {
+  Host& h = *h_[slot];
   MemoryGuard& mem = *c_.memory;
+  std::size_t& in_bytes = in_bytes_[slot];
+  std::size_t& out_bytes = out_bytes_[slot];
   // input: the view, then the arrays
-  in_bytes_ = align16(sizeof(FusedView)) + 3 * bytes_of<int>(h.B + 1) + bytes_of<unsigned long long>(h.B) +
+  in_bytes = align16(sizeof(FusedView)) + 3 * bytes_of<int>(h.B + 1) + bytes_of<unsigned long long>(h.B) +
               bytes_of<PackedNode>(h.nodes.size()) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
               bytes_of<int>(h.A) + bytes_of<double>(h.coef_in.size());
-  out_bytes_ = bytes_of<LeafOut>(h.L) + bytes_of<StatOut>(h.S) + bytes_of<double>(static_cast<std::size_t>(h.stat_total)) +
+  out_bytes = bytes_of<LeafOut>(h.L) + bytes_of<StatOut>(h.S) + bytes_of<double>(static_cast<std::size_t>(h.stat_total)) +
                bytes_of<double>(static_cast<std::size_t>(h.coef_total)) + bytes_of<int>(static_cast<std::size_t>(h.S) * h.stray_cap);
-  bool grew = false;
-  grew |= reserve(d_in_, in_bytes_, mem, "the batch of trees");
-  grew |= reserve(d_out_, out_bytes_, mem, "the batch's results");
   const std::size_t parts = static_cast<std::size_t>(chunks_) * FusedPolicy::kWarps;  // a partial per (chunk, warp)
-  grew |= reserve(part_, parts * static_cast<std::size_t>(std::max<long long>(1, h.stat_total)), mem,
-                  "the per-chunk leaf statistics");
-  grew |= reserve(part_n_, parts * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk leaf counts");
-  grew |= reserve(part_k_, parts * static_cast<std::size_t>(std::max(1, h.S)), mem, "the per-chunk shift rows");
-  grew |= reserve(part_shift_, parts * static_cast<std::size_t>(std::max(1, h.coef_total)), mem, "the per-chunk shift values");
-  grew |= reserve(work_, static_cast<std::size_t>(std::max<long long>(1, h.work_total)), mem, "the solves' work space");
-  grew |= reserve(work_i_, static_cast<std::size_t>(std::max(1, h.A)), mem, "the solves' work space");
-  reserve(h_in_, in_bytes_);
-  reserve(h_out_, out_bytes_);
+  // The shared device buffers, each with the size this half needs (grow-only: a buffer serves both
+  // halves). f(buffer, elements, what).
+  auto device_buffers = [&](auto&& f) {
+    f(d_in_, in_bytes, "the batch of trees");
+    f(d_out_, out_bytes, "the batch's results");
+    f(part_, parts * static_cast<std::size_t>(std::max<long long>(1, h.stat_total)), "the per-chunk leaf statistics");
+    f(part_n_, parts * static_cast<std::size_t>(std::max(1, h.S)), "the per-chunk leaf counts");
+    f(part_k_, parts * static_cast<std::size_t>(std::max(1, h.S)), "the per-chunk shift rows");
+    f(part_shift_, parts * static_cast<std::size_t>(std::max(1, h.coef_total)), "the per-chunk shift values");
+    f(work_, static_cast<std::size_t>(std::max<long long>(1, h.work_total)), "the solves' work space");
+    f(work_i_, static_cast<std::size_t>(std::max(1, h.A)), "the solves' work space");
+  };
+  if (in_flight_) {  // the other half's work still reads them: wait for it before one is reallocated (rare: grow-only)
+    bool grows = false;
+    device_buffers([&](auto& b, std::size_t n, const char*) { grows |= b.size() < std::max<std::size_t>(n, 1); });
+    if (grows) {
+      GPUDM_CUDA_CHECK(cudaStreamSynchronize(c_.stream));
+      in_flight_ = false;
+    }
+  }
+  bool grew = false;
+  device_buffers([&](auto& b, std::size_t n, const char* what) { grew |= reserve(b, n, mem, what); });
+  reserve(h_in_[slot], in_bytes);
+  reserve(h_out_[slot], out_bytes);
   // launch shapes: grown with headroom, so the graph is captured again only when a batch outgrows them
   auto grow = [&](int& cap, int need) {
     if (need <= cap) return;
@@ -319,9 +342,9 @@ std::vector<const void*> FastPath::stats_kernels() {
           reinterpret_cast<const void*>(fused_stats_kernel<false, FusedPolicy::kNarrowKv>), reinterpret_cast<const void*>(fused_stats_kernel<false, 0>)};
 }
 
-void FastPath::write_view() {
-  Host& h = *h_;
-  unsigned char* hb = h_in_.data();
+void FastPath::write_view(int slot) {
+  Host& h = *h_[slot];
+  unsigned char* hb = h_in_[slot].data();
   unsigned char* db = d_in_.data();
   std::size_t at = align16(sizeof(FusedView));
   FusedView v;
@@ -421,13 +444,14 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
 #endif
 }
 
-void FastPath::capture_graph() {
-  drop_graph();
+void FastPath::capture_graph(int slot) {
+  drop_graph(slot);
   const cudaStream_t s = c_.stream;
-  marks_.clear();
+  PhaseMarks& marks = marks_[slot];
+  marks.clear();
   GPUDM_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   try {
-    launch_all(marks_, true);
+    launch_all(marks, true);
   } catch (...) {
     cudaGraph_t g = nullptr;
     cudaStreamEndCapture(s, &g);  // leave capture mode whatever happened
@@ -437,10 +461,10 @@ void FastPath::capture_graph() {
   }
   cudaGraph_t g = nullptr;
   GPUDM_CUDA_CHECK(cudaStreamEndCapture(s, &g));
-  const cudaError_t e = cudaGraphInstantiate(&exec_, g, 0);
+  const cudaError_t e = cudaGraphInstantiate(&exec_[slot], g, 0);
   GPUDM_CUDA_CHECK_NOTHROW(cudaGraphDestroy(g));
   GPUDM_CUDA_CHECK(e);
-  graph_epoch_ = epoch_;
+  graph_epoch_[slot] = epoch_;
   ++captures_;
 }
 
@@ -467,8 +491,7 @@ void add_rows(const Dataset& d, const std::vector<int>& attrs, std::int64_t shif
 // Results of tree t into the tree (repairs first); leaves for the exact solver go to `exact`
 // (nodes of the tree). Returns false when the tree needs a second pass. Runs on the host threads:
 // it writes only tree t, `exact` and `cnt`.
-bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<int>& exact, FinishCounts& cnt) const {
-  const Host& h = *h_;
+bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, int t, std::vector<int>& exact, FinishCounts& cnt) const {
   const Dataset& data = *c_.host;
   Tree& T = *batch.trees[static_cast<std::size_t>(t)];
   const std::uint64_t salt = batch.salts[static_cast<std::size_t>(t)];
@@ -645,92 +668,146 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vec
   return true;
 }
 
+// Upload, graph (captured again when the capacities changed) or direct launches, download: queued
+// on the stream, nothing waited for.
+void FastPath::launch_half(int slot, PhaseMarks& direct) {
+  const cudaStream_t s = c_.stream;
+  direct.begin("transfers", s, false);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_[slot].data(), in_bytes_[slot], cudaMemcpyHostToDevice, s));
+  direct.end(s, false);
+  bool graph = graphs_on_;
+  if (graph && graph_epoch_[slot] != epoch_) {
+    if (in_flight_) {  // (capture starts on an idle stream)
+      GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+      in_flight_ = false;
+    }
+    try {
+      capture_graph(slot);
+    } catch (const ::gpudm::Error& e) {
+      drop_graph(0);
+      drop_graph(1);
+      graphs_on_ = graph = false;
+      graph_note_ = std::string("off: capture failed (") + e.what() + ")";
+    }
+  }
+  if (graph) GPUDM_CUDA_CHECK(cudaGraphLaunch(exec_[slot], s));
+  else launch_all(direct, false);
+  direct.begin("transfers", s, false);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_[slot].data(), d_out_.data(), out_bytes_[slot], cudaMemcpyDeviceToHost, s));
+  direct.end(s, false);
+  in_flight_ = true;
+}
+
+void FastPath::attach_outputs(int slot) {
+  Host& h = *h_[slot];
+  const unsigned char* ob = h_out_[slot].data();
+  std::size_t o = 0;
+  h.leaf_out = reinterpret_cast<const LeafOut*>(ob + o);
+  o += bytes_of<LeafOut>(h.L);
+  h.stat_out = reinterpret_cast<const StatOut*>(ob + o);
+  o += bytes_of<StatOut>(h.S);
+  h.stats = reinterpret_cast<const double*>(ob + o);
+  o += bytes_of<double>(static_cast<std::size_t>(h.stat_total));
+  h.coef = reinterpret_cast<const double*>(ob + o);
+  o += bytes_of<double>(static_cast<std::size_t>(h.coef_total));
+  h.strays = reinterpret_cast<const int*>(ob + o);
+}
+
 void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters) {
   if (batch.size() == 0) return;
   GPUDM_REQUIRE(batch.salts.size() == batch.trees.size(), "gmt: one salt per tree");
   const cudaStream_t s = c_.stream;
   ++calls_;
   trees_ += static_cast<long long>(batch.size());
-  {
-    auto sc = timer.scope("flattening");
-    pack(batch);
-    ensure_capacity();
-    write_view();
+  // The call's halves (one when pipelining is off or the call is small): trees [0, cut) and
+  // [cut, B), each packed, launched and finished on its own; the device runs one half while the
+  // host packs or finishes the other. A tree's results do not depend on the other trees of its
+  // half, so the trees are the same as from one batch.
+  const std::size_t B = batch.size();
+  const bool halves = pipeline_ && B >= static_cast<std::size_t>(kPipelineMinTrees);
+  const std::size_t cut = halves ? B / 2 : B;
+  ::gpudm::gmt::EvalBatch part[2];
+  const ::gpudm::gmt::EvalBatch* parts[2] = {&batch, nullptr};
+  if (halves) {
+    for (int p = 0; p < 2; ++p) {
+      const std::size_t lo = p == 0 ? 0 : cut, hi = p == 0 ? cut : B;
+      part[p].repair = batch.repair;
+      part[p].clean_sse_known = batch.clean_sse_known;
+      part[p].trees.assign(batch.trees.begin() + static_cast<std::ptrdiff_t>(lo), batch.trees.begin() + static_cast<std::ptrdiff_t>(hi));
+      part[p].salts.assign(batch.salts.begin() + static_cast<std::ptrdiff_t>(lo), batch.salts.begin() + static_cast<std::ptrdiff_t>(hi));
+      parts[p] = &part[p];
+    }
+    ++pipelined_calls_;
   }
-  stat_leaves_ += h_->S;
+  const int n_parts = halves ? 2 : 1;
+  // Per tree of the call (index in `batch`): the exact solver's leaves, counts, finished or not.
+  std::vector<std::vector<int>> exact(B);
+  std::vector<FinishCounts> cnt(B);
+  std::vector<char> done(B, 0);
+  // Half p's trees on the host threads: repairs, results into the trees, and for a tree without
+  // leaves for the exact solver its counts / errors / dipoles propagated to the root (the
+  // reduction, in the same task; the other trees' follow the exact solver).
+  auto finish = [&](int p) {
+    const std::size_t first = p == 0 ? 0 : cut;
+    const Host& h = *h_[p];
+    auto sc = timer.scope("repair");
+    ::gpudm::parallel_for(*c_.pool, parts[p]->size(), [&](std::size_t t) {
+      const std::size_t g = first + t;
+      done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;
+      if (done[g] && exact[g].empty()) ::gpudm::gmt::propagate_stats(*batch.trees[g], *c_.host, batch.salts[g]);
+    });
+  };
   PhaseMarks& direct = direct_;
   direct.clear();
-  direct.begin("transfers", s, false);
-  GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_.data(), in_bytes_, cudaMemcpyHostToDevice, s));
-  direct.end(s, false);
-  bool graph = graphs_on_;
-  if (graph && graph_epoch_ != epoch_) {
-    try {
-      capture_graph();
-    } catch (const ::gpudm::Error& e) {
-      drop_graph();
-      graphs_on_ = graph = false;
-      graph_note_ = std::string("off: capture failed (") + e.what() + ")";
+  for (int p = 0; p < n_parts; ++p) {
+    {
+      auto sc = timer.scope("flattening");
+      pack(p, *parts[p]);
+      ensure_capacity(p);
+      write_view(p);
     }
+    stat_leaves_ += h_[p]->S;
+    launch_half(p, direct);
+    if (p == 0 && n_parts == 2) half_done_.record(s);
   }
-  if (graph) GPUDM_CUDA_CHECK(cudaGraphLaunch(exec_, s));
-  else launch_all(direct, false);
-  direct.begin("transfers", s, false);
-  GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_.data(), d_out_.data(), out_bytes_, cudaMemcpyDeviceToHost, s));
-  direct.end(s, false);
+  if (n_parts == 2) {  // the first half's results while the device runs the second half
+    half_done_.synchronize();
+    attach_outputs(0);
+    finish(0);
+  }
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+  in_flight_ = false;
   direct.flush(timer);
-  if (graph) {
+  if (graphs_on_) {
     try {
       PhaseTimer phases;
-      marks_.flush(phases);
+      for (int p = 0; p < n_parts; ++p) marks_[p].flush(phases);
       timer.merge(phases);
     } catch (const ::gpudm::Error& e) {
-      drop_graph();
+      drop_graph(0);
+      drop_graph(1);
       graphs_on_ = false;
       graph_note_ = std::string("off: graph phase timing failed (") + e.what() + ")";
     }
   }
-  Host& h = *h_;
-  {
-    const unsigned char* ob = h_out_.data();
-    std::size_t o = 0;
-    h.leaf_out = reinterpret_cast<const LeafOut*>(ob + o);
-    o += bytes_of<LeafOut>(h.L);
-    h.stat_out = reinterpret_cast<const StatOut*>(ob + o);
-    o += bytes_of<StatOut>(h.S);
-    h.stats = reinterpret_cast<const double*>(ob + o);
-    o += bytes_of<double>(static_cast<std::size_t>(h.stat_total));
-    h.coef = reinterpret_cast<const double*>(ob + o);
-    o += bytes_of<double>(static_cast<std::size_t>(h.coef_total));
-    h.strays = reinterpret_cast<const int*>(ob + o);
+  attach_outputs(n_parts - 1);
+  finish(n_parts - 1);
+  for (const FinishCounts& c : cnt) {
+    counters.repairs += c.repairs;
+    counters.repaired_trees += c.repaired_trees;
+    host_solves_ += c.host_solves;
+    clean_mismatches_ += c.clean_mismatches;
   }
-  // Per tree on the host threads: repairs, results into the tree; the exact solver's leaves and
-  // the trees that need a second pass are collected per tree and handled after, in tree order.
-  std::vector<std::vector<int>> exact(static_cast<std::size_t>(h.B));
-  std::vector<FinishCounts> cnt(static_cast<std::size_t>(h.B));
-  std::vector<char> done(batch.size(), 0);
-  {
-    auto sc = timer.scope("repair");
-    ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
-      done[t] = finish_tree(batch, static_cast<int>(t), exact[t], cnt[t]) ? 1 : 0;
-    });
-    for (const FinishCounts& c : cnt) {
-      counters.repairs += c.repairs;
-      counters.repaired_trees += c.repaired_trees;
-      host_solves_ += c.host_solves;
-      clean_mismatches_ += c.clean_mismatches;
-    }
-  }
-  std::vector<int> again;
+  // The trees this call could not finish and the exact solver's leaves, in tree order.
+  std::vector<std::size_t> again;
   std::vector<ExactBatch::Leaf> flagged;
-  for (int t = 0; t < h.B; ++t) {
-    if (!done[static_cast<std::size_t>(t)]) {
+  for (std::size_t t = 0; t < B; ++t) {
+    if (!done[t]) {
       again.push_back(t);
       continue;
     }
-    Tree& T = *batch.trees[static_cast<std::size_t>(t)];
-    for (int node : exact[static_cast<std::size_t>(t)]) flagged.push_back({&T, node, T.node(node).stats.count});
+    Tree& T = *batch.trees[t];
+    for (int node : exact[t]) flagged.push_back({&T, node, T.node(node).stats.count});
   }
   if (!flagged.empty()) {
     // Host clock: the upload, the batched launch (or the per-leaf cuSOLVER path), the download
@@ -739,22 +816,22 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     exact_batch_.solve(flagged);
     exact_leaves_ += static_cast<long long>(flagged.size());
   }
-  {
+  if (!flagged.empty()) {  // the trees whose leaves the exact solver just fitted
     auto sc = timer.scope("reduction");
-    ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
-      if (done[t]) ::gpudm::gmt::propagate_stats(*batch.trees[t], *c_.host, batch.salts[t]);
+    ::gpudm::parallel_for(*c_.pool, B, [&](std::size_t t) {
+      if (done[t] && !exact[t].empty()) ::gpudm::gmt::propagate_stats(*batch.trees[t], *c_.host, batch.salts[t]);
     });
   }
-  counters.trees += static_cast<std::int64_t>(batch.size()) - static_cast<std::int64_t>(again.size());
+  counters.trees += static_cast<std::int64_t>(B) - static_cast<std::int64_t>(again.size());
   if (!again.empty()) {
     // The trees this pass could not finish, again with every leaf's statistics (their repairs, if
     // any were applied, are final: the repaired tree needs none).
     ::gpudm::gmt::EvalBatch b2;
     b2.repair = batch.repair;
     b2.clean_sse_known = false;
-    for (int t : again) {
-      b2.trees.push_back(batch.trees[static_cast<std::size_t>(t)]);
-      b2.salts.push_back(batch.salts[static_cast<std::size_t>(t)]);
+    for (std::size_t t : again) {
+      b2.trees.push_back(batch.trees[t]);
+      b2.salts.push_back(batch.salts[t]);
     }
     second_passes_ += static_cast<long long>(again.size());
     counters.second_passes += static_cast<std::int64_t>(again.size());
@@ -780,6 +857,8 @@ nlohmann::ordered_json FastPath::describe() const {
   j["merge_block"] = FusedPolicy::kMergeBlock;
   j["shared_memory_bytes"] = smem_;
   j["leaf_atomics"] = smem_leaves_ ? "shared" : "global";
+  j["pipeline"] = pipeline_ ? "two halves in flight per call of " + std::to_string(kPipelineMinTrees) + " or more trees" : "off (GPUDM_GMT_PIPELINE=0)";
+  j["pipelined_calls"] = pipelined_calls_;
   j["cuda_graphs"] = graph_note_;
   j["graph_captures"] = captures_;
   j["calls"] = calls_;

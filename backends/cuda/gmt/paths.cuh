@@ -184,7 +184,9 @@ class FaithfulPath {
 };
 
 // The fast path (issue 23): a call's trees in one fused statistics pass, one graph, one upload,
-// one download, one synchronisation (fused.cuh has the kernels; fast.cu the host side).
+// one download, one synchronisation (fused.cuh has the kernels; fast.cu the host side). A call of
+// kPipelineMinTrees or more trees runs as two halves in flight, so the host packs one half and
+// finishes the other while the device works (GPUDM_GMT_PIPELINE=0: one batch per call).
 class FastPath {
  public:
   explicit FastPath(const Context& c);
@@ -193,48 +195,56 @@ class FastPath {
   FastPath& operator=(const FastPath&) = delete;
   void evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters);
   nlohmann::ordered_json describe() const;
+  static constexpr int kPipelineMinTrees = 8;
 
  private:
   struct Host;  // the packed batch's host arrays (fast.cu)
-  void pack(const ::gpudm::gmt::EvalBatch& batch);
-  bool ensure_capacity();
-  void write_view();
+  // Per half of a call in flight (slot 0, 1): its packed arrays, pinned buffers and graph (whose
+  // timing events are the half's own). The device buffers are shared: one stream orders a half's
+  // kernels and download before the next half's upload.
+  void pack(int slot, const ::gpudm::gmt::EvalBatch& batch);
+  bool ensure_capacity(int slot);
+  void write_view(int slot);
+  void launch_half(int slot, PhaseMarks& direct);  // upload, graph (or direct launches), download: async
   int launch_wide_kv() const;                   // the wide path's tile width in the variant launched (0: none)
   static std::vector<const void*> stats_kernels();  // every variant of fused_stats_kernel
   void launch_all(PhaseMarks& marks, bool capture);
-  void capture_graph();
-  void drop_graph();
+  void capture_graph(int slot);
+  void drop_graph(int slot);
   struct FinishCounts {
     std::int64_t repairs = 0, repaired_trees = 0;
     long long host_solves = 0, clean_mismatches = 0;
   };
-  bool finish_tree(const ::gpudm::gmt::EvalBatch& batch, int t, std::vector<int>& exact, FinishCounts& cnt) const;
+  void attach_outputs(int slot);  // the Host's views into its downloaded buffer
+  bool finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, int t, std::vector<int>& exact, FinishCounts& cnt) const;
 
   Context c_;
-  std::unique_ptr<Host> h_;
+  std::unique_ptr<Host> h_[2];
   int chunk_rows_ = 0, chunks_ = 0, wide_kv_ = 0;
   int stat_split_ = 0;  // FusedPolicy::kSplit*, set by the constructor (GPUDM_GMT_STAT_SPLIT; default kSplitAuto)
+  bool pipeline_ = true;  // two halves in flight per call (GPUDM_GMT_PIPELINE; default on)
+  bool in_flight_ = false;  // a half's work is queued on the stream (a device buffer must not be reallocated under it)
   // capacities the graph was captured for
   int cap_B_ = 0, cap_L_ = 0, cap_S_ = 0, cap_nl_ = 0, cap_ns_ = 0;
   int cap_kv_ = 0;  // widest summed model so far (values per row): picks the stats kernel's variant
   std::size_t smem_ = 0;
   bool smem_leaves_ = true;
-  std::size_t in_bytes_ = 0, out_bytes_ = 0;
-  PinnedBuffer<unsigned char> h_in_, h_out_;
+  std::size_t in_bytes_[2] = {0, 0}, out_bytes_[2] = {0, 0};
+  PinnedBuffer<unsigned char> h_in_[2], h_out_[2];
   DeviceBuffer<unsigned char> d_in_, d_out_;
   DeviceBuffer<double> part_, work_;
   DeviceBuffer<int> part_n_, part_k_, work_i_;
   DeviceBuffer<double> part_shift_;  // the values at each partial's shift row (FusedView::part_shift)
   ExactLeaf exact_;
   ExactBatch exact_batch_;
-  cudaGraphExec_t exec_ = nullptr;
-  PhaseMarks marks_, direct_;
+  cudaGraphExec_t exec_[2] = {nullptr, nullptr};
+  PhaseMarks marks_[2], direct_;
+  Event half_done_{cudaEventDisableTiming};  // the first half's download done
   bool graphs_on_ = false;
   std::string graph_note_;
-  long long epoch_ = 0, graph_epoch_ = -1, captures_ = 0;
+  long long epoch_ = 0, graph_epoch_[2] = {-1, -1}, captures_ = 0;
   long long calls_ = 0, trees_ = 0, stat_leaves_ = 0, exact_leaves_ = 0, host_solves_ = 0, second_passes_ = 0,
-            clean_mismatches_ = 0;
-
+            clean_mismatches_ = 0, pipelined_calls_ = 0;
 };
 
 }  // namespace gpudm::backend::cuda::gmt_cuda
