@@ -155,7 +155,7 @@ if has probe; then
   # name:iterations:rows:threads:spin:split[:pipeline]; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
   # spin = GPUDM_HOST_SPIN_US (idle workers' polling, default 1,000), split = GPUDM_GMT_STAT_SPLIT
   # (auto | warps | leaf | block: how the stats pass shares a stat leaf's rows), pipeline =
-  # GPUDM_GMT_PIPELINE (0 | 1: a call as two halves in flight, default 1); empty fields take the defaults.
+  # GPUDM_GMT_PIPELINE (0 | 1: a call as two halves in flight, default 0); empty fields take the defaults.
   # GMT_PROBE_SPECS (comma-separated) replaces the list, e.g. "pol:10000::1,pol:10000::" for whole
   # runs with one host thread and with the default pool
   SPECS=("armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::"

@@ -320,10 +320,11 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
   }
 }
 
-// A call of 8 or more trees runs as two halves in flight (the host packs / finishes one while the
-// device runs the other). A tree's results do not depend on the other trees of its call, so the
-// halves give bit-identical trees to one batch (GPUDM_GMT_PIPELINE=0): per call, and over a whole
-// induction (same model, same fitness).
+// With GPUDM_GMT_PIPELINE=1 a call of 8 or more trees runs as two halves in flight (the host packs /
+// finishes one while the device runs the other; off by default: measured slower). A tree's results
+// do not depend on the other trees of its call, so the halves give bit-identical trees to one batch:
+// per call, and over a whole induction (same model, same fitness). The fast path reads the switch
+// when the evaluator is prepared.
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   GMT_REQUIRE_CUDA();
   struct Restore {
@@ -334,16 +335,15 @@ TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
       else unsetenv("GPUDM_GMT_PIPELINE");
     }
   } restore;
-  auto make_with = [](const char* pipeline) {
-    EXPECT_EQ(setenv("GPUDM_GMT_PIPELINE", pipeline, 1), 0);
-    return make("cuda", fast_options());
-  };
+  auto use = [](const char* pipeline) { EXPECT_EQ(setenv("GPUDM_GMT_PIPELINE", pipeline, 1), 0); };
   for (const Named& s : armchair_and_year()) {
     SCOPED_TRACE(s.name);
     const Batch pop = population(s.data, 17, 6, s.data.cols() > 10 ? 40.0 : 2.0, 9);  // odd: halves of 8 and 9
-    auto one = make_with("0");
-    auto two = make_with("1");
+    auto one = make("cuda", fast_options());
+    auto two = make("cuda", fast_options());
+    use("0");
     const auto a = run(*one, s.data, pop);
+    use("1");
     const auto b = run(*two, s.data, pop);
     ASSERT_EQ(a.size(), b.size());
     for (std::size_t k = 0; k < a.size(); ++k) {
@@ -371,7 +371,8 @@ TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   std::string model[2];
   double fitness[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
-    auto e = make_with(k == 0 ? "0" : "1");
+    auto e = make("cuda", fast_options());
+    use(k == 0 ? "0" : "1");
     e->prepare(d);
     PhaseTimer t;
     GmtEA ea(p, *e, d, t);
@@ -726,7 +727,8 @@ TEST(GmtCuda, FamilyRecordsOnTheGpuAndReplaysOnCpuAndFaithful) {
         EXPECT_EQ(p.clock, PhaseClock::device) << ph;
       }
   }
-  for (const char* ph : {"cpu_ea", "flattening", "repair", "reduction"}) EXPECT_GT(rec.breakdown.seconds(ph), 0.0) << ph;
+  // ("reduction" only where the exact solver fitted leaves: the other trees propagate in "repair")
+  for (const char* ph : {"cpu_ea", "flattening", "repair"}) EXPECT_GT(rec.breakdown.seconds(ph), 0.0) << ph;
   std::string checksum;
   for (const auto& [backend, extra] : std::vector<std::pair<std::string, nlohmann::json>>{
            {"sequential", {{"replay_from", "sample"}}},

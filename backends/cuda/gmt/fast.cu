@@ -10,9 +10,10 @@
 //                solved on the host with the same leafstats::solve_stats; results into the trees,
 //                and a tree's counts / errors / dipoles propagated to its root (in the same task)
 //   reduction    the propagation for the trees whose leaves the exact solver fitted (after it)
-// A call of FastPath::kPipelineMinTrees or more trees runs as two halves in flight: the pack of the
-// second half runs while the device works on the first, the finish (`repair`) of the first while
-// the device works on the second; the phases' host and device times then overlap.
+// With GPUDM_GMT_PIPELINE=1 a call of FastPath::kPipelineMinTrees or more trees runs as two halves
+// in flight: the pack of the second half runs while the device works on the first, the finish
+// (`repair`) of the first while the device works on the second (the phases' times then overlap).
+// Off by default: measured slower (docs/perf-notes-gmt.md).
 // Rare cases leave this path: leaves the statistics cannot decide (ambiguous pivots, models of
 // more than FusedPolicy::kMaxKv values) are solved again by the exact QR solver (ExactLeaf), and a
 // tree whose repair needs statistics the pass did not take (a collapsed subtree, a clean leaf that
@@ -112,8 +113,10 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
                   "GPUDM_GMT_STAT_SPLIT: '" + m + "' is not auto, warps, leaf or block");
     stat_split_ = m == "leaf" ? FusedPolicy::kSplitLeaf : m == "block" ? FusedPolicy::kSplitBlock : m == "warps" ? FusedPolicy::kSplitWarps : FusedPolicy::kSplitAuto;
   }
-  // Two halves in flight per call (the trees are the same either way): an experiment's switch.
-  pipeline_ = ::gpudm::env_integer("GPUDM_GMT_PIPELINE", 0, 1, 1) != 0;
+  // Two halves in flight per call (the trees are the same either way): an experiment's switch, off
+  // by default (measured slower on 1x H100: the halves' kernels and host steps cost more than the
+  // overlap hides; docs/perf-notes-gmt.md).
+  pipeline_ = ::gpudm::env_integer("GPUDM_GMT_PIPELINE", 0, 1, 0) != 0;
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -857,7 +860,7 @@ nlohmann::ordered_json FastPath::describe() const {
   j["merge_block"] = FusedPolicy::kMergeBlock;
   j["shared_memory_bytes"] = smem_;
   j["leaf_atomics"] = smem_leaves_ ? "shared" : "global";
-  j["pipeline"] = pipeline_ ? "two halves in flight per call of " + std::to_string(kPipelineMinTrees) + " or more trees" : "off (GPUDM_GMT_PIPELINE=0)";
+  j["pipeline"] = pipeline_ ? "two halves in flight per call of " + std::to_string(kPipelineMinTrees) + " or more trees (GPUDM_GMT_PIPELINE=1)" : "off";
   j["pipelined_calls"] = pipelined_calls_;
   j["cuda_graphs"] = graph_note_;
   j["graph_captures"] = captures_;

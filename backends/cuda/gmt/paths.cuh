@@ -184,9 +184,9 @@ class FaithfulPath {
 };
 
 // The fast path (issue 23): a call's trees in one fused statistics pass, one graph, one upload,
-// one download, one synchronisation (fused.cuh has the kernels; fast.cu the host side). A call of
-// kPipelineMinTrees or more trees runs as two halves in flight, so the host packs one half and
-// finishes the other while the device works (GPUDM_GMT_PIPELINE=0: one batch per call).
+// one download, one synchronisation (fused.cuh has the kernels; fast.cu the host side). With
+// GPUDM_GMT_PIPELINE=1 a call of kPipelineMinTrees or more trees runs as two halves in flight, so
+// the host packs one half and finishes the other while the device works (off by default: slower).
 class FastPath {
  public:
   explicit FastPath(const Context& c);
@@ -222,7 +222,7 @@ class FastPath {
   std::unique_ptr<Host> h_[2];
   int chunk_rows_ = 0, chunks_ = 0, wide_kv_ = 0;
   int stat_split_ = 0;  // FusedPolicy::kSplit*, set by the constructor (GPUDM_GMT_STAT_SPLIT; default kSplitAuto)
-  bool pipeline_ = true;  // two halves in flight per call (GPUDM_GMT_PIPELINE; default on)
+  bool pipeline_ = false;  // two halves in flight per call (GPUDM_GMT_PIPELINE; default off)
   bool in_flight_ = false;  // a half's work is queued on the stream (a device buffer must not be reallocated under it)
   // capacities the graph was captured for
   int cap_B_ = 0, cap_L_ = 0, cap_S_ = 0, cap_nl_ = 0, cap_ns_ = 0;
