@@ -560,7 +560,7 @@ std::uint64_t combine_counts(const std::vector<EvalWork*>& ws) {
   c.sum(v.data(), v.size(), "gmt: summing the ranks' leaf counts");
   const std::uint64_t* p = v.data();
   for (EvalWork* w : ws) w->take_counts(p);
-  return v.size() * sizeof(std::uint64_t) * static_cast<std::uint64_t>(c.size());
+  return integer_sum_bytes(v.size() * sizeof(std::uint64_t), c.size());
 }
 
 std::uint64_t combine_small_rows(const std::vector<EvalWork*>& ws, int min_rows) {

@@ -58,7 +58,7 @@ void RowShardedEvaluator::evaluate(const Population& pop, EvaluationResult& res,
   res.gpops = gpops;
   res.rows = data_->rows();
   res.finish();
-  bytes_combined_ += (v.size() * sizeof(std::uint32_t) + sizeof(gpops)) * static_cast<std::uint64_t>(comm_.size());
+  bytes_combined_ += integer_sum_bytes(v.size() * sizeof(std::uint32_t) + sizeof(gpops), comm_.size());
   combine_seconds_ += sw.seconds();
 }
 

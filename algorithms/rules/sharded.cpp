@@ -45,7 +45,7 @@ void ShardedEvaluator::evaluate(const RulePopulation& pop, RuleCounts& out, Phas
   comm_.sum(wide_.data(), wide_.size(), "rule engine: summing the ranks' counts");
   for (std::size_t i = 0; i < out.covered.size(); ++i) out.covered[i] = static_cast<std::uint32_t>(wide_[i]);
   out.gpops = wide_.back();
-  bytes_combined_ += wide_.size() * sizeof(std::uint64_t) * static_cast<std::uint64_t>(comm_.size());
+  bytes_combined_ += integer_sum_bytes(wide_.size() * sizeof(std::uint64_t), comm_.size());
   if (want != Want::counts_and_coverage || pop.size() == 0) return;
   if (local_coverage_) {  // this rank's words only (the caller sums what it derives from them)
     out.words_per_rule = part_.words_per_rule;

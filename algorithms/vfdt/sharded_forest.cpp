@@ -52,7 +52,7 @@ void ShardedForest::process_votes(std::size_t begin, std::size_t end, std::uint3
   const std::size_t n = (end - begin) * static_cast<std::size_t>(classes_);
   auto s = timer.scope("combine");
   comm_.sum(votes, n, "forest: summing the ranks' votes");
-  bytes_combined_ += n * sizeof(std::uint32_t) * static_cast<std::uint64_t>(comm_.size());
+  bytes_combined_ += integer_sum_bytes(n * sizeof(std::uint32_t), comm_.size());
 }
 
 ForestSnapshot ShardedForest::snapshot() {

@@ -44,7 +44,7 @@ TEST(MpiShard, BlocksCoverEveryRowOnceWithAlignedBoundaries) {
     }
 }
 
-TEST(MpiComm, SumsAreInRankOrderAndTheSameOnEveryRank) {
+TEST(MpiComm, SumsAreExactOrInRankOrderAndTheSameOnEveryRank) {
   Comm& c = world();
   std::cerr << "[mpi] rank " << c.rank() << " of " << c.size() << " (" << c.kind() << ") on " << c.host() << "\n";
   if (const char* want = std::getenv("GPUDM_TEST_RANKS")) {
@@ -55,6 +55,25 @@ TEST(MpiComm, SumsAreInRankOrderAndTheSameOnEveryRank) {
   const auto s = static_cast<std::uint64_t>(c.size());
   EXPECT_EQ(u[0], s * (s + 1) / 2);
   EXPECT_EQ(u[1], s << 40);
+  // Integer sums are MPI's all-reduce: modulo 2^bits, so they wrap as the rank-order sum does, and
+  // a long vector (which the library splits into segments) gives every element's exact sum.
+  std::vector<std::uint32_t> w{0xFFFFFFFFu, static_cast<std::uint32_t>(c.rank())};
+  c.sum(w.data(), w.size(), "test wrapping sum");
+  EXPECT_EQ(w[0], static_cast<std::uint32_t>(0xFFFFFFFFull * s));
+  EXPECT_EQ(w[1], static_cast<std::uint32_t>(s * (s - 1) / 2));
+  std::vector<std::uint32_t> big(1 << 20);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<std::uint32_t>(i * 2654435761ull + static_cast<std::uint64_t>(c.rank()) * 1000003ull);
+  c.sum(big.data(), big.size(), "test long sum");
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < big.size(); ++i) {
+    std::uint32_t want = 0;
+    for (int r = 0; r < c.size(); ++r) want += static_cast<std::uint32_t>(i * 2654435761ull + static_cast<std::uint64_t>(r) * 1000003ull);
+    wrong += big[i] != want;
+  }
+  EXPECT_EQ(wrong, 0u);
+  EXPECT_EQ(integer_sum_bytes(4000, 1), 0u);
+  EXPECT_EQ(integer_sum_bytes(4000, 2), 4000u);
+  EXPECT_EQ(integer_sum_bytes(4000, 4), 6000u);
   // A floating-point sum whose value depends on the order: rank order, the same bits everywhere.
   std::vector<double> d{c.rank() == 0 ? 1.0 : 1e-16};
   c.sum(d.data(), d.size(), "test double sum");
