@@ -328,8 +328,8 @@ bool higher_error_first(const std::pair<double, int>& x, const std::pair<double,
 bool GmtEA::mutate(Individual& ind, Rng& rng) {
   Tree& t = ind.tree;
   // Per-thread scratch (mutate runs for ~80 % of a generation's individuals, on the host threads).
-  thread_local std::vector<int> leaves, internal, ranked_leaves, ranked_internal, key, start, out, rank_sum;
-  thread_local std::vector<std::pair<double, int>> keyed;
+  thread_local std::vector<int> leaves, internal, ranked_internal, key, start, out, rank_sum;
+  thread_local std::vector<std::pair<double, int>> keyed, keyed_leaves;
   leaves.clear();
   internal.clear();
   for (int i = 0; i < t.size(); ++i) (t.node(i).is_leaf() ? leaves : internal).push_back(i);
@@ -340,13 +340,11 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
   for (int attempt = 0; attempt < 4; ++attempt) {
     const bool pick_leaf = internal.empty() || rng.bernoulli(0.5);
     if (pick_leaf && !have_leaves) {
-      // Higher error first.
-      // (the same stable order as sorting the node ids by sse, on a compact copy of the keys)
-      keyed.clear();
-      for (int i : leaves) keyed.emplace_back(sse(i), i);
-      std::sort(keyed.begin(), keyed.end(), higher_error_first);
-      ranked_leaves.clear();
-      for (const auto& k : keyed) ranked_leaves.push_back(k.second);
+      // Higher error first (the stable order of the node ids by sse): only the drawn rank's leaf
+      // is needed, so it is selected (nth_element, linear) instead of the whole list sorted. The
+      // order is total (ties by node id), so the leaf at a rank is the one the sorted list has there.
+      keyed_leaves.clear();
+      for (int i : leaves) keyed_leaves.emplace_back(sse(i), i);
       have_leaves = true;
     }
     if (!pick_leaf && !have_internal) {
@@ -375,8 +373,14 @@ bool GmtEA::mutate(Individual& ind, Rng& rng) {
       for (std::size_t k = 0; k < n; ++k) by_level[k] = internal[static_cast<std::size_t>(by_level[k])];
       have_internal = true;
     }
-    const std::vector<int>& list = pick_leaf ? ranked_leaves : ranked_internal;
-    const int target = list[rank_select(list.size(), rng)];
+    int target;
+    if (pick_leaf) {
+      const std::size_t r = rank_select(keyed_leaves.size(), rng);
+      std::nth_element(keyed_leaves.begin(), keyed_leaves.begin() + static_cast<std::ptrdiff_t>(r), keyed_leaves.end(), higher_error_first);
+      target = keyed_leaves[r].second;
+    } else {
+      target = ranked_internal[rank_select(ranked_internal.size(), rng)];
+    }
     bool ok = false;
     if (pick_leaf) {
       const double w[2] = {p_.mut_change_model, p_.mut_expand};
