@@ -4,9 +4,11 @@ into BASE/../mpi_scaling.{json,md} and BASE/../plots/mpi_scaling.png: per worklo
 median whole-run time, speedup and parallel efficiency against one rank, the combine step's time
 (summing counts / votes, gathering coverage or evaluated trees over the ranks) and the bytes one rank
 receives per combine call, as the code counts them (the sharded engine's, evaluator's or forest's
-combine_bytes / combine_calls of rank 0): the rule engine (GP, Pittsburgh) all-gathers each rank's
-counts (rules x classes + 1 64-bit values) and, for Pittsburgh, every rule's coverage bits; GMT
-all-gathers the evaluated trees; the forest all-gathers rows x classes 32-bit votes.
+combine_bytes / combine_calls of rank 0): the rule engine (GP, Pittsburgh) sums each rank's counts
+(rules x classes + 1 64-bit values) and, for GP, gathers every rule's coverage bits; GMT (split by
+individuals) all-gathers the evaluated trees; the forest sums rows x classes 32-bit votes. Since
+f1d7e90 an integer sum is an all-reduce counted as 2 (N - 1) / N x its bytes (before: an
+all-gather, N x its bytes), so runs from before and after that commit count differently.
 
     scripts/mpi_scaling.py BASE [--smoke]
 """
