@@ -95,7 +95,7 @@ elif mode == "weak":  # the problem grows with the ranks (the smoke block likewi
             d["options"]["rows"] = 128126 * np
         for d in c["smoke"]["datasets"]:
             d["options"]["rows"] = 2000 * np
-    elif cfg == "gmt":
+    elif cfg in ("gmt", "gmt10m"):
         c["params"]["population"] = 8 * np
         c["smoke"].setdefault("params", {})["population"] = 4 * np
     elif cfg == "gmtrows":  # 8 row chunks of 16,384 a rank
