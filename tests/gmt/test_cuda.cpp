@@ -290,19 +290,25 @@ TEST(GmtCuda, FastPathIsBitIdenticalWithAndWithoutGraphsAndOnRepeat) {
 // Every way of sharing a stat leaf's rows among the stats pass's warps (GPUDM_GMT_STAT_SPLIT,
 // FusedPolicy::kSplit*) agrees with the sequential backend, narrow and wide models, and repeats
 // bit for bit.
+// An environment variable as it was is put back however the test ends.
+struct EnvRestore {
+  explicit EnvRestore(const char* name) : name(name), had(std::getenv(name) != nullptr), value(had ? std::getenv(name) : "") {}
+  ~EnvRestore() {
+    if (had) setenv(name, value.c_str(), 1);
+    else unsetenv(name);
+  }
+  EnvRestore(const EnvRestore&) = delete;
+  EnvRestore& operator=(const EnvRestore&) = delete;
+  const char* name;
+  bool had;
+  std::string value;
+};
+
 TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
   GMT_REQUIRE_CUDA();
   const std::vector<Named> sets = armchair_and_year();
   auto seq = make("sequential", EvalOptions{});
-  // The variable as it was is put back however the test ends.
-  struct Restore {
-    const char* old = std::getenv("GPUDM_GMT_STAT_SPLIT");
-    std::string value = old != nullptr ? old : "";
-    ~Restore() {
-      if (old != nullptr) setenv("GPUDM_GMT_STAT_SPLIT", value.c_str(), 1);
-      else unsetenv("GPUDM_GMT_STAT_SPLIT");
-    }
-  } restore;
+  const EnvRestore restore("GPUDM_GMT_STAT_SPLIT");
   for (const char* mode : {"auto", "warps", "leaf", "block"}) {
     ASSERT_EQ(setenv("GPUDM_GMT_STAT_SPLIT", mode, 1), 0);
     for (const Named& s : sets) {
@@ -327,14 +333,7 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
 // when the evaluator is prepared.
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   GMT_REQUIRE_CUDA();
-  struct Restore {
-    const char* old = std::getenv("GPUDM_GMT_PIPELINE");
-    std::string value = old != nullptr ? old : "";
-    ~Restore() {
-      if (old != nullptr) setenv("GPUDM_GMT_PIPELINE", value.c_str(), 1);
-      else unsetenv("GPUDM_GMT_PIPELINE");
-    }
-  } restore;
+  const EnvRestore restore("GPUDM_GMT_PIPELINE");
   auto use = [](const char* pipeline) { EXPECT_EQ(setenv("GPUDM_GMT_PIPELINE", pipeline, 1), 0); };
   for (const Named& s : armchair_and_year()) {
     SCOPED_TRACE(s.name);
