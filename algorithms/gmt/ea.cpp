@@ -514,6 +514,7 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
   std::vector<std::size_t> sel;
   std::vector<std::uint64_t> cx_seed, mut_seed;
   std::vector<char> cx_on, mut_on, mod;
+  std::vector<std::size_t> last_pick;
   {
     auto s = timer_.scope("cpu_ea");
     std::stable_sort(pop.begin(), pop.end(), by_fitness);
@@ -551,19 +552,23 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
           mut_on[i] = 1;
           mut_seed[i] = rng.next();
         }
-      // Copies into the previous generation's individuals: their vectors' capacity is reused.
+      // next[i] = pop[sel[i]]: a parent's last selection takes the parent itself (a swap: pop is
+      // not read again this generation, and the slot keeps next[i]'s old vectors for later copies);
+      // its earlier selections copy it (into the previous generation's individuals, whose
+      // vectors' capacity is reused), all before any swap. Same individuals as copying every one.
       next.resize(n);
       mod.assign(n, 0);
-      const std::size_t tasks = first + (n - first + 1) / 2;  // the elite, then pairs (the last may be single)
+      last_pick.assign(n, n);
+      for (std::size_t i = 0; i < n; ++i) last_pick[sel[i]] = i;
+      parallel_for(pool_, n, [&](std::size_t i) {
+        if (last_pick[sel[i]] != i) next[i] = pop[sel[i]];
+      });
+      for (std::size_t i = 0; i < n; ++i)
+        if (last_pick[sel[i]] == i) std::swap(next[i], pop[sel[i]]);
+      const std::size_t tasks = (n - first + 1) / 2;  // pairs after the elite (the last may be single)
       parallel_for(pool_, tasks, [&](std::size_t task) {
-        if (task < first) {
-          next[task] = pop[sel[task]];
-          return;
-        }
-        const std::size_t i = first + 2 * (task - first);
+        const std::size_t i = first + 2 * task;
         const bool pair = i + 1 < n;
-        next[i] = pop[sel[i]];
-        if (pair) next[i + 1] = pop[sel[i + 1]];
         if (pair && cx_on[i]) {
           Rng r(cx_seed[i]);
           const int c = crossover(next[i], next[i + 1], r);

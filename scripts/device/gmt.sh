@@ -20,7 +20,8 @@
 #     probe    GPU fast path, short inductions (GMT_PROBE_SPECS replaces the list) (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
-#     ncusrc   only the source page and full set of the stats kernel (part of ncu)
+#     ncusrc   only the source page and full set of the stats kernel (part of ncu), one launch per
+#              set of GMT_NCU_SETS (default armchair); the source pages gzipped
 #     hostprof whole 10,000-iteration GPU runs (GMT_HOSTPROF_SETS, default "pol elnino") under the
 #              in-process sampler (GPUDM_PROFILE_OUT), reported on the machine by
 #              scripts/profile_report.py (all samples, and those under GmtEA::run)      ~1 min
@@ -216,15 +217,27 @@ if has ncu || has ncusrc; then
   NCU="$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null)"
   if [ -n "$NCU" ]; then
     # Where the stats kernel's instructions and stalls are, per source line (-lineinfo builds):
-    # one launch of Armchair 1M's, the full set and the source page (CUDA lines with their SASS).
-    stamp "== ncu source page, fused_stats_kernel (armchair)"
-    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 10 --launch-count 1 --set full --import-source yes \
-      --page source --print-source cuda,sass "$RUN" --train gmt --dataset armchair --backend cuda --param iterations=30 --quiet \
-      >"$OUT_DIR/ncu_source_armchair.txt" 2>&1 || echo "!! ncu source page failed (exit $?)"
-    timeout 240 "$NCU" --kernel-name regex:fused_stats --launch-skip 10 --launch-count 1 --set full \
-      "$RUN" --train gmt --dataset armchair --backend cuda --param iterations=30 --quiet \
-      >"$OUT_DIR/ncu_full_armchair.txt" 2>&1 || echo "!! ncu full set failed (exit $?)"
-    grep -E "Executed Ipc|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Stall|Executed Instructions  " "$OUT_DIR/ncu_full_armchair.txt" | head -30
+    # one launch per set of GMT_NCU_SETS (default armchair), the full set and the source page (CUDA
+    # lines with their SASS).
+    # GMT_NCU_ITERATIONS (default 30): the induction's length; the launch profiled is the 20th
+    # from its end (late iterations: the run's large trees), at least the 11th.
+    NIT="${GMT_NCU_ITERATIONS:-30}"
+    NSKIP=$(( NIT > 30 ? NIT - 20 : 10 ))
+    for name in ${GMT_NCU_SETS:-armchair}; do
+      stamp "== ncu source page, fused_stats_kernel ($name, launch $NSKIP of $NIT iterations)"
+      [ "$(call_timeout 240)" = 0 ] && { echo "!! ncu $name skipped: the device call has no time left"; break; }
+      timeout "$(call_timeout 240)" "$NCU" --kernel-name regex:fused_stats --launch-skip "$NSKIP" --launch-count 1 --set full --import-source yes \
+        --page source --print-source cuda,sass "$RUN" --train gmt --dataset "$name" --backend cuda --param iterations="$NIT" --quiet \
+        >"$OUT_DIR/ncu_source_$name.txt" 2>&1 || echo "!! ncu source page failed (exit $?)"
+      [ "$(call_timeout 240)" = 0 ] && break
+      timeout "$(call_timeout 240)" "$NCU" --kernel-name regex:fused_stats --launch-skip "$NSKIP" --launch-count 1 --set full \
+        "$RUN" --train gmt --dataset "$name" --backend cuda --param iterations="$NIT" --quiet \
+        >"$OUT_DIR/ncu_full_$name.txt" 2>&1 || echo "!! ncu full set failed (exit $?)"
+      gzip -f "$OUT_DIR/ncu_source_$name.txt"
+    done
+    for name in ${GMT_NCU_SETS:-armchair}; do
+      grep -E "Duration|Executed Ipc|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Executed Instructions  " "$OUT_DIR/ncu_full_$name.txt" | head -12
+    done
   fi
 fi
 

@@ -50,7 +50,7 @@ struct FastPath::Host {
   int coef_total = 0;
   std::vector<int> t_node0, t_leaf0, t_stat0;
   std::vector<unsigned long long> t_salt;
-  std::vector<PackedNode> nodes;
+  std::size_t n_nodes = 0;  // packed nodes (written by pack straight into the pinned upload buffer)
   std::vector<int> l_stat, l_node;  // per leaf: stat leaf or -1; the tree's node
   std::vector<int> s_leaf, s_k, s_fit, s_attr0;
   std::vector<long long> s_stat0, s_work0;
@@ -71,7 +71,7 @@ struct FastPath::Host {
     coef_total = 0;
     for (auto* v : {&t_node0, &t_leaf0, &t_stat0, &l_stat, &l_node, &s_leaf, &s_k, &s_fit, &s_attr0, &attrs}) v->clear();
     t_salt.clear();
-    nodes.clear();
+    n_nodes = 0;
     s_stat0.clear();
     s_work0.clear();
     coef_in.clear();
@@ -88,6 +88,12 @@ std::size_t align16(std::size_t b) { return (b + 15) / 16 * 16; }
 template <class T>
 std::size_t bytes_of(std::size_t n) {
   return align16(n * sizeof(T));
+}
+// Where the packed nodes start in the upload buffer of a batch of B trees (write_view's order: the
+// view, t_node0, t_leaf0, t_stat0, t_salt, then the nodes).
+std::size_t nodes_offset(int B) {
+  const auto B1 = static_cast<std::size_t>(B) + 1;
+  return align16(sizeof(FusedView)) + 3 * bytes_of<int>(B1) + bytes_of<unsigned long long>(static_cast<std::size_t>(B));
 }
 }  // namespace
 
@@ -215,7 +221,7 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
     h.t_stat0[t] = at[t].stat_leaves;
   }
   h.t_salt.assign(batch.salts.begin(), batch.salts.end());
-  h.nodes.resize(static_cast<std::size_t>(tot.nodes));
+  h.n_nodes = static_cast<std::size_t>(tot.nodes);
   h.l_stat.resize(static_cast<std::size_t>(h.L));
   h.l_node.resize(static_cast<std::size_t>(h.L));
   for (auto* v : {&h.s_leaf, &h.s_k, &h.s_fit, &h.s_attr0}) v->resize(static_cast<std::size_t>(h.S));
@@ -223,18 +229,22 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
   h.s_work0.resize(static_cast<std::size_t>(h.S));
   h.attrs.resize(static_cast<std::size_t>(h.A));
   h.coef_in.resize(static_cast<std::size_t>(h.coef_total));
+  // The upload buffer sized now, so the nodes (the largest array) are written into it below
+  // instead of into a vector that write_view then copied, on one thread.
+  ensure_capacity(slot);
+  PackedNode* packed = reinterpret_cast<PackedNode*>(h_in_[slot].data() + nodes_offset(h.B));
   ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
     const Tree& T = *batch.trees[t];
     Sizes o = at[t];  // running offsets of this tree's entries
     int ll = 0;
     for (int i = 0; i < T.size(); ++i) {
       const TreeNode& nd = T.node(i);
-      PackedNode& pn = h.nodes[static_cast<std::size_t>(o.nodes++)];
+      PackedNode& pn = packed[static_cast<std::size_t>(o.nodes++)];
       if (!nd.is_leaf()) {
         pn = PackedNode{nd.attr, nd.threshold, nd.left, 0};
         continue;
       }
-      pn = PackedNode{-1 - ll, 0.0f, -1, 0};
+      pn = PackedNode{-1 - ll, 0.0f, -1, -1};  // pad: the leaf's stat index in its tree (set below), -1 clean
       const auto gl = static_cast<std::size_t>(o.leaves++);
       ++ll;
       h.l_node[gl] = i;
@@ -247,6 +257,7 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
       const int k = static_cast<int>(a.size()), kv = k + 1;
       const auto gs = static_cast<std::size_t>(o.stat_leaves++);
       h.l_stat[gl] = static_cast<int>(gs);
+      pn.pad = static_cast<int>(gs) - at[t].stat_leaves;
       h.s_leaf[gs] = static_cast<int>(gl);
       h.s_k[gs] = k;
       h.s_fit[gs] = refit ? 1 : 0;
@@ -272,7 +283,7 @@ bool FastPath::ensure_capacity(int slot) {
   std::size_t& out_bytes = out_bytes_[slot];
   // input: the view, then the arrays
   in_bytes = align16(sizeof(FusedView)) + 3 * bytes_of<int>(h.B + 1) + bytes_of<unsigned long long>(h.B) +
-              bytes_of<PackedNode>(h.nodes.size()) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
+              bytes_of<PackedNode>(h.n_nodes) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
               bytes_of<int>(h.A) + bytes_of<double>(h.coef_in.size());
   out_bytes = bytes_of<LeafOut>(h.L) + bytes_of<StatOut>(h.S) + bytes_of<double>(static_cast<std::size_t>(h.stat_total)) +
                bytes_of<double>(static_cast<std::size_t>(h.coef_total)) + bytes_of<int>(static_cast<std::size_t>(h.S) * h.stray_cap);
@@ -361,7 +372,9 @@ void FastPath::write_view(int slot) {
   put(h.t_leaf0, v.t_leaf0);
   put(h.t_stat0, v.t_stat0);
   put(h.t_salt, v.t_salt);
-  put(h.nodes, v.nodes);
+  GPUDM_REQUIRE(at == nodes_offset(h.B), "gmt/cuda: the upload buffer's layout (internal error)");
+  v.nodes = reinterpret_cast<const PackedNode*>(db + at);  // (written there by pack)
+  at += bytes_of<PackedNode>(h.n_nodes);
   put(h.l_stat, v.l_stat);
   put(h.s_leaf, v.s_leaf);
   put(h.s_k, v.s_k);
@@ -765,8 +778,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   for (int p = 0; p < n_parts; ++p) {
     {
       auto sc = timer.scope("flattening");
-      pack(p, *parts[p]);
-      ensure_capacity(p);
+      pack(p, *parts[p]);  // (sizes the buffers: ensure_capacity)
       write_view(p);
     }
     stat_leaves_ += h_[p]->S;

@@ -43,7 +43,7 @@ struct FusedPolicy {
   static constexpr int kRouteRows = 4;         // rows each lane routes at once (independent load chains)
   static constexpr int kMaxKv = 128;           // wider models go to the exact solver
   static constexpr int kWideTile = 8;          // rows staged per step of the wide path
-  static constexpr int kWideEntries = 8;       // sums per lane per sweep of the wide path
+  static constexpr int kWideEntries = 8;       // most sums per lane per sweep of the wide path (fewer when fewer fill a sweep)
   static constexpr int kSmemLeaves = 2048;     // per-leaf atomics in shared memory up to this many leaves
   static constexpr int kMaxStatLeaves = 8192;  // stat leaves of one tree (shared-memory sort tables)
   static constexpr int kAuxBlock = 128;
@@ -66,7 +66,9 @@ struct FusedPolicy {
 };
 
 // A node of the packed batch: a >= 0 tests attribute a (left child `left`, right left + 1);
-// a < 0 is a leaf, local leaf index -1 - a. Children are tree-local indices.
+// a < 0 is a leaf, local leaf index -1 - a. Children are tree-local indices. A leaf's `pad` is its
+// stat leaf's index in the tree (-1: a clean leaf) in the stats pass's batch (0 elsewhere), read by
+// the routing with the node itself.
 struct alignas(16) PackedNode {
   int a;
   float t;
@@ -157,9 +159,11 @@ __device__ __forceinline__ unsigned fused_lanemask_lt() {
 // R rows at once: the levels of the R walks interleave, so R feature loads (and R node loads) are
 // in flight together instead of one dependent chain per lane. Rows with valid[r] false stay at
 // leaf 0 and read nothing.
+// `tag` (optional): each row's leaf node's `pad` field (the stats pass: the leaf's stat index in its
+// tree, or -1), read with the node instead of from a table after the walk.
 template <int R>
 __device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, int ld,
-                                              const long long* row, const bool* valid, int* leaf) {
+                                              const long long* row, const bool* valid, int* leaf, int* tag = nullptr) {
   const int4 root = __ldg(reinterpret_cast<const int4*>(nodes));
   int4 nd[R];
   bool more = false;
@@ -184,20 +188,24 @@ __device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nod
       }
   }
 #pragma unroll
-  for (int r = 0; r < R; ++r) leaf[r] = -1 - nd[r].x;
+  for (int r = 0; r < R; ++r) {
+    leaf[r] = -1 - nd[r].x;
+    if (tag) tag[r] = nd[r].w;
+  }
 }
 
 // Lane `lane` of a warp routes rows base + 32 q + lane, q < R (R walks interleaved); rows at or
 // past `end` are not valid and read nothing.
 template <int R>
 __device__ __forceinline__ void fused_route_lanes(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, int ld,
-                                                  long long base, long long end, int lane, long long* row, bool* valid, int* leaf) {
+                                                  long long base, long long end, int lane, long long* row, bool* valid, int* leaf,
+                                                  int* tag = nullptr) {
 #pragma unroll
   for (int q = 0; q < R; ++q) {
     row[q] = base + 32 * q + lane;
     valid[q] = row[q] < end;
   }
-  fused_route_n<R>(nodes, feat, ld, row, valid, leaf);
+  fused_route_n<R>(nodes, feat, ld, row, valid, leaf, tag);
 }
 
 __device__ __forceinline__ int fused_route(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, long long ld,
@@ -274,11 +282,12 @@ __device__ __forceinline__ void fused_entry(int e, int kv, int* i, int* j) {
 
 // Wide models: lanes over the sums, rows staged kWideTile at a time in the warp's tile; each sum
 // runs over the rows in order.
+template <int E>
 __device__ void fused_wide(const float* __restrict__ feat, const float* __restrict__ y, long long ld, const int* __restrict__ a,
                            int kv, const unsigned short* __restrict__ rows, int m, long long r0, long long krow,
-                           double* __restrict__ out, double* __restrict__ tile, int lane, int sweep0 = 0, int sweeps = 1) {
+                           double* __restrict__ out, double* __restrict__ tile, int lane, int sweep0, int sweeps) {
   const int ns = ::gpudm::gmt::leafstats::n_stats(kv);
-  constexpr int E = FusedPolicy::kWideEntries, T = FusedPolicy::kWideTile;
+  constexpr int T = FusedPolicy::kWideTile;
   for (int e0 = sweep0 * 32 * E; e0 < ns; e0 += sweeps * 32 * E) {  // (sweep0, sweeps: a warp's share of the sweeps)
     int ei[E], ej[E];
     double acc[E];
@@ -311,6 +320,23 @@ __device__ void fused_wide(const float* __restrict__ feat, const float* __restri
     for (int q = 0; q < E; ++q)
       if (ei[q] >= 0) out[e0 + lane + 32 * q] = acc[q];
   }
+}
+
+// The wide path with E sums per lane and sweep, E the least of 1, 2, 4, 8 (at most kMaxE) whose
+// sweep holds the model's n_stats sums (wider: several sweeps). Each sum is one lane's, over the
+// rows in order, whatever E is: the same bits for every E (E = 8 for a 27-sum model left 7 of a
+// lane's 8 slots idle in every row's step).
+template <int kMaxE>
+__device__ __forceinline__ void fused_wide_any(const float* __restrict__ feat, const float* __restrict__ y, long long ld,
+                                               const int* __restrict__ a, int kv, const unsigned short* __restrict__ rows, int m,
+                                               long long r0, long long krow, double* __restrict__ out, double* __restrict__ tile,
+                                               int lane, int sweep0 = 0, int sweeps = 1) {
+  static_assert(kMaxE == 1 || kMaxE == 2 || kMaxE == 4 || kMaxE == 8, "E in 1, 2, 4, 8");
+  const int ns = ::gpudm::gmt::leafstats::n_stats(kv);
+  if (kMaxE == 1 || ns <= 32) fused_wide<1>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
+  else if (kMaxE == 2 || ns <= 64) fused_wide<(kMaxE < 2 ? kMaxE : 2)>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
+  else if (kMaxE == 4 || ns <= 128) fused_wide<(kMaxE < 4 ? kMaxE : 4)>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
+  else fused_wide<kMaxE>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
 }
 
 __global__ void fused_init_kernel(const FusedView* __restrict__ vp) {
@@ -392,8 +418,8 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   for (long long base = wr0; base < wr1; base += 32 * R) {
     long long rws[R];
     bool ok[R];
-    int lls[R];
-    fused_route_lanes<R>(nodes, feat, static_cast<int>(ld), base, wr1, lane, rws, ok, lls);
+    int lls[R], sis[R];
+    fused_route_lanes<R>(nodes, feat, static_cast<int>(ld), base, wr1, lane, rws, ok, lls, sis);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
     const long long row = rws[r];
@@ -404,9 +430,8 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     const int ll = lls[r];
     const unsigned peers = __match_any_sync(vmask, ll);
     const bool leader = lane == __ffs(peers) - 1;
-    const int gs = v.l_stat[leaf0 + ll];
-    if (gs >= 0) {
-      const int si = gs - stat0;
+    const int si = sis[r];  // the leaf's stat index in the tree (the packed leaf's pad), or -1
+    if (si >= 0) {
       lid[row - r0] = static_cast<unsigned short>(si);
       if (leader) wcnt[w * ns + si] += __popc(peers);  // this warp's entry: no other writer
     } else {
@@ -565,7 +590,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
         }
         __syncthreads();  // (the scratch is reused by the next stat leaf)
       } else if (kMaxKv == 0) {  // wide: every warp all the rows, the warps splitting the sweeps over the sums
-        fused_wide(feat, yv, ld, a, kv, all_rows, mall, r0, krow, out, tw, lane, w, W);
+        fused_wide_any<FusedPolicy::kWideEntries>(feat, yv, ld, a, kv, all_rows, mall, r0, krow, out, tw, lane, w, W);
       }
       continue;
     }
@@ -575,7 +600,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     else if (kv == 3 || kMaxKv == 3) fused_narrow<3>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 4) fused_narrow<4>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 5 || kMaxKv == FusedPolicy::kNarrowKv) fused_narrow<5>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
-    else if (kMaxKv == 0) fused_wide(feat, yv, ld, a, kv, rows, m, r0, krow, out, tw, lane);
+    else if (kMaxKv == 0) fused_wide_any<FusedPolicy::kWideEntries>(feat, yv, ld, a, kv, rows, m, r0, krow, out, tw, lane);
   }
 
   if (kSmemLeaves) {
