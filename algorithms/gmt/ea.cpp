@@ -172,6 +172,10 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
 }
 
 namespace {
+// Below this many nodes in all, a generation's copies of selected individuals run on the calling
+// thread (Armchair's ~11-node trees: ~25 copies of ~1 KB each).
+constexpr std::size_t kSerialCopyNodes = 4096;
+
 // The farther of the node's two extreme-target rows from row a's target.
 std::int64_t far_end(const Dataset& d, const NodeStats& s, std::int64_t a) {
   const float ya = d.target(static_cast<std::size_t>(a));
@@ -560,9 +564,17 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
       mod.assign(n, 0);
       last_pick.assign(n, n);
       for (std::size_t i = 0; i < n; ++i) last_pick[sel[i]] = i;
-      parallel_for(pool_, n, [&](std::size_t i) {
+      std::size_t copy_nodes = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        if (last_pick[sel[i]] != i) copy_nodes += static_cast<std::size_t>(pop[sel[i]].tree.size());
+      auto copy_one = [&](std::size_t i) {
         if (last_pick[sel[i]] != i) next[i] = pop[sel[i]];
-      });
+      };
+      if (copy_nodes < kSerialCopyNodes) {  // small trees: a step on the host threads costs more than the copies
+        for (std::size_t i = 0; i < n; ++i) copy_one(i);
+      } else {
+        parallel_for(pool_, n, copy_one);
+      }
       for (std::size_t i = 0; i < n; ++i)
         if (last_pick[sel[i]] == i) std::swap(next[i], pop[sel[i]]);
       const std::size_t tasks = (n - first + 1) / 2;  // pairs after the elite (the last may be single)
