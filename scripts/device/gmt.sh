@@ -153,29 +153,30 @@ EOF
 }
 
 if has probe; then
-  # name:iterations:rows:threads:spin:split[:pipeline]; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
+  # name:iterations:rows:threads:spin:split[:pipeline[:major]]; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
   # spin = GPUDM_HOST_SPIN_US (idle workers' polling, default 1,000), split = GPUDM_GMT_STAT_SPLIT
   # (auto | warps | leaf | block: how the stats pass shares a stat leaf's rows), pipeline =
-  # GPUDM_GMT_PIPELINE (0 | 1: a call as two halves in flight, default 0); empty fields take the defaults.
+  # GPUDM_GMT_PIPELINE (0 | 1: a call as two halves in flight, default 0), major = GPUDM_GMT_CHUNK_MAJOR
+  # (0 | 1: the stats pass's grid tree- or chunk-fastest, default by the data's size); empty fields take the defaults.
   # GMT_PROBE_SPECS (comma-separated) replaces the list, e.g. "pol:10000::1,pol:10000::" for whole
   # runs with one host thread and with the default pool
   SPECS=("armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::"
          "armchair:1000::1" "pol:2000::1" "pol:2000::16" "pol:2000:::0")
   [ -n "${GMT_PROBE_SPECS:-}" ] && IFS=, read -r -a SPECS <<<"$GMT_PROBE_SPECS"
   for spec in "${SPECS[@]}"; do
-    IFS=: read -r name it rows thr spin split pipe extra <<<"$spec"
+    IFS=: read -r name it rows thr spin split pipe major extra <<<"$spec"
     # A misplaced field would run the default silently (spin "warps" once cost a device call):
     # every field is checked before anything runs.
     if [ -n "$extra" ] || ! [[ "$it" =~ ^[0-9]+$ ]] || ! [[ "$rows$thr$spin" =~ ^[0-9]*$ ]] ||
-       ! [[ "$split" =~ ^(|auto|warps|leaf|block)$ ]] || ! [[ "$pipe" =~ ^(|0|1)$ ]]; then
-      echo "!! probe spec '$spec': expected name:iterations:rows:threads:spin:split[:pipeline] (integers; split auto|warps|leaf|block; pipeline 0|1)" >&2
+       ! [[ "$split" =~ ^(|auto|warps|leaf|block)$ ]] || ! [[ "$pipe" =~ ^(|0|1)$ ]] || ! [[ "$major" =~ ^(|0|1)$ ]]; then
+      echo "!! probe spec '$spec': expected name:iterations:rows:threads:spin:split[:pipeline[:major]] (integers; split auto|warps|leaf|block; pipeline, major 0|1)" >&2
       status=2; continue
     fi
-    tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}${split:+_$split}${pipe:+_p$pipe}"
+    tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}${split:+_$split}${pipe:+_p$pipe}${major:+_m$major}"
     stamp "== probe $tag ($it iterations)"
     lim="$(call_timeout 180)"
     if [ "$lim" = 0 ]; then status=1; echo "!! probe $tag skipped: the device call has no time left"; continue; fi
-    env ${thr:+GPUDM_HOST_THREADS=$thr} ${spin:+GPUDM_HOST_SPIN_US=$spin} ${split:+GPUDM_GMT_STAT_SPLIT=$split} ${pipe:+GPUDM_GMT_PIPELINE=$pipe} timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
+    env ${thr:+GPUDM_HOST_THREADS=$thr} ${spin:+GPUDM_HOST_SPIN_US=$spin} ${split:+GPUDM_GMT_STAT_SPLIT=$split} ${pipe:+GPUDM_GMT_PIPELINE=$pipe} ${major:+GPUDM_GMT_CHUNK_MAJOR=$major} timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
       --model-out "$OUT_DIR/probe_$tag.model.json" --metrics-out "$OUT_DIR/probe_$tag.json" >"$OUT_DIR/probe_$tag.log" 2>&1 ||
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done

@@ -331,6 +331,45 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
 // do not depend on the other trees of its call, so the halves give bit-identical trees to one batch:
 // per call, and over a whole induction (same model, same fitness). The fast path reads the switch
 // when the evaluator is prepared.
+// Every node's statistics and every leaf's coefficients equal, bit for bit.
+template <class Trees>
+void expect_same_trees(const Trees& a, const Trees& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    ASSERT_EQ(a[k].size(), b[k].size()) << "tree " << k;
+    for (int i = 0; i < a[k].size(); ++i) {
+      const NodeStats &x = a[k].node(i).stats, &y = b[k].node(i).stats;
+      EXPECT_EQ(x.count, y.count) << "tree " << k << " node " << i;
+      EXPECT_EQ(x.sse, y.sse) << "tree " << k << " node " << i;
+      EXPECT_EQ(x.dipole_lo, y.dipole_lo) << "tree " << k << " node " << i;
+      EXPECT_EQ(x.dipole_hi, y.dipole_hi) << "tree " << k << " node " << i;
+      EXPECT_EQ(x.dipole_rand, y.dipole_rand) << "tree " << k << " node " << i;
+      if (!a[k].node(i).is_leaf()) continue;
+      const auto ca = a[k].coef(i), cb = b[k].coef(i);
+      EXPECT_TRUE(std::equal(ca.begin(), ca.end(), cb.begin(), cb.end())) << "tree " << k << " leaf " << i;
+    }
+  }
+}
+
+// The stats pass's grid chunk-fastest or tree-fastest (GPUDM_GMT_CHUNK_MAJOR; both with the
+// heaviest trees' blocks first): the same bits.
+TEST(GmtCuda, StatsGridEitherWayGivesTheSameTrees) {
+  GMT_REQUIRE_CUDA();
+  const EnvRestore restore("GPUDM_GMT_CHUNK_MAJOR");
+  for (const Named& s : armchair_and_year()) {
+    SCOPED_TRACE(s.name);
+    const Batch pop = population(s.data, 12, 6, s.data.cols() > 10 ? 40.0 : 2.0, 5);
+    auto tree_major = make("cuda", fast_options());
+    auto chunk_major = make("cuda", fast_options());
+    EXPECT_EQ(setenv("GPUDM_GMT_CHUNK_MAJOR", "0", 1), 0);
+    const auto a = run(*tree_major, s.data, pop);
+    EXPECT_EQ(setenv("GPUDM_GMT_CHUNK_MAJOR", "1", 1), 0);
+    const auto b = run(*chunk_major, s.data, pop);
+    expect_same_trees(a, b);
+    EXPECT_NE(tree_major->describe().value("stats_grid", std::string()), chunk_major->describe().value("stats_grid", std::string()));
+  }
+}
+
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore("GPUDM_GMT_PIPELINE");
@@ -344,21 +383,7 @@ TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
     const auto a = run(*one, s.data, pop);
     use("1");
     const auto b = run(*two, s.data, pop);
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t k = 0; k < a.size(); ++k) {
-      ASSERT_EQ(a[k].size(), b[k].size()) << "tree " << k;
-      for (int i = 0; i < a[k].size(); ++i) {
-        const NodeStats &x = a[k].node(i).stats, &y = b[k].node(i).stats;
-        EXPECT_EQ(x.count, y.count) << "tree " << k << " node " << i;
-        EXPECT_EQ(x.sse, y.sse) << "tree " << k << " node " << i;
-        EXPECT_EQ(x.dipole_lo, y.dipole_lo) << "tree " << k << " node " << i;
-        EXPECT_EQ(x.dipole_hi, y.dipole_hi) << "tree " << k << " node " << i;
-        EXPECT_EQ(x.dipole_rand, y.dipole_rand) << "tree " << k << " node " << i;
-        if (!a[k].node(i).is_leaf()) continue;
-        const auto ca = a[k].coef(i), cb = b[k].coef(i);
-        EXPECT_TRUE(std::equal(ca.begin(), ca.end(), cb.begin(), cb.end())) << "tree " << k << " leaf " << i;
-      }
-    }
+    expect_same_trees(a, b);
     EXPECT_EQ(one->describe().value("pipelined_calls", -1LL), 0);
     EXPECT_GT(two->describe().value("pipelined_calls", -1LL), 0);
   }

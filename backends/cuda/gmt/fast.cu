@@ -50,6 +50,7 @@ struct FastPath::Host {
   int coef_total = 0;
   std::vector<int> t_node0, t_leaf0, t_stat0;
   std::vector<unsigned long long> t_salt;
+  std::vector<int> t_order;  // the trees by estimated stats work, heaviest first
   std::size_t n_nodes = 0;  // packed nodes (written by pack straight into the pinned upload buffer)
   std::vector<int> l_stat, l_node;  // per leaf: stat leaf or -1; the tree's node
   std::vector<int> s_leaf, s_k, s_fit, s_attr0;
@@ -71,6 +72,7 @@ struct FastPath::Host {
     coef_total = 0;
     for (auto* v : {&t_node0, &t_leaf0, &t_stat0, &l_stat, &l_node, &s_leaf, &s_k, &s_fit, &s_attr0, &attrs}) v->clear();
     t_salt.clear();
+    t_order.clear();
     n_nodes = 0;
     s_stat0.clear();
     s_work0.clear();
@@ -123,6 +125,13 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // by default (measured slower on 1x H100: the halves' kernels and host steps cost more than the
   // overlap hides; docs/perf-notes-gmt.md).
   pipeline_ = ::gpudm::env_integer("GPUDM_GMT_PIPELINE", 0, 1, 0) != 0;
+  // The stats pass's grid chunk-fastest when the training data fits in half the L2 (a tree's chunks
+  // then read from L2 in any order, so the heaviest tree's blocks can all go first); otherwise
+  // tree-fastest (a chunk's rows shared in L2 by the trees run together). GPUDM_GMT_CHUNK_MAJOR=0|1
+  // overrides (an experiment's switch: the results are the same bits either way).
+  const double data_bytes = static_cast<double>(c_.data.padded_rows) * static_cast<double>(c_.data.cols + 1) * sizeof(float);
+  const int auto_major = data_bytes <= 0.5 * static_cast<double>(c_.props->l2_bytes) ? 1 : 0;
+  chunk_major_ = ::gpudm::env_integer("GPUDM_GMT_CHUNK_MAJOR", 0, 1, auto_major) != 0;
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -159,6 +168,7 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
   struct Sizes {
     int nodes = 0, leaves = 0, stat_leaves = 0, attrs = 0, coefs = 0, max_kv = 0;
     long long stats = 0, work = 0;
+    long long est = 0;  // the stats pass's work on the tree: its stat leaves' rows (last evaluation) x sums per row
   };
   std::vector<Sizes> size(static_cast<std::size_t>(h.B) + 1);
   auto needs_stats = [&](const Tree& T, int i) { return all_stats || T.leaf_needs_refit(i); };
@@ -182,6 +192,7 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
         z.max_kv = std::max(z.max_kv, kv);
         z.stats += ls::n_stats(kv);
         z.work += static_cast<long long>(kv) * kv + kv;
+        z.est += std::max<std::int64_t>(nd.stats.count, 0) * (ls::n_stats(kv) + 4);
       }
     }
     GPUDM_REQUIRE(z.stat_leaves <= FusedPolicy::kMaxStatLeaves, "gmt/cuda: a tree with " + std::to_string(z.stat_leaves) +
@@ -221,6 +232,11 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
     h.t_stat0[t] = at[t].stat_leaves;
   }
   h.t_salt.assign(batch.salts.begin(), batch.salts.end());
+  h.t_order.resize(static_cast<std::size_t>(h.B));
+  for (int t = 0; t < h.B; ++t) h.t_order[static_cast<std::size_t>(t)] = t;
+  std::stable_sort(h.t_order.begin(), h.t_order.end(), [&](int a, int b) {
+    return size[static_cast<std::size_t>(a)].est > size[static_cast<std::size_t>(b)].est;
+  });
   h.n_nodes = static_cast<std::size_t>(tot.nodes);
   h.l_stat.resize(static_cast<std::size_t>(h.L));
   h.l_node.resize(static_cast<std::size_t>(h.L));
@@ -283,7 +299,7 @@ bool FastPath::ensure_capacity(int slot) {
   std::size_t& out_bytes = out_bytes_[slot];
   // input: the view, then the arrays
   in_bytes = align16(sizeof(FusedView)) + 3 * bytes_of<int>(h.B + 1) + bytes_of<unsigned long long>(h.B) +
-              bytes_of<PackedNode>(h.n_nodes) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
+              bytes_of<PackedNode>(h.n_nodes) + bytes_of<int>(h.B) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
               bytes_of<int>(h.A) + bytes_of<double>(h.coef_in.size());
   out_bytes = bytes_of<LeafOut>(h.L) + bytes_of<StatOut>(h.S) + bytes_of<double>(static_cast<std::size_t>(h.stat_total)) +
                bytes_of<double>(static_cast<std::size_t>(h.coef_total)) + bytes_of<int>(static_cast<std::size_t>(h.S) * h.stray_cap);
@@ -375,6 +391,7 @@ void FastPath::write_view(int slot) {
   GPUDM_REQUIRE(at == nodes_offset(h.B), "gmt/cuda: the upload buffer's layout (internal error)");
   v.nodes = reinterpret_cast<const PackedNode*>(db + at);  // (written there by pack)
   at += bytes_of<PackedNode>(h.n_nodes);
+  put(h.t_order, v.t_order);
   put(h.l_stat, v.l_stat);
   put(h.s_leaf, v.s_leaf);
   put(h.s_k, v.s_k);
@@ -396,6 +413,7 @@ void FastPath::write_view(int slot) {
   v.ld = static_cast<long long>(c_.data.padded_rows);
   v.chunk_rows = chunk_rows_;
   v.stat_split = stat_split_;
+  v.chunk_major = chunk_major_ ? 1 : 0;
   unsigned char* ob = d_out_.data();
   std::size_t o = 0;
   v.leaf_out = reinterpret_cast<LeafOut*>(ob + o);
@@ -424,16 +442,18 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   marks.begin("redistribute", s, capture);
   fused_init_kernel<<<std::max(1, std::min(1024, (std::max(cap_L_, cap_S_) + aux - 1) / aux)), aux, 0, s>>>(vp);
   GPUDM_CUDA_CHECK(cudaGetLastError());
-  const dim3 grid(static_cast<unsigned>(std::max(1, cap_B_)), static_cast<unsigned>(chunks_));
+  const dim3 grid(static_cast<unsigned>(std::max(1, cap_B_)), static_cast<unsigned>(chunks_));  // (the residual pass's)
+  // the stats pass: chunk-fastest (every chunk of the heaviest tree first) or tree-fastest
+  const dim3 sgrid = chunk_major_ ? dim3(static_cast<unsigned>(chunks_), static_cast<unsigned>(std::max(1, cap_B_))) : grid;
   const int wkv = launch_wide_kv();
   const int var = cap_kv_ <= 3 ? 0 : cap_kv_ <= FusedPolicy::kNarrowKv ? 1 : 2;
   switch (var + (smem_leaves_ ? 0 : 3)) {
-    case 0: fused_stats_kernel<true, 3><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 1: fused_stats_kernel<true, FusedPolicy::kNarrowKv><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 2: fused_stats_kernel<true, 0><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 3: fused_stats_kernel<false, 3><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 4: fused_stats_kernel<false, FusedPolicy::kNarrowKv><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    default: fused_stats_kernel<false, 0><<<grid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 0: fused_stats_kernel<true, 3><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 1: fused_stats_kernel<true, FusedPolicy::kNarrowKv><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 2: fused_stats_kernel<true, 0><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 3: fused_stats_kernel<false, 3><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    case 4: fused_stats_kernel<false, FusedPolicy::kNarrowKv><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    default: fused_stats_kernel<false, 0><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
   }
   GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
@@ -864,6 +884,7 @@ nlohmann::ordered_json FastPath::describe() const {
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
   j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
+  j["stats_grid"] = chunk_major_ ? "chunk-fastest, heaviest tree first" : "tree-fastest, heaviest tree first in each chunk";
   j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf    ? "leaf"
                     : stat_split_ == FusedPolicy::kSplitBlock ? "block"
                     : stat_split_ == FusedPolicy::kSplitWarps ? "warps"

@@ -107,11 +107,13 @@ struct FusedView {
   long long rows = 0, ld = 0;
   int chunk_rows = 0;
   int stat_split = FusedPolicy::kSplitAuto;
+  int chunk_major = 0;        // the stats pass's grid: 1 = (chunk, tree rank), 0 = (tree rank, chunk)
   // inputs
   const int* t_node0 = nullptr;  // [B + 1]
   const int* t_leaf0 = nullptr;  // [B + 1]
   const int* t_stat0 = nullptr;  // [B + 1]
   const unsigned long long* t_salt = nullptr;  // [B]
+  const int* t_order = nullptr;  // [B] the trees by estimated stats work, heaviest first (the stats pass's block order)
   const PackedNode* nodes = nullptr;           // [sum nodes]
   const int* l_stat = nullptr;   // [L] stat leaf or -1
   const int* s_leaf = nullptr;   // [S] the stat leaf's leaf
@@ -364,9 +366,13 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   namespace ls = ::gpudm::gmt::leafstats;
   constexpr int W = FusedPolicy::kWarps;
   const FusedView& v = *vp;
-  const int t = blockIdx.x;
-  if (t >= v.B || static_cast<int>(blockIdx.y) >= v.chunks) return;
-  const long long r0 = static_cast<long long>(blockIdx.y) * v.chunk_rows;
+  // The block's tree (its rank in t_order: the heaviest trees' blocks are dispatched first) and
+  // chunk; which grid axis is which is the host's choice (FusedView::chunk_major).
+  const int tr = static_cast<int>(v.chunk_major ? blockIdx.y : blockIdx.x);
+  const int chunk = static_cast<int>(v.chunk_major ? blockIdx.x : blockIdx.y);
+  if (tr >= v.B || chunk >= v.chunks) return;
+  const int t = v.t_order[tr];
+  const long long r0 = static_cast<long long>(chunk) * v.chunk_rows;
   const long long r1 = r0 + v.chunk_rows < v.rows ? r0 + v.chunk_rows : v.rows;
   const int node0 = v.t_node0[t];
   const int leaf0 = v.t_leaf0[t], nl = v.t_leaf0[t + 1] - leaf0;
@@ -513,7 +519,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     const unsigned short* all_rows = sorted + soff[si];
     const unsigned short* rows = all_rows + q0;
     // this warp's partial, and the row its sums are shifted by
-    const std::size_t part_i = static_cast<std::size_t>(blockIdx.y) * W + (runs ? w : 0);
+    const std::size_t part_i = static_cast<std::size_t>(chunk) * W + (runs ? w : 0);
     const bool writer = mode != FusedPolicy::kSplitBlock || w == 0;  // writes its partial's count, shift and sums
     const long long krow = runs ? (m > 0 ? r0 + rows[0] : -1) : (mall > 0 ? r0 + all_rows[0] : -1);
     if (lane == 0 && writer) {
@@ -522,7 +528,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
         v.part_k[part_i * v.S + gs] = static_cast<int>(krow);
       } else {  // partial (chunk, 0) holds the chunk; the chunk's other partials stay empty
         for (int q = 0; q < W; ++q) {
-          const std::size_t pq = (static_cast<std::size_t>(blockIdx.y) * W + q) * v.S + gs;
+          const std::size_t pq = (static_cast<std::size_t>(chunk) * W + q) * v.S + gs;
           v.part_n[pq] = q == 0 ? mall : 0;
           v.part_k[pq] = q == 0 ? static_cast<int>(krow) : -1;
         }
