@@ -557,7 +557,8 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
           mut_seed[i] = rng.next();
         }
       // next[i] = pop[sel[i]]: a parent's last selection takes the parent itself (a swap: pop is
-      // not read again this generation, and the slot keeps next[i]'s old vectors for later copies);
+      // not read again this generation, and its slot keeps next[i]'s old vectors, whose capacity
+      // the next generation's copies reuse);
       // its earlier selections copy it (into the previous generation's individuals, whose
       // vectors' capacity is reused), all before any swap. Same individuals as copying every one.
       next.resize(n);
