@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 
@@ -795,6 +796,19 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   };
   PhaseMarks& direct = direct_;
   direct.clear();
+  // An exception thrown while work is queued (the second half's pack, the first half's finish)
+  // must not leave the device reading the pinned buffers and device arrays it then reuses or frees:
+  // on the way out the stream is waited for.
+  struct WaitOnThrow {
+    cudaStream_t s;
+    bool& in_flight;
+    ~WaitOnThrow() {
+      if (in_flight && std::uncaught_exceptions() > 0) {
+        cudaStreamSynchronize(s);  // (no check: an error here must not replace the one in flight)
+        in_flight = false;
+      }
+    }
+  } wait_on_throw{s, in_flight_};
   for (int p = 0; p < n_parts; ++p) {
     {
       auto sc = timer.scope("flattening");
@@ -815,9 +829,11 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   direct.flush(timer);
   if (graphs_on_) {
     try {
-      PhaseTimer phases;
-      for (int p = 0; p < n_parts; ++p) marks_[p].flush(phases);
-      timer.merge(phases);
+      for (int p = 0; p < n_parts; ++p) {  // each half's phases on their own: a failure keeps the halves before it
+        PhaseTimer phases;
+        marks_[p].flush(phases);
+        timer.merge(phases);
+      }
     } catch (const ::gpudm::Error& e) {
       drop_graph(0);
       drop_graph(1);
