@@ -556,11 +556,10 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
           mut_on[i] = 1;
           mut_seed[i] = rng.next();
         }
-      // next[i] = pop[sel[i]]: a parent's last selection takes the parent itself (a swap: pop is
-      // not read again this generation, and its slot keeps next[i]'s old vectors, whose capacity
-      // the next generation's copies reuse);
-      // its earlier selections copy it (into the previous generation's individuals, whose
-      // vectors' capacity is reused), all before any swap. Same individuals as copying every one.
+      // next[i] = pop[sel[i]]: a parent's earlier selections copy it (into the previous
+      // generation's individuals, whose vectors' capacity is reused), then its last selection takes
+      // the parent itself (a swap: pop is not read again this generation; the slot keeps next[i]'s
+      // old vectors for the next generation's copies). Same individuals as copying every one.
       next.resize(n);
       mod.assign(n, 0);
       last_pick.assign(n, n);

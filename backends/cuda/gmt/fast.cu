@@ -299,8 +299,7 @@ bool FastPath::ensure_capacity(int slot) {
   std::size_t& in_bytes = in_bytes_[slot];
   std::size_t& out_bytes = out_bytes_[slot];
   // input: the view, then the arrays
-  in_bytes = align16(sizeof(FusedView)) + 3 * bytes_of<int>(h.B + 1) + bytes_of<unsigned long long>(h.B) +
-              bytes_of<PackedNode>(h.n_nodes) + bytes_of<int>(h.B) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
+  in_bytes = nodes_offset(h.B) + bytes_of<PackedNode>(h.n_nodes) + bytes_of<int>(h.B) + bytes_of<int>(h.L) + 4 * bytes_of<int>(h.S) + 2 * bytes_of<long long>(h.S) +
               bytes_of<int>(h.A) + bytes_of<double>(h.coef_in.size());
   out_bytes = bytes_of<LeafOut>(h.L) + bytes_of<StatOut>(h.S) + bytes_of<double>(static_cast<std::size_t>(h.stat_total)) +
                bytes_of<double>(static_cast<std::size_t>(h.coef_total)) + bytes_of<int>(static_cast<std::size_t>(h.S) * h.stray_cap);

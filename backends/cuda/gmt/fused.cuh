@@ -324,21 +324,20 @@ __device__ void fused_wide(const float* __restrict__ feat, const float* __restri
   }
 }
 
-// The wide path with E sums per lane and sweep, E the least of 1, 2, 4, 8 (at most kMaxE) whose
-// sweep holds the model's n_stats sums (wider: several sweeps). Each sum is one lane's, over the
-// rows in order, whatever E is: the same bits for every E (E = 8 for a 27-sum model left 7 of a
-// lane's 8 slots idle in every row's step).
-template <int kMaxE>
+// The wide path with E sums per lane and sweep, E the least of 1, 2, 4, kWideEntries whose sweep
+// holds the model's n_stats sums (wider: several sweeps). Each sum is one lane's, over the rows in
+// order, whatever E is: the same bits for every E (E = 8 for a 27-sum model left 7 of a lane's 8
+// slots idle in every row's step).
 __device__ __forceinline__ void fused_wide_any(const float* __restrict__ feat, const float* __restrict__ y, long long ld,
                                                const int* __restrict__ a, int kv, const unsigned short* __restrict__ rows, int m,
                                                long long r0, long long krow, double* __restrict__ out, double* __restrict__ tile,
                                                int lane, int sweep0 = 0, int sweeps = 1) {
-  static_assert(kMaxE == 1 || kMaxE == 2 || kMaxE == 4 || kMaxE == 8, "E in 1, 2, 4, 8");
+  static_assert(FusedPolicy::kWideEntries == 8, "E in 1, 2, 4, 8");
   const int ns = ::gpudm::gmt::leafstats::n_stats(kv);
-  if (kMaxE == 1 || ns <= 32) fused_wide<1>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
-  else if (kMaxE == 2 || ns <= 64) fused_wide<(kMaxE < 2 ? kMaxE : 2)>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
-  else if (kMaxE == 4 || ns <= 128) fused_wide<(kMaxE < 4 ? kMaxE : 4)>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
-  else fused_wide<kMaxE>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
+  if (ns <= 32) fused_wide<1>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
+  else if (ns <= 64) fused_wide<2>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
+  else if (ns <= 128) fused_wide<4>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
+  else fused_wide<8>(feat, y, ld, a, kv, rows, m, r0, krow, out, tile, lane, sweep0, sweeps);
 }
 
 __global__ void fused_init_kernel(const FusedView* __restrict__ vp) {
@@ -596,7 +595,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
         }
         __syncthreads();  // (the scratch is reused by the next stat leaf)
       } else if (kMaxKv == 0) {  // wide: every warp all the rows, the warps splitting the sweeps over the sums
-        fused_wide_any<FusedPolicy::kWideEntries>(feat, yv, ld, a, kv, all_rows, mall, r0, krow, out, tw, lane, w, W);
+        fused_wide_any(feat, yv, ld, a, kv, all_rows, mall, r0, krow, out, tw, lane, w, W);
       }
       continue;
     }
@@ -606,7 +605,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
     else if (kv == 3 || kMaxKv == 3) fused_narrow<3>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 4) fused_narrow<4>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
     else if (kv == 5 || kMaxKv == FusedPolicy::kNarrowKv) fused_narrow<5>(feat, yv, ld, a, rows, m, r0, krow, out, lane);
-    else if (kMaxKv == 0) fused_wide_any<FusedPolicy::kWideEntries>(feat, yv, ld, a, kv, rows, m, r0, krow, out, tw, lane);
+    else if (kMaxKv == 0) fused_wide_any(feat, yv, ld, a, kv, rows, m, r0, krow, out, tw, lane);
   }
 
   if (kSmemLeaves) {
