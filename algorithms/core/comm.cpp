@@ -69,7 +69,7 @@ class MpiWorld final : public Comm {
     MPI_Request req;
     MPI_Iallgatherv(mine.data(), static_cast<int>(mine.size()), MPI_UINT32_T, out.data(), counts.data(), displs.data(), MPI_UINT32_T,
                     MPI_COMM_WORLD, &req);
-    wait(req, what);
+    wait(req, what, out.size() * sizeof(std::uint32_t));
     return out;
   }
   std::vector<std::string> gather_all(const std::string& mine, const char* what) override {
@@ -80,7 +80,7 @@ class MpiWorld final : public Comm {
     MPI_Request req;
     MPI_Iallgatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR,
                     MPI_COMM_WORLD, &req);
-    wait(req, what);
+    wait(req, what, all.size());
     std::vector<std::string> out;
     for (std::size_t r = 0; r < counts.size(); ++r) out.push_back(all.substr(static_cast<std::size_t>(displs[r]), static_cast<std::size_t>(counts[r])));
     return out;
@@ -136,7 +136,7 @@ class MpiWorld final : public Comm {
     if (n > 0x7FFFFFFFu) abort(std::string(what) + ": a sum of more than 2^31 elements", 3);
     MPI_Request req;
     MPI_Iallreduce(MPI_IN_PLACE, v, static_cast<int>(n), type, MPI_SUM, MPI_COMM_WORLD, &req);
-    wait(req, what);
+    wait(req, what, 2 * n * sizeof(T));
   }
   // Gathers every rank's vector, then sums in rank order on every rank: the same bits everywhere
   // (MPI_Allreduce's order of a floating-point sum is the library's choice).
@@ -147,15 +147,21 @@ class MpiWorld final : public Comm {
     std::vector<T> all(n * static_cast<std::size_t>(size_));
     MPI_Request req;
     MPI_Iallgather(v, static_cast<int>(n), type, all.data(), static_cast<int>(n), type, MPI_COMM_WORLD, &req);
-    wait(req, what);
+    wait(req, what, all.size() * sizeof(T));
     for (std::size_t i = 0; i < n; ++i) {
       T s = all[i];
       for (int r = 1; r < size_; ++r) s += all[static_cast<std::size_t>(r) * n + i];
       v[i] = s;
     }
   }
-  void wait(MPI_Request& req, const char* what) {
+  // Polls a request against the deadline. MPI's non-blocking collectives (Open MPI's libnbc) move
+  // only inside MPI_Test, a shared-memory fragment or a schedule round per call, so the first
+  // stretch polls without sleeping (yielding the core: CI oversubscribes), for 2 ms plus 1 ms a MB
+  // the rank receives (a 16 MB all-reduce polled every 50 us had crawled at ~1 GB/s); then the
+  // sleeps back off to 50 us (a rank waiting on a slower rank's compute).
+  void wait(MPI_Request& req, const char* what, std::size_t bytes = 0) {
     const double limit = collective_timeout_seconds();
+    const double spin = 0.002 + 1e-9 * static_cast<double>(bytes);
     const auto t0 = std::chrono::steady_clock::now();
     int done = 0;
     auto pause = std::chrono::microseconds(1);
@@ -167,6 +173,10 @@ class MpiWorld final : public Comm {
         abort(std::string(what) + ": no answer from every rank within " + std::to_string(static_cast<long long>(limit)) +
                   " s (GPUDM_MPI_TIMEOUT): a rank failed or hangs; ending every rank",
               3);
+      if (waited < spin) {
+        std::this_thread::yield();
+        continue;
+      }
       std::this_thread::sleep_for(pause);
       if (pause < std::chrono::microseconds(50)) pause *= 2;  // (a short cap: thousands of small collectives per run)
     }
