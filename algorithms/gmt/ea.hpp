@@ -39,6 +39,10 @@ struct FitnessSpec {
 // the error (1 - 1/(1 + SSE/n)) and with the complexity term, so smaller is better.
 double fitness_value(const FitnessSpec& f, double sse, std::int64_t n, int leaves, int internal, int model_attrs);
 
+// m distinct row ids of 0..n-1 (all n when m >= n), in draw order: the first m steps of a
+// Fisher-Yates shuffle of 0..n-1 from rng, kept in O(m) memory (the initial trees' row samples).
+std::vector<std::size_t> sample_distinct_rows(std::size_t n, std::size_t m, Rng& rng);
+
 // Repair rule (RepairMode, repair.hpp) for a node with a child under min_leaf_rows rows.
 // 'shift threshold' moves the threshold by a uniform fraction of the way towards x[attr] of
 //  node_row: a uniformly drawn row of the node (the evaluator's dipole_rand);
@@ -100,6 +104,7 @@ struct RunSummary {
   int best_found_at = 0;
   std::string stop_reason;           // "iterations" | "stall" | "time" (max_seconds)
   std::vector<double> best_history;  // best fitness after every iteration
+  double loop_seconds = 0.0;         // wall time of the iterations (after the initial population's evaluation)
 };
 
 class GmtEA {

@@ -4,7 +4,10 @@
 
 #include <cstring>
 #include <map>
+#include <utility>
+#include <vector>
 
+#include "algorithms/gmt/ea.hpp"
 #include "algorithms/gmt/train.hpp"
 #include "common.hpp"
 
@@ -200,5 +203,22 @@ TEST(GmtEa, CleanLeavesGetBackTheirSseAndCountBitForBit) {
     EXPECT_GT(checker.touched_, 20) << "clean leaves must be in repaired subtrees";
     EXPECT_GT(checker.checked_ - checked0, 20);
     EXPECT_EQ(checker.checked_ + checker.touched_, checker.clean_before_);
+  }
+}
+
+// The initial trees' row samples: the sparse partial shuffle gives, draw for draw, the sample of
+// the dense one it replaced (an n-element id array shuffled in place), so a seed keeps its run.
+TEST(GmtEa, SparseRowSampleEqualsTheDenseShuffle) {
+  for (const auto& [n, m] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {7, 7}, {10, 3}, {1000, 500}, {100000, 500}, {5, 9}}) {
+    for (std::uint64_t seed : {1, 2, 99}) {
+      Rng a(seed), b(seed);
+      std::vector<std::size_t> dense(n);
+      for (std::size_t i = 0; i < n; ++i) dense[i] = i;
+      const std::size_t k = std::min(m, n);
+      for (std::size_t i = 0; i < k; ++i) std::swap(dense[i], dense[i + a.below(n - i)]);
+      dense.resize(k);
+      EXPECT_EQ(sample_distinct_rows(n, m, b), dense) << "n " << n << " m " << m << " seed " << seed;
+      EXPECT_EQ(a.next(), b.next()) << "the same number of draws";
+    }
   }
 }

@@ -49,6 +49,16 @@ TEST(GmtFamily, RunsACaseOnEveryCpuBackendWithTheSameTree) {
     EXPECT_EQ(r.status, "ok");
     EXPECT_EQ(r.timing.samples.size(), 2u);
     EXPECT_TRUE(r.metrics["estimated"].get<bool>());
+    // The estimate scales the 8 measured iterations by 10 and counts the set-up once.
+    const auto setup = r.metrics["estimate_setup_seconds"].get<std::vector<double>>();
+    const auto loop = r.metrics["estimate_loop_seconds"].get<std::vector<double>>();
+    ASSERT_EQ(setup.size(), 2u);
+    ASSERT_EQ(loop.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_GT(setup[i], 0.0) << backend;
+      EXPECT_GT(loop[i], 0.0) << backend;
+      EXPECT_NEAR(r.timing.samples[i], setup[i] + 10.0 * loop[i], 1e-9 * r.timing.samples[i]) << backend;
+    }
     EXPECT_GT(r.metrics["test_rmse"].get<double>(), 0.0);
     EXPECT_GE(r.metrics["leaves"].get<int>(), 1);
     EXPECT_TRUE(r.validation["passed"].get<bool>());
