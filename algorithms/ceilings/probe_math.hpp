@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "algorithms/core/hd.hpp"
+#include "algorithms/core/splitmix.hpp"
 
 namespace gpudm::ceilings {
 
@@ -18,13 +19,6 @@ GPUDM_HD float fma_start(std::uint32_t chain, std::uint32_t lane) {
 }
 
 // A 32-bit mixing function (murmur3 finaliser): popcount probe inputs.
-GPUDM_HD std::uint32_t mix32(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= 0x85ebca6bu;
-  x ^= x >> 13;
-  x *= 0xc2b2ae35u;
-  x ^= x >> 16;
-  return x;
-}
+GPUDM_HD std::uint32_t mix32(std::uint32_t x) { return fmix32(x); }
 
 }  // namespace gpudm::ceilings

@@ -386,6 +386,7 @@ void EvalWork::estimate_chunk(int c) {
   lo.assign(L, ls::kNoLoKey);
   hi.assign(L, ls::kNoHiKey);
   rnd.assign(L, ls::kNoLoKey);
+  const std::uint32_t salt32 = ls::dipole_salt32(salt_);
   for (std::size_t r = r0; r < r1; ++r) {
     const int li = leaf_of_[r];
     const auto l = static_cast<std::size_t>(li);
@@ -400,7 +401,7 @@ void EvalWork::estimate_chunk(int c) {
     const auto ru = static_cast<std::uint64_t>(r);
     lo[l] = std::min(lo[l], ls::lo_key(y[r], ru));
     hi[l] = std::max(hi[l], ls::hi_key(y[r], ru));
-    rnd[l] = std::min(rnd[l], ls::dipole_key(salt_, ru));
+    rnd[l] = std::min(rnd[l], ls::dipole_key_s(salt32, ru));
   }
   std::copy(sse.begin(), sse.end(), part_sse_.begin() + static_cast<std::ptrdiff_t>(base));
   std::copy(sae.begin(), sae.end(), part_sae_.begin() + static_cast<std::ptrdiff_t>(base));

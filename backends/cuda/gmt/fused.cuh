@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   const int node0 = v.t_node0[t];
   const int leaf0 = v.t_leaf0[t], nl = v.t_leaf0[t + 1] - leaf0;
   const int stat0 = v.t_stat0[t], ns = v.t_stat0[t + 1] - stat0;
-  const unsigned long long salt = v.t_salt[t];
+  const std::uint32_t salt32 = ::gpudm::gmt::leafstats::dipole_salt32(v.t_salt[t]);
   const PackedNode* nodes = v.nodes + node0;
   const float* feat = d.features;
   const float* yv = d.targets;
@@ -444,7 +444,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
       // The leaf's minimum dipole key: a lane whose key is under the minimum so far updates it
       // (the minimum only falls, so a stale read can only cost an extra atomic, never skip one;
       // after a few rows almost no key is under it). Exact in any order.
-      const unsigned long long krn = ls::dipole_key(salt, static_cast<unsigned long long>(row));
+      const unsigned long long krn = ls::dipole_key_s(salt32, static_cast<unsigned long long>(row));
       unsigned long long* rmin = kSmemLeaves ? rnd_s + ll : &v.leaf_out[leaf0 + ll].rnd;
       if (krn < ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*rmin).load(::cuda::memory_order_relaxed))
         atomicMin(rmin, krn);
@@ -540,7 +540,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
         const float yr = __ldg(yv + row);
         const unsigned long long a = ls::lo_key(yr, static_cast<unsigned long long>(row));
         const unsigned long long b = ls::hi_key(yr, static_cast<unsigned long long>(row));
-        const unsigned long long c = ls::dipole_key(salt, static_cast<unsigned long long>(row));
+        const unsigned long long c = ls::dipole_key_s(salt32, static_cast<unsigned long long>(row));
         klo = a < klo ? a : klo;
         khi = b > khi ? b : khi;
         krn = c < krn ? c : krn;
