@@ -268,4 +268,20 @@ void parallel_for(HostWorkers& pool, std::size_t n, const Body& body) {
   pool.run_tasks([&](std::size_t i) { body(i); }, n);
 }
 
+// Below this much work (tree nodes) in all, a step runs on the calling thread: a pool step's
+// wake-ups and claims cost more than a few thousand nodes' work (issue 23: Armchair's ~50 trees
+// of ~11 nodes a generation).
+inline constexpr std::size_t kSerialBelowNodes = 4096;
+
+// parallel_for, or a plain loop on the calling thread when `work` (the job's size in tree nodes)
+// is under kSerialBelowNodes. The same results either way (body(i) depends only on i).
+template <class Body>
+void parallel_for_nodes(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body) {
+  if (work < kSerialBelowNodes) {
+    for (std::size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  parallel_for(pool, n, body);
+}
+
 }  // namespace gpudm

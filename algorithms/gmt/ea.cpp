@@ -178,7 +178,9 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
   ++summary_.evaluate_calls;
   summary_.repairs += eval_.counters().repairs - repairs0;
   auto s = timer_.scope("cpu_ea");
-  parallel_for(pool_, inds.size(), [&](std::size_t i) {
+  std::size_t nodes = 0;
+  for (const Individual* ind : inds) nodes += static_cast<std::size_t>(ind->tree.size());
+  parallel_for_nodes(pool_, inds.size(), nodes, [&](std::size_t i) {
     Individual* ind = inds[i];
     const NodeStats& root = ind->tree.node(0).stats;
     ind->sse = root.sse;
@@ -190,10 +192,6 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
 }
 
 namespace {
-// Below this many nodes in all, a generation's copies of selected individuals run on the calling
-// thread (Armchair's ~11-node trees: ~25 copies of ~1 KB each).
-constexpr std::size_t kSerialCopyNodes = 4096;
-
 // The farther of the node's two extreme-target rows from row a's target.
 std::int64_t far_end(const Dataset& d, const NodeStats& s, std::int64_t a) {
   const float ya = d.target(static_cast<std::size_t>(a));
@@ -588,11 +586,7 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
       auto copy_one = [&](std::size_t i) {
         if (last_pick[sel[i]] != i) next[i] = pop[sel[i]];
       };
-      if (copy_nodes < kSerialCopyNodes) {  // small trees: a step on the host threads costs more than the copies
-        for (std::size_t i = 0; i < n; ++i) copy_one(i);
-      } else {
-        parallel_for(pool_, n, copy_one);
-      }
+      parallel_for_nodes(pool_, n, copy_nodes, copy_one);  // (small trees: on the calling thread; Armchair ~25 copies of ~1 KB)
       for (std::size_t i = 0; i < n; ++i)
         if (last_pick[sel[i]] == i) std::swap(next[i], pop[sel[i]]);
       const std::size_t tasks = (n - first + 1) / 2;  // pairs after the elite (the last may be single)

@@ -173,7 +173,9 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
   };
   std::vector<Sizes> size(static_cast<std::size_t>(h.B) + 1);
   auto needs_stats = [&](const Tree& T, int i) { return all_stats || T.leaf_needs_refit(i); };
-  ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+  std::size_t batch_nodes = 0;
+  for (const Tree* T : batch.trees) batch_nodes += static_cast<std::size_t>(T->size());
+  ::gpudm::parallel_for_nodes(*c_.pool, static_cast<std::size_t>(h.B), batch_nodes, [&](std::size_t t) {
     const Tree& T = *batch.trees[t];
     Sizes& z = size[t];
     z.nodes = T.size();
@@ -250,7 +252,7 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
   // instead of into a vector that write_view then copied, on one thread.
   ensure_capacity(slot);
   PackedNode* packed = reinterpret_cast<PackedNode*>(h_in_[slot].data() + nodes_offset(h.B));
-  ::gpudm::parallel_for(*c_.pool, static_cast<std::size_t>(h.B), [&](std::size_t t) {
+  ::gpudm::parallel_for_nodes(*c_.pool, static_cast<std::size_t>(h.B), batch_nodes, [&](std::size_t t) {
     const Tree& T = *batch.trees[t];
     Sizes o = at[t];  // running offsets of this tree's entries
     int ll = 0;
@@ -787,7 +789,9 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     const std::size_t first = p == 0 ? 0 : cut;
     const Host& h = *h_[p];
     auto sc = timer.scope("repair");
-    ::gpudm::parallel_for(*c_.pool, parts[p]->size(), [&](std::size_t t) {
+    std::size_t part_nodes = 0;
+    for (const Tree* T : parts[p]->trees) part_nodes += static_cast<std::size_t>(T->size());
+    ::gpudm::parallel_for_nodes(*c_.pool, parts[p]->size(), part_nodes, [&](std::size_t t) {
       const std::size_t g = first + t;
       done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;
       if (done[g] && exact[g].empty()) ::gpudm::gmt::propagate_stats(*batch.trees[g], *c_.host, batch.salts[g]);
