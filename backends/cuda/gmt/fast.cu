@@ -789,9 +789,10 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     const std::size_t first = p == 0 ? 0 : cut;
     const Host& h = *h_[p];
     auto sc = timer.scope("repair");
-    std::size_t part_nodes = 0;
-    for (const Tree* T : parts[p]->trees) part_nodes += static_cast<std::size_t>(T->size());
-    ::gpudm::parallel_for_nodes(*c_.pool, parts[p]->size(), part_nodes, [&](std::size_t t) {
+    // (on the pool even for small trees: a tree's finish costs far more than its node count says
+    // — its small leaves' recorded rows, host solves — and running it serially doubled Armchair
+    // 1M's `repair` and tripled Elevators', 3d2b690)
+    ::gpudm::parallel_for(*c_.pool, parts[p]->size(), [&](std::size_t t) {
       const std::size_t g = first + t;
       done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;
       if (done[g] && exact[g].empty()) ::gpudm::gmt::propagate_stats(*batch.trees[g], *c_.host, batch.salts[g]);
