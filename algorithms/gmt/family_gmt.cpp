@@ -323,7 +323,8 @@ class GmtFamily final : public Family {
     std::unique_ptr<BatchSampleWriter> writer;
     PhaseTimer last_timer;
     double last_seconds = 0.0;
-    std::vector<double> loop_seconds;  // per timed run: its iterations' share of the sample
+    std::vector<double> loop_seconds;  // per timed run: its iterations' share of the sample (this rank's clock)
+    std::vector<int> loop_iterations;  // per timed run: the iterations it ran
     res.timing = measure(ctx.warmup, ctx.repetitions, [&] {
       const bool timed = call++ >= ctx.warmup;
       // (rank 0 of an MPI run writes the file: the ranks' runs are identical)
@@ -344,7 +345,8 @@ class GmtFamily final : public Family {
       summary = ea.summary();
       if (timed) {
         res.breakdown.merge(t);
-        loop_seconds.push_back(world().max(summary.loop_seconds, "gmt: the iterations' time"));
+        loop_seconds.push_back(summary.loop_seconds);
+        loop_iterations.push_back(summary.iterations);
       }
       if (record) {
         last_timer = t;
@@ -358,16 +360,21 @@ class GmtFamily final : public Family {
       // Only the iterations scale: the set-up (upload, initial population and its evaluation) is
       // paid once whatever the iteration count (scaling it too had inflated large sets' estimates:
       // Armchair 10M's set-up is seconds).
-      const double f = double(extrapolate) / double(summary.iterations);
-      std::vector<double> setup, loops;
+      // Per sample its own run's iterations (a run cut by max_seconds or a stall ran fewer) and
+      // the slowest rank's loop time, as the sample is the slowest rank's (the same number of
+      // collectives on every rank: the runs are identical).
+      GPUDM_REQUIRE(loop_seconds.size() == res.timing.samples.size(), "gmt: a loop time per timed run (internal error)");
+      std::vector<double> measured = res.timing.samples, setup, loops;
       for (std::size_t i = 0; i < res.timing.samples.size(); ++i) {
-        const double loop = i < loop_seconds.size() ? std::min(loop_seconds[i], res.timing.samples[i]) : res.timing.samples[i];
-        setup.push_back(res.timing.samples[i] - loop);
+        const double f = double(extrapolate) / double(std::max(1, loop_iterations[i]));
+        const double loop = std::min(world().max(loop_seconds[i], "gmt: the iterations' time"), measured[i]);
+        setup.push_back(measured[i] - loop);
         loops.push_back(loop);
         res.timing.samples[i] = setup.back() + f * loop;
       }
-      res.metrics["estimate_setup_seconds"] = setup;  // per sample: measured once
-      res.metrics["estimate_loop_seconds"] = loops;   // per sample: the measured iterations, scaled by f
+      res.metrics["estimate_measured_seconds"] = measured;  // per sample: the timed run as it ran
+      res.metrics["estimate_setup_seconds"] = setup;        // per sample: counted once
+      res.metrics["estimate_loop_seconds"] = loops;         // per sample: its iterations, scaled to the target
       estimated = true;
       res.metrics["estimated_from_iterations"] = summary.iterations;
       res.metrics["estimated_for_iterations"] = extrapolate;

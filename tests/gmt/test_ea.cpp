@@ -207,7 +207,7 @@ TEST(GmtEa, CleanLeavesGetBackTheirSseAndCountBitForBit) {
 }
 
 // The initial trees' row samples: the sparse partial shuffle gives, draw for draw, the sample of
-// the dense one it replaced (an n-element id array shuffled in place), so a seed keeps its run.
+// the dense one it replaced (an n-element id array shuffled in place), so a seed keeps its sample.
 TEST(GmtEa, SparseRowSampleEqualsTheDenseShuffle) {
   for (const auto& [n, m] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {7, 7}, {10, 3}, {1000, 500}, {100000, 500}, {5, 9}}) {
     for (std::uint64_t seed : {1, 2, 99}) {

@@ -49,14 +49,19 @@ TEST(GmtFamily, RunsACaseOnEveryCpuBackendWithTheSameTree) {
     EXPECT_EQ(r.status, "ok");
     EXPECT_EQ(r.timing.samples.size(), 2u);
     EXPECT_TRUE(r.metrics["estimated"].get<bool>());
-    // The estimate scales the 8 measured iterations by 10 and counts the set-up once.
+    // The estimate scales the 8 measured iterations by 10 and counts the set-up once: each timed
+    // run (not the warm-up) splits into its measured set-up and loop.
+    const auto measured = r.metrics["estimate_measured_seconds"].get<std::vector<double>>();
     const auto setup = r.metrics["estimate_setup_seconds"].get<std::vector<double>>();
     const auto loop = r.metrics["estimate_loop_seconds"].get<std::vector<double>>();
+    ASSERT_EQ(measured.size(), 2u);
     ASSERT_EQ(setup.size(), 2u);
     ASSERT_EQ(loop.size(), 2u);
     for (std::size_t i = 0; i < 2; ++i) {
       EXPECT_GT(setup[i], 0.0) << backend;
       EXPECT_GT(loop[i], 0.0) << backend;
+      EXPECT_LT(loop[i], measured[i]) << backend;
+      EXPECT_NEAR(setup[i] + loop[i], measured[i], 1e-12 * measured[i]) << backend;
       EXPECT_NEAR(r.timing.samples[i], setup[i] + 10.0 * loop[i], 1e-9 * r.timing.samples[i]) << backend;
     }
     EXPECT_GT(r.metrics["test_rmse"].get<double>(), 0.0);

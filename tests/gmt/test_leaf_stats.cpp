@@ -351,7 +351,7 @@ TEST(GmtLeafStats, DipoleKeysOrderRowsAsTheirDefinitions) {
 // counters) every row of a node is drawn equally often: a chi-square over 200,000 salts within six
 // standard deviations of its degrees of freedom, for contiguous, strided and top-of-range rows.
 // (A draw from the row bits alone, min of (row xor s), fails it: checked below.)
-TEST(LeafStats, DipoleDrawIsUniformOverConsecutiveSalts) {
+TEST(GmtLeafStats, DipoleDrawIsUniformOverConsecutiveSalts) {
   std::vector<std::vector<std::uint64_t>> sets(4);
   for (std::uint64_t k = 0; k < 10; ++k) sets[0].push_back(k);
   for (std::uint64_t k = 0; k < 64; ++k) sets[1].push_back(1000 + k);
