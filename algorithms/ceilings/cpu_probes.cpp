@@ -141,8 +141,8 @@ ProbeCheck check_fma(const float* out, int threads, std::size_t iterations) {
 
 void fill_popcount_words(std::uint64_t* words) {
   for (std::size_t j = 0; j < kPopcountWords; ++j)
-    words[j] = (static_cast<std::uint64_t>(mix32(static_cast<std::uint32_t>(2 * j))) << 32) |
-               mix32(static_cast<std::uint32_t>(2 * j + 1));
+    words[j] = (static_cast<std::uint64_t>(fmix32(static_cast<std::uint32_t>(2 * j))) << 32) |
+               fmix32(static_cast<std::uint32_t>(2 * j + 1));
 }
 
 const std::string& popcount_isa() {

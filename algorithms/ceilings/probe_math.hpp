@@ -18,7 +18,4 @@ GPUDM_HD float fma_start(std::uint32_t chain, std::uint32_t lane) {
   return 1.0f + static_cast<float>(chain % 64u) * 0.0078125f + static_cast<float>(lane % 64u) * 0.0001220703125f;
 }
 
-// A 32-bit mixing function (murmur3 finaliser): popcount probe inputs.
-GPUDM_HD std::uint32_t mix32(std::uint32_t x) { return fmix32(x); }
-
 }  // namespace gpudm::ceilings

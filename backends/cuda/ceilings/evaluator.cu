@@ -196,7 +196,7 @@ class CudaCeilings final : public ceilings::CeilingsBackend {
           for (std::size_t i = 0; i < spec_.iterations; ++i)
             for (int ch = 0; ch < L::popcount_chains(); ++ch)
               ref += static_cast<unsigned long long>(
-                  __builtin_popcount(ceilings::mix32(static_cast<std::uint32_t>(t * L::popcount_chains() + ch)) ^
+                  __builtin_popcount(fmix32(static_cast<std::uint32_t>(t * L::popcount_chains() + ch)) ^
                                      static_cast<std::uint32_t>(i)));
           c.max_error = std::max(c.max_error, std::fabs(static_cast<double>(out[t]) - static_cast<double>(ref)));
         }

@@ -67,13 +67,13 @@ __global__ void fma_kernel(std::size_t iterations, float* out) {
   out[t] = s;
 }
 
-// Thread t sums __popc(v_c ^ i) over i < iterations for kChains words v_c = mix32(t * C + c).
+// Thread t sums __popc(v_c ^ i) over i < iterations for kChains words v_c = fmix32(t * C + c).
 __global__ void popcount_kernel(std::size_t iterations, unsigned long long* out) {
   constexpr int C = PopcountPolicy::kChains;
   const std::size_t t = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   std::uint32_t v[C];
 #pragma unroll
-  for (int c = 0; c < C; ++c) v[c] = ceilings::mix32(static_cast<std::uint32_t>(t * C + c));
+  for (int c = 0; c < C; ++c) v[c] = fmix32(static_cast<std::uint32_t>(t * C + c));
   std::uint32_t acc[2] = {0, 0};
 #pragma unroll PopcountPolicy::kUnroll
   for (std::size_t i = 0; i < iterations; ++i) {
