@@ -108,26 +108,13 @@ void set_leaf_fit(Tree& tree, int node, const double* coef, int rank) {
   tree.set_fit(node, kept, c, rank);
 }
 
-void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt) {
-  const float* y = data.targets().data();
-  // Each node's three dipole keys, computed once: a leaf's from its rows, an internal node's as the
-  // min / max of its children's (children follow their parent: walk backwards). Before, every
-  // internal node hashed and looked up its children's rows again (8 % of a GPU run's host samples).
-  thread_local std::vector<std::uint64_t> klo, khi, krn;
-  const auto N = static_cast<std::size_t>(tree.size());
-  klo.resize(N);
-  khi.resize(N);
-  krn.resize(N);
+void propagate_stats_from_keys(Tree& tree, std::uint64_t* klo, std::uint64_t* khi, std::uint64_t* krn) {
+  // An internal node's keys are the min / max of its children's (children follow their parent:
+  // walk backwards); its rows are the keys' rows.
   for (int i = tree.size() - 1; i >= 0; --i) {
     TreeNode& p = tree.node(i);
+    if (p.is_leaf()) continue;
     const auto I = static_cast<std::size_t>(i);
-    if (p.is_leaf()) {
-      const NodeStats& a = p.stats;
-      klo[I] = a.dipole_lo < 0 ? ls::kNoLoKey : ls::lo_key(y[a.dipole_lo], static_cast<std::uint64_t>(a.dipole_lo));
-      khi[I] = a.dipole_hi < 0 ? ls::kNoHiKey : ls::hi_key(y[a.dipole_hi], static_cast<std::uint64_t>(a.dipole_hi));
-      krn[I] = a.dipole_rand < 0 ? ls::kNoLoKey : ls::dipole_key(salt, static_cast<std::uint64_t>(a.dipole_rand));
-      continue;
-    }
     const auto L = static_cast<std::size_t>(p.left), R = L + 1;
     const NodeStats& a = tree.node(p.left).stats;
     const NodeStats& b = tree.node(p.left + 1).stats;
@@ -143,6 +130,27 @@ void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt) {
     s.dipole_rand = ls::rand_row(krn[I]);
     p.stats = s;
   }
+}
+
+void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt) {
+  const float* y = data.targets().data();
+  // Each node's three dipole keys, computed once: a leaf's from its rows, an internal node's from
+  // its children's. Before, every internal node hashed and looked up its children's rows again (8 %
+  // of a GPU run's host samples).
+  thread_local std::vector<std::uint64_t> klo, khi, krn;
+  const auto N = static_cast<std::size_t>(tree.size());
+  klo.resize(N);
+  khi.resize(N);
+  krn.resize(N);
+  for (std::size_t I = 0; I < N; ++I) {
+    const TreeNode& p = tree.node(static_cast<int>(I));
+    if (!p.is_leaf()) continue;
+    const NodeStats& a = p.stats;
+    klo[I] = a.dipole_lo < 0 ? ls::kNoLoKey : ls::lo_key(y[a.dipole_lo], static_cast<std::uint64_t>(a.dipole_lo));
+    khi[I] = a.dipole_hi < 0 ? ls::kNoHiKey : ls::hi_key(y[a.dipole_hi], static_cast<std::uint64_t>(a.dipole_hi));
+    krn[I] = a.dipole_rand < 0 ? ls::kNoLoKey : ls::dipole_key(salt, static_cast<std::uint64_t>(a.dipole_rand));
+  }
+  propagate_stats_from_keys(tree, klo.data(), khi.data(), krn.data());
 }
 
 ForEach for_each_in_order() {

@@ -159,6 +159,12 @@ std::vector<RepairOutcome> evaluate_trees(const std::vector<EvalWork*>& works, c
 
 // Counts, errors and dipoles of the internal nodes from their leaves (children after parents).
 void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt);
+// The same from the leaves' dipole keys (klo / khi / krn, indexed by node, leaves filled; the
+// internal nodes' entries are written): for a caller that holds the keys already (the GPU path's
+// finish, which has them from the device), so no target is looked up and no row hashed again.
+// The keys must be the ones propagate_stats would compute: lo_key / hi_key of the rows' targets,
+// dipole_key under the evaluation's salt (kNoLoKey / kNoHiKey for none).
+void propagate_stats_from_keys(Tree& tree, std::uint64_t* klo, std::uint64_t* khi, std::uint64_t* krn);
 
 // Householder QR in place of the m x n column-major matrix A (leading dimension lda), no
 // pivoting: on return the upper triangle of the first min(m, n) rows holds R.

@@ -67,19 +67,24 @@ RepairOutcome repair_tree(Tree& t, const RepairSpec& spec, const RoutedCounts& r
   RepairOutcome out;
   if (!needs_repair(t, spec, routed.count)) return out;
   const std::int64_t min_rows = spec.min_rows;
-  Tree cur = t;
+  // The working tree: `t` itself in the first pass (read only; it changes only at the end, so an
+  // incomplete repair leaves it as it was), the previous pass's result after it. (Before, a copy
+  // of `t`: a whole tree copied per repaired tree.)
+  Tree owned;
+  const Tree* cur_ptr = &t;
   Work w;
-  const auto N = static_cast<std::size_t>(cur.size());
+  const auto N = static_cast<std::size_t>(t.size());
   w.count = routed.count;
   w.origin.assign(N, -1);
   w.extra.assign(N, {});
   w.known.assign(N, 0);
-  for (int i = 0; i < cur.size(); ++i) {
-    if (!cur.node(i).is_leaf()) continue;
+  for (int i = 0; i < t.size(); ++i) {
+    if (!t.node(i).is_leaf()) continue;
     w.origin[static_cast<std::size_t>(i)] = i;
     w.known[static_cast<std::size_t>(i)] = is_known_leaf(routed, i) ? 1 : 0;
   }
   for (;;) {
+    const Tree& cur = *cur_ptr;
     sum_up(cur, w.count);
     // The topmost nodes with a child under min_rows (breadth-first; nothing below one is looked at).
     std::vector<int> at;
@@ -199,13 +204,14 @@ RepairOutcome repair_tree(Tree& t, const RepairSpec& spec, const RoutedCounts& r
     }
     out.repairs += static_cast<int>(at.size());
     ++out.passes;
-    cur = std::move(next);
+    owned = std::move(next);  // (`cur` is not used after this)
+    cur_ptr = &owned;
     w = std::move(nw);
   }
   out.origin = std::move(w.origin);
   out.extra = std::move(w.extra);
   out.count = std::move(w.count);
-  t = std::move(cur);
+  if (out.passes > 0) t = std::move(owned);
   return out;
 }
 

@@ -586,6 +586,12 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, 
   const bool repaired = rep.repairs > 0;
   thread_local std::vector<double> s, shift, work, coef;
   thread_local std::vector<int> kept;
+  // Each leaf's dipole keys as computed here, for the propagation to the root at the end (no target
+  // looked up and no row hashed again: propagate_stats_from_keys).
+  thread_local std::vector<std::uint64_t> key_lo, key_hi, key_rn;
+  key_lo.resize(static_cast<std::size_t>(T.size()));
+  key_hi.resize(static_cast<std::size_t>(T.size()));
+  key_rn.resize(static_cast<std::size_t>(T.size()));
   for (int i = 0; i < T.size(); ++i) {
     if (!T.node(i).is_leaf()) continue;
     int origin = i;
@@ -625,6 +631,9 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, 
     st.dipole_lo = ls::lo_row(klo);
     st.dipole_hi = ls::hi_row(khi);
     st.dipole_rand = ls::rand_row(krn);
+    key_lo[static_cast<std::size_t>(i)] = klo;
+    key_hi[static_cast<std::size_t>(i)] = khi;
+    key_rn[static_cast<std::size_t>(i)] = krn;
     st.sae = std::numeric_limits<double>::quiet_NaN();
     const auto a = T.attrs(i);
     const int k = static_cast<int>(a.size()), kv = k + 1;
@@ -703,6 +712,8 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, 
     ::gpudm::gmt::set_leaf_fit(T, i, coef.data(), r.rank);
     T.node(i).stats = st;
   }
+  // Counts, errors and dipoles up to the root (the trees with leaves for the exact solver: after it)
+  if (exact.empty()) ::gpudm::gmt::propagate_stats_from_keys(T, key_lo.data(), key_hi.data(), key_rn.data());
   return true;
 }
 
@@ -794,8 +805,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     // 1M's `repair` and tripled Elevators', 3d2b690)
     ::gpudm::parallel_for(*c_.pool, parts[p]->size(), [&](std::size_t t) {
       const std::size_t g = first + t;
-      done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;
-      if (done[g] && exact[g].empty()) ::gpudm::gmt::propagate_stats(*batch.trees[g], *c_.host, batch.salts[g]);
+      done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;  // (propagates when exact[g] is empty)
     });
   };
   PhaseMarks& direct = direct_;
