@@ -161,9 +161,11 @@ std::vector<RepairOutcome> evaluate_trees(const std::vector<EvalWork*>& works, c
 void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt);
 // The same from the leaves' dipole keys (klo / khi / krn, indexed by node, leaves filled; the
 // internal nodes' entries are written): for a caller that holds the keys already (the GPU path's
-// finish, which has them from the device), so no target is looked up and no row hashed again.
-// The keys must be the ones propagate_stats would compute: lo_key / hi_key of the rows' targets,
-// dipole_key under the evaluation's salt (kNoLoKey / kNoHiKey for none).
+// finish: the device's keys, and its own for clean and repaired leaves), so no target is looked up
+// and no row hashed again. The keys must be the ones propagate_stats would compute: lo_key /
+// hi_key of the rows' targets, dipole_key under the evaluation's salt (kNoLoKey / kNoHiKey for
+// none); device keys are, as long as the CUDA code keeps denormals (no -ftz / fast math: float_order
+// must order the targets alike on both sides).
 void propagate_stats_from_keys(Tree& tree, std::uint64_t* klo, std::uint64_t* khi, std::uint64_t* krn);
 
 // Householder QR in place of the m x n column-major matrix A (leading dimension lda), no

@@ -42,7 +42,8 @@ GPUDM_HD constexpr std::uint64_t dipole_key_s(std::uint32_t s, std::uint64_t row
 }
 GPUDM_HD constexpr std::uint64_t dipole_key(std::uint64_t salt, std::uint64_t row) { return dipole_key_s(dipole_salt32(salt), row); }
 // Unsigned order equal to the float order (-0 counts as +0, as == does; no NaN targets reach an
-// evaluator).
+// evaluator). The host and the device must agree on it (the GPU finish propagates the device's keys):
+// the CUDA code is built without -ftz / --use_fast_math, which would make a denormal compare equal to 0.
 GPUDM_HD std::uint32_t float_order(float y) {
   if (y == 0.0f) y = 0.0f;
   std::uint32_t b;

@@ -527,8 +527,9 @@ void add_rows(const Dataset& d, const std::vector<int>& attrs, std::int64_t shif
 }  // namespace
 
 // Results of tree t into the tree (repairs first); leaves for the exact solver go to `exact`
-// (nodes of the tree). Returns false when the tree needs a second pass. Runs on the host threads:
-// it writes only tree t, `exact` and `cnt`.
+// (nodes of the tree). Returns false when the tree needs a second pass. When no leaf goes to the
+// exact solver, it also propagates the tree's counts / errors / dipoles to its root from the leaves'
+// keys (propagate_stats_from_keys). Runs on the host threads: it writes only tree t, `exact` and `cnt`.
 bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, int t, std::vector<int>& exact, FinishCounts& cnt) const {
   const Dataset& data = *c_.host;
   Tree& T = *batch.trees[static_cast<std::size_t>(t)];
