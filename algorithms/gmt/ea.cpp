@@ -171,15 +171,10 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
     batch.salts.push_back(++salt_counter_);
   }
   if (observer_) observer_(generation_, batch);
-  const std::int64_t repairs0 = eval_.counters().repairs;
-  eval_.evaluate(batch, timer_);
-  summary_.evaluations += static_cast<std::int64_t>(inds.size());
-  ++summary_.evaluate_calls;
-  summary_.repairs += eval_.counters().repairs - repairs0;
-  auto s = timer_.scope("cpu_ea");
-  std::size_t nodes = 0;
-  for (const Individual* ind : inds) nodes += static_cast<std::size_t>(ind->tree.size());
-  parallel_for_nodes(pool_, inds.size(), nodes, [&](std::size_t i) {
+  // The fitness of an evaluated individual: the backend may run it in the task that finishes the
+  // tree (EvalBatch::after_tree); the rest here. The same values either way (each reads and writes
+  // only its own individual).
+  const std::function<void(std::size_t)> fit = [&](std::size_t i) {
     Individual* ind = inds[i];
     const NodeStats& root = ind->tree.node(0).stats;
     ind->sse = root.sse;
@@ -187,7 +182,24 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
     ind->evaluated = true;
     ind->fitness = fitness_of(*ind);
     ind->tree.compact_pools();
-  });
+  };
+  fitted_.assign(inds.size(), 0);
+  batch.after_tree = &fit;
+  batch.after_tree_done = fitted_.data();
+  const std::int64_t repairs0 = eval_.counters().repairs;
+  eval_.evaluate(batch, timer_);
+  summary_.evaluations += static_cast<std::int64_t>(inds.size());
+  ++summary_.evaluate_calls;
+  summary_.repairs += eval_.counters().repairs - repairs0;
+  auto s = timer_.scope("cpu_ea");
+  rest_.clear();
+  std::size_t nodes = 0;
+  for (std::size_t i = 0; i < inds.size(); ++i)
+    if (!fitted_[i]) {
+      rest_.push_back(i);
+      nodes += static_cast<std::size_t>(inds[i]->tree.size());
+    }
+  parallel_for_nodes(pool_, rest_.size(), nodes, [&](std::size_t k) { fit(rest_[k]); });
 }
 
 namespace {

@@ -153,6 +153,8 @@ class GmtEA {
   PhaseTimer& timer_;
   FitnessSpec fit_;
   std::uint64_t salt_counter_ = 0;
+  std::vector<std::uint8_t> fitted_;  // evaluate(): individuals whose fitness the backend computed (EvalBatch::after_tree)
+  std::vector<std::size_t> rest_;     // evaluate(): the others
   RunSummary summary_;
   BatchObserver observer_;
   int generation_ = 0;

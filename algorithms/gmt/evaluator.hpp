@@ -19,6 +19,7 @@
 // the tree (Tree::set_fit drops the attributes the rank rule dropped). So an individual is
 // evaluated once per generation whatever its repairs (issue 23; before, up to 8 evaluations).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -109,6 +110,14 @@ struct EvalBatch {
   // does; the CPU backends sum every leaf, which gives the same value bit for bit). The EA sets
   // it; a caller with hand-made coefficients leaves it false.
   bool clean_sse_known = false;
+  // Optional (the EA's fitness): a backend may call (*after_tree)(i) on its host threads as soon as
+  // tree i's results are final, then set after_tree_done[i] = 1 (the caller's array, size()
+  // entries, zeroed); the caller runs it for the other trees after evaluate(). The call writes only
+  // what belongs to tree i (the tree itself included). The GPU fast path calls it from the task
+  // that finishes the tree (one step of the host threads less per call); a backend that splits or
+  // copies the batch passes neither on.
+  const std::function<void(std::size_t)>* after_tree = nullptr;
+  std::uint8_t* after_tree_done = nullptr;
   std::size_t size() const { return trees.size(); }
 };
 

@@ -353,21 +353,65 @@ void expect_same_trees(const Trees& a, const Trees& b) {
 
 // The stats pass's grid chunk-fastest or tree-fastest (GPUDM_GMT_CHUNK_MAJOR; both with the
 // heaviest trees' blocks first): the same bits.
-TEST(GmtCuda, StatsGridEitherWayGivesTheSameTrees) {
-  GMT_REQUIRE_CUDA();
-  const EnvRestore restore("GPUDM_GMT_CHUNK_MAJOR");
+// An experiment's switch `env` (0 | 1, read when the evaluator is made) keeps the trees: a
+// population of Armchair and of Year-shaped trees evaluated by an evaluator made with each
+// value, the same trees; the evaluators' describe() says which by `key`.
+void expect_switch_keeps_trees(const char* env, const char* key) {
   for (const Named& s : armchair_and_year()) {
     SCOPED_TRACE(s.name);
     const Batch pop = population(s.data, 12, 6, s.data.cols() > 10 ? 40.0 : 2.0, 5);
-    auto tree_major = make("cuda", fast_options());
-    auto chunk_major = make("cuda", fast_options());
-    EXPECT_EQ(setenv("GPUDM_GMT_CHUNK_MAJOR", "0", 1), 0);
-    const auto a = run(*tree_major, s.data, pop);
-    EXPECT_EQ(setenv("GPUDM_GMT_CHUNK_MAJOR", "1", 1), 0);
-    const auto b = run(*chunk_major, s.data, pop);
+    EXPECT_EQ(setenv(env, "0", 1), 0);
+    auto off = make("cuda", fast_options());
+    const auto a = run(*off, s.data, pop);
+    EXPECT_EQ(setenv(env, "1", 1), 0);
+    auto on = make("cuda", fast_options());
+    const auto b = run(*on, s.data, pop);
     expect_same_trees(a, b);
-    EXPECT_NE(tree_major->describe().value("stats_grid", std::string()), chunk_major->describe().value("stats_grid", std::string()));
+    EXPECT_NE(off->describe().value(key, std::string()), on->describe().value(key, std::string()));
   }
+}
+
+// The best individual of a whole EA run on the fast path (model file and fitness), the
+// experiment switches as the environment has them when the evaluator is made.
+std::pair<std::string, double> fast_ea_run(const Dataset& d, const GmtParams& p) {
+  auto e = make("cuda", fast_options());
+  e->prepare(d);
+  PhaseTimer t;
+  GmtEA ea(p, *e, d, t);
+  const Individual best = ea.run();
+  return {to_json(best.tree, d).dump(), best.fitness};
+}
+
+TEST(GmtCuda, StatsGridEitherWayGivesTheSameTrees) {
+  GMT_REQUIRE_CUDA();
+  const EnvRestore restore("GPUDM_GMT_CHUNK_MAJOR");
+  expect_switch_keeps_trees("GPUDM_GMT_CHUNK_MAJOR", "stats_grid");
+}
+
+// The solve of narrow leaves in shared memory (default) or every leaf in the global work space
+// (GPUDM_GMT_SOLVE_SMEM=0), and the EA's fitness in the finish task (default) or in its own step
+// (GPUDM_GMT_AFTER_TREE=0): the same trees and the same run bit for bit. Year-shaped's models are
+// wider than FusedPolicy::kSolveSmemKv (the global work space either way), Armchair's narrower.
+TEST(GmtCuda, SolveInSharedMemoryAndFitnessInTheFinishGiveTheSameRun) {
+  GMT_REQUIRE_CUDA();
+  const EnvRestore restore_solve("GPUDM_GMT_SOLVE_SMEM");
+  const EnvRestore restore_after("GPUDM_GMT_AFTER_TREE");
+  expect_switch_keeps_trees("GPUDM_GMT_SOLVE_SMEM", "solve");
+  const Dataset d = gmt_test::make_dataset(20000, 6, 23, gmt_test::piecewise, 0.1);
+  GmtParams p;
+  p.population = 16;
+  p.iterations = 40;
+  p.seed = 11;
+  std::pair<std::string, double> out[3];
+  const char* solve[3] = {"0", "1", "1"};
+  const char* after[3] = {"0", "0", "1"};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(setenv("GPUDM_GMT_SOLVE_SMEM", solve[k], 1), 0);
+    EXPECT_EQ(setenv("GPUDM_GMT_AFTER_TREE", after[k], 1), 0);
+    out[k] = fast_ea_run(d, p);
+  }
+  EXPECT_EQ(out[0], out[1]);
+  EXPECT_EQ(out[0], out[2]);
 }
 
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
@@ -392,20 +436,10 @@ TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   p.population = 16;
   p.iterations = 40;
   p.seed = 7;
-  std::string model[2];
-  double fitness[2] = {0, 0};
-  for (int k = 0; k < 2; ++k) {
-    auto e = make("cuda", fast_options());
-    use(k == 0 ? "0" : "1");
-    e->prepare(d);
-    PhaseTimer t;
-    GmtEA ea(p, *e, d, t);
-    const Individual best = ea.run();
-    model[k] = to_json(best.tree, d).dump();
-    fitness[k] = best.fitness;
-  }
-  EXPECT_EQ(model[0], model[1]);
-  EXPECT_EQ(fitness[0], fitness[1]);
+  use("0");
+  const auto one_batch = fast_ea_run(d, p);
+  use("1");
+  EXPECT_EQ(one_batch, fast_ea_run(d, p));
 }
 
 TEST(GmtCuda, FloatFaithfulPathWithinItsTolerance) {

@@ -133,6 +133,13 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   const double data_bytes = static_cast<double>(c_.data.padded_rows) * static_cast<double>(c_.data.cols + 1) * sizeof(float);
   const int auto_major = data_bytes <= 0.5 * static_cast<double>(c_.props->l2_bytes) ? 1 : 0;
   chunk_major_ = ::gpudm::env_integer("GPUDM_GMT_CHUNK_MAJOR", 0, 1, auto_major) != 0;
+  // The solve of leaves up to FusedPolicy::kSolveSmemKv values in shared memory, a block of
+  // kSolveBlock threads (default); GPUDM_GMT_SOLVE_SMEM=0: every leaf in the global work space,
+  // blocks of kAuxBlock threads (an experiment's switch: the same bits either way).
+  solve_smem_ = ::gpudm::env_integer("GPUDM_GMT_SOLVE_SMEM", 0, 1, 1) != 0;
+  // The caller's per-tree step (the EA's fitness, EvalBatch::after_tree) in the finish task;
+  // GPUDM_GMT_AFTER_TREE=0 leaves it to the caller's own step (an experiment's switch).
+  after_tree_here_ = ::gpudm::env_integer("GPUDM_GMT_AFTER_TREE", 0, 1, 1) != 0;
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -467,7 +474,8 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   sp.rank_tol = o.rank_tol;
   sp.pivot_guard = o.fast_pivot_guard;
   sp.rows_per_param = o.rows_per_param;
-  fused_solve_kernel<<<std::max(1, (cap_S_ + aux - 1) / aux), aux, 0, s>>>(vp, c_.data, sp);
+  const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
+  fused_solve_kernel<<<std::max(1, (cap_S_ + sblock - 1) / sblock), sblock, 0, s>>>(vp, c_.data, sp, solve_smem_ ? FusedPolicy::kSolveSmemKv : 0);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
   // SSE of near-exact fits from their residuals (blocks of other trees return at once)
@@ -807,6 +815,10 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     ::gpudm::parallel_for(*c_.pool, parts[p]->size(), [&](std::size_t t) {
       const std::size_t g = first + t;
       done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;  // (propagates when exact[g] is empty)
+      if (done[g] && exact[g].empty() && batch.after_tree != nullptr && after_tree_here_) {  // final: the caller's step for it, here
+        (*batch.after_tree)(g);
+        batch.after_tree_done[g] = 1;
+      }
     });
   };
   PhaseMarks& direct = direct_;
@@ -915,6 +927,8 @@ nlohmann::ordered_json FastPath::describe() const {
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
   j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
+  j["after_tree"] = after_tree_here_ ? "in the finish task" : "the caller's step (GPUDM_GMT_AFTER_TREE=0)";
+  j["solve"] = solve_smem_ ? "leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory" : "global work space (GPUDM_GMT_SOLVE_SMEM=0)";
   j["stats_grid"] = chunk_major_ ? "chunk-fastest, heaviest tree first" : "tree-fastest, heaviest tree first in each chunk";
   j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf    ? "leaf"
                     : stat_split_ == FusedPolicy::kSplitBlock ? "block"

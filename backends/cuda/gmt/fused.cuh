@@ -59,6 +59,13 @@ struct FusedPolicy {
   static constexpr int kSplitWarps = 0, kSplitLeaf = 1, kSplitBlock = 2, kSplitAuto = 3;
   static constexpr int kSplitMinRows = 128;    // kSplitAuto: a run of 32 rows or more per warp
   static constexpr int kMergeBlock = 256;      // threads of the merge's block per stat leaf
+  // The solve: a thread per stat leaf, kSolveBlock threads a block; a leaf of at most kSolveSmemKv
+  // values (attributes + y) solves in the block's shared memory, wider ones in the global work
+  // space. kSolveStride (doubles a thread: its Gram, shift and coefficients) is odd, so a
+  // half-warp's threads at the same offset hit different banks.
+  static constexpr int kSolveBlock = 32;
+  static constexpr int kSolveSmemKv = 12;
+  static constexpr int kSolveStride = kSolveSmemKv * kSolveSmemKv + 2 * kSolveSmemKv + 1;
   // A solved leaf whose SSE from the statistics is under this fraction of its centred target sum
   // of squares (R^2 > 1 - 1e-4) has lost digits to cancellation (C_yy - |L^-1 C_Sy|^2, error
   // ~ eps x C_yy): its SSE is summed again from the residuals (the residual pass).
@@ -725,10 +732,18 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
   }
 }
 
-// Thread per stat leaf: the least-squares solve (or the SSE of given coefficients).
-__global__ void fused_solve_kernel(const FusedView* __restrict__ vp, DatasetView d, ::gpudm::gmt::leafstats::SolveParams sp) {
+// Thread per stat leaf: the least-squares solve (or the SSE of given coefficients). A leaf of at
+// most smem_kv values (FusedPolicy::kSolveSmemKv, or 0: GPUDM_GMT_SOLVE_SMEM=0) works in the block's
+// shared memory: the solve is a chain of dependent loads and stores of its Gram (~400 for 10
+// values), each a round trip to L2 in the global work space (the loads after the stores miss L1;
+// 1x H200, Elnino: ~60 us a call for ~960 leaves). The same solve_stats either way, so the same bits.
+__global__ void __launch_bounds__(FusedPolicy::kAuxBlock) fused_solve_kernel(const FusedView* __restrict__ vp, DatasetView d,
+                                                                            ::gpudm::gmt::leafstats::SolveParams sp, int smem_kv) {
   namespace ls = ::gpudm::gmt::leafstats;
+  __shared__ double s_work[FusedPolicy::kSolveBlock * FusedPolicy::kSolveStride];
+  __shared__ int s_kept[FusedPolicy::kSolveBlock * FusedPolicy::kSolveSmemKv];
   const FusedView& v = *vp;
+  const bool smem_ok = smem_kv > 0 && blockDim.x <= FusedPolicy::kSolveBlock;  // (uniform over the launch)
   for (int gs = blockIdx.x * blockDim.x + threadIdx.x; gs < v.S; gs += gridDim.x * blockDim.x) {
     StatOut& so = v.stat_out[gs];
     const int k = v.s_k[gs], kv = k + 1;
@@ -740,13 +755,22 @@ __global__ void fused_solve_kernel(const FusedView* __restrict__ vp, DatasetView
       continue;
     }
     const long long n = so.n;
-    double* work = v.work + v.s_work0[gs];
+    const bool local = smem_ok && kv <= smem_kv && kv <= FusedPolicy::kSolveSmemKv;
+    double* work = local ? s_work + threadIdx.x * FusedPolicy::kSolveStride : v.work + v.s_work0[gs];
     double* shift = work + static_cast<std::size_t>(kv) * kv;
     const int* a = v.attrs + v.s_attr0[gs];
     for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, so.krow) : 0.0;
     const double* st = v.stats + v.s_stat0[gs];
     if (v.s_fit[gs]) {
-      const ls::SolveOut r = ls::solve_stats(k, n, st, shift, sp, work, v.work_i + v.s_attr0[gs], coef);
+      ls::SolveOut r;
+      if (local) {  // (its own call, so the compiler sees shared-memory pointers: no generic accesses)
+        double* w = s_work + threadIdx.x * FusedPolicy::kSolveStride;
+        double* cf = w + static_cast<std::size_t>(kv) * kv + kv;  // after the Gram and the shift
+        r = ls::solve_stats(k, n, st, w + static_cast<std::size_t>(kv) * kv, sp, w, s_kept + threadIdx.x * FusedPolicy::kSolveSmemKv, cf);
+        for (int j = 0; j <= k; ++j) coef[j] = cf[j];
+      } else {
+        r = ls::solve_stats(k, n, st, shift, sp, work, v.work_i + v.s_attr0[gs], coef);
+      }
       so.rank = r.rank;
       so.flag = r.flag;
       so.sse = r.sse;
