@@ -22,6 +22,11 @@
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
 #     ncusrc   only the source page and full set of the stats kernel (part of ncu), one launch per
 #              set of GMT_NCU_SETS (default armchair); the source pages gzipped
+#     ab       an experiment switch on one machine: whole 10,000-iteration GPU runs of each set of GMT_AB_SETS
+#              (default "elnino pol") with GMT_AB_ENV=B (e.g. GPUDM_GMT_AFTER_TREE=1) and =A (the last
+#              value: GMT_AB_ENV="GPUDM_GMT_AFTER_TREE=1|0"), GMT_AB_PAIRS interleaved pairs (default 3: the
+#              same code's runs spread 3-6 % on one machine, more than the host changes we measure);
+#              the means, each pair's difference and the spread (gmt_probe_summary.py --ab)   ~25 s a pair
 #     hostprof whole 10,000-iteration GPU runs (GMT_HOSTPROF_SETS, default "pol elnino") under the
 #              in-process sampler (GPUDM_PROFILE_OUT), reported on the machine by
 #              scripts/profile_report.py (all samples, and those under GmtEA::run)      ~1 min
@@ -181,6 +186,31 @@ if has probe; then
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done
   python3 "$ROOT/scripts/device/gmt_probe_summary.py" "$OUT_DIR"
+fi
+
+if has ab; then
+  # GMT_AB_ENV="NAME=V1|V2": pairs (V1, V2) alternate, V1 first in odd pairs and second in even ones
+  # (a machine that drifts during the stage then favours neither value).
+  ab_name="${GMT_AB_ENV%%=*}"; ab_vals="${GMT_AB_ENV#*=}"; ab_b="${ab_vals%%|*}"; ab_a="${ab_vals#*|}"
+  if [ -z "${GMT_AB_ENV:-}" ] || [ "$ab_vals" = "$GMT_AB_ENV" ] || [ "$ab_a" = "$ab_vals" ] || ! [[ "$ab_name" =~ ^GPUDM_[A-Z0-9_]+$ ]]; then
+    echo "!! ab: GMT_AB_ENV must be NAME=V1|V2 with NAME a GPUDM_ switch (got '${GMT_AB_ENV:-}')" >&2
+    status=2
+  else
+    for k in $(seq 1 "${GMT_AB_PAIRS:-3}"); do
+      order="$ab_b $ab_a"; [ $((k % 2)) = 0 ] && order="$ab_a $ab_b"
+      for name in ${GMT_AB_SETS:-elnino pol}; do
+        for v in $order; do
+          tag="${name}_${ab_name}=${v}_$k"
+          lim="$(call_timeout 120)"
+          if [ "$lim" = 0 ]; then status=1; echo "!! ab $tag skipped: the device call has no time left"; continue; fi
+          stamp "== ab $tag"
+          env "$ab_name=$v" timeout "$lim" "$RUN" --train gmt --dataset "$name" --backend cuda --param iterations=10000 --quiet \
+            --metrics-out "$OUT_DIR/ab_$tag.json" >"$OUT_DIR/ab_$tag.log" 2>&1 || { status=1; echo "!! ab $tag failed"; tail -5 "$OUT_DIR/ab_$tag.log"; }
+        done
+      done
+    done
+    python3 "$ROOT/scripts/device/gmt_probe_summary.py" --ab "$OUT_DIR" | tee "$OUT_DIR/ab_summary.txt"
+  fi
 fi
 
 if has hostprof; then
