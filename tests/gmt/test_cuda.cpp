@@ -351,8 +351,6 @@ void expect_same_trees(const Trees& a, const Trees& b) {
   }
 }
 
-// The stats pass's grid chunk-fastest or tree-fastest (GPUDM_GMT_CHUNK_MAJOR; both with the
-// heaviest trees' blocks first): the same bits.
 // An experiment's switch `env` (0 | 1, read when the evaluator is made) keeps the trees: a
 // population of trees of each set (Armchair and Year-shaped unless given) evaluated by an
 // evaluator made with each value, the same trees; the evaluators' describe() says which by `key`.
@@ -384,6 +382,8 @@ std::pair<std::string, double> fast_ea_run(const Dataset& d, const GmtParams& p)
   return {to_json(best.tree, d).dump(), best.fitness};
 }
 
+// The stats pass's grid chunk-fastest or tree-fastest (GPUDM_GMT_CHUNK_MAJOR; both with the
+// heaviest trees' blocks first): the same bits.
 TEST(GmtCuda, StatsGridEitherWayGivesTheSameTrees) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore("GPUDM_GMT_CHUNK_MAJOR");
