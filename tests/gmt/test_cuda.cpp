@@ -355,7 +355,9 @@ void expect_same_trees(const Trees& a, const Trees& b) {
 // population of trees of each set (Armchair and Year-shaped unless given) evaluated by an
 // evaluator made with each value, the same trees; the evaluators' describe() says which by `key`.
 // Models of ~2 attributes on narrow sets, ~40 on Year's 90, ~70 % of the attributes in between.
-void expect_switch_keeps_trees(const char* env, const char* key, const std::vector<Named>& sets = armchair_and_year()) {
+// `on`: the switch's other value (the first is "0").
+void expect_switch_keeps_trees(const char* env, const char* key, const std::vector<Named>& sets = armchair_and_year(),
+                               const char* on = "1") {
   for (const Named& s : sets) {
     SCOPED_TRACE(s.name);
     const double attrs = s.data.cols() > 40 ? 40.0 : s.data.cols() > 10 ? 0.7 * static_cast<double>(s.data.cols()) : 2.0;
@@ -363,11 +365,11 @@ void expect_switch_keeps_trees(const char* env, const char* key, const std::vect
     EXPECT_EQ(setenv(env, "0", 1), 0);
     auto off = make("cuda", fast_options());
     const auto a = run(*off, s.data, pop);
-    EXPECT_EQ(setenv(env, "1", 1), 0);
-    auto on = make("cuda", fast_options());
-    const auto b = run(*on, s.data, pop);
+    EXPECT_EQ(setenv(env, on, 1), 0);
+    auto other = make("cuda", fast_options());
+    const auto b = run(*other, s.data, pop);
     expect_same_trees(a, b);
-    EXPECT_NE(off->describe().value(key, std::string()), on->describe().value(key, std::string()));
+    EXPECT_NE(off->describe().value(key, std::string()), other->describe().value(key, std::string()));
   }
 }
 
@@ -390,14 +392,16 @@ TEST(GmtCuda, StatsGridEitherWayGivesTheSameTrees) {
   expect_switch_keeps_trees("GPUDM_GMT_CHUNK_MAJOR", "stats_grid");
 }
 
-// The solve of narrow leaves in shared memory (default) or every leaf in the global work space
-// (GPUDM_GMT_SOLVE_SMEM=0), and the EA's fitness in the finish task (default) or in its own step
+// The solve kernel (GPUDM_GMT_MERGE_SOLVE=0) with narrow leaves in shared memory (default) or every
+// leaf in the global work space (GPUDM_GMT_SOLVE_SMEM=0), and the EA's fitness in the finish task (default) or in its own step
 // (GPUDM_GMT_AFTER_TREE=0): the same trees and the same run bit for bit. Year-shaped's models are
 // wider than FusedPolicy::kSolveSmemKv (the global work space either way), Armchair's narrower.
 TEST(GmtCuda, SolveInSharedMemoryAndFitnessInTheFinishGiveTheSameRun) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore_solve("GPUDM_GMT_SOLVE_SMEM");
   const EnvRestore restore_after("GPUDM_GMT_AFTER_TREE");
+  const EnvRestore restore_merge("GPUDM_GMT_MERGE_SOLVE");
+  EXPECT_EQ(setenv("GPUDM_GMT_MERGE_SOLVE", "0", 1), 0);  // the solve kernel, whose two ways this compares
   // 16 attributes, models of ~11: leaves on both sides of the shared-memory solve's 12 values
   std::vector<Named> sets = armchair_and_year();
   sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
@@ -413,6 +417,37 @@ TEST(GmtCuda, SolveInSharedMemoryAndFitnessInTheFinishGiveTheSameRun) {
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(setenv("GPUDM_GMT_SOLVE_SMEM", solve[k], 1), 0);
     EXPECT_EQ(setenv("GPUDM_GMT_AFTER_TREE", after[k], 1), 0);
+    out[k] = fast_ea_run(d, p);
+  }
+  EXPECT_EQ(out[0], out[1]);
+  EXPECT_EQ(out[0], out[2]);
+}
+
+// The solve in the merge kernel's block of each leaf (default) or in the solve kernel after the
+// merge (GPUDM_GMT_MERGE_SOLVE=0), and the every-width stats kernel with its registers capped for 5
+// or 6 blocks an SM (GPUDM_GMT_STATS_CAP, spilling) or not (default): the same trees and the same
+// run bit for bit. The 16-attribute set's models straddle the shared-memory solve's 12 values;
+// Year-shaped's are wider (the global work space).
+TEST(GmtCuda, SolveInTheMergeAndCappedStatsRegistersGiveTheSameRun) {
+  GMT_REQUIRE_CUDA();
+  const EnvRestore restore_merge("GPUDM_GMT_MERGE_SOLVE");
+  const EnvRestore restore_cap("GPUDM_GMT_STATS_CAP");
+  std::vector<Named> sets = armchair_and_year();
+  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
+  expect_switch_keeps_trees("GPUDM_GMT_MERGE_SOLVE", "solve", sets);
+  expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "5");
+  expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "6");
+  const Dataset d = gmt_test::make_dataset(20000, 6, 23, gmt_test::piecewise, 0.1);
+  GmtParams p;
+  p.population = 16;
+  p.iterations = 40;
+  p.seed = 13;
+  std::pair<std::string, double> out[3];
+  const char* merge[3] = {"0", "1", "1"};
+  const char* cap[3] = {"0", "0", "6"};
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_SOLVE", merge[k], 1), 0);
+    EXPECT_EQ(setenv("GPUDM_GMT_STATS_CAP", cap[k], 1), 0);
     out[k] = fast_ea_run(d, p);
   }
   EXPECT_EQ(out[0], out[1]);

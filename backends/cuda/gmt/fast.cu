@@ -137,6 +137,15 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // kSolveBlock threads (default); GPUDM_GMT_SOLVE_SMEM=0: every leaf in the global work space,
   // blocks of kAuxBlock threads (an experiment's switch: the same bits either way).
   solve_smem_ = ::gpudm::env_integer("GPUDM_GMT_SOLVE_SMEM", 0, 1, 1) != 0;
+  // The solve in the merge kernel's block of each leaf (default: one launch less, and the merged
+  // sums solved from shared memory); GPUDM_GMT_MERGE_SOLVE=0: the solve kernel after the merge, as
+  // GPUDM_GMT_SOLVE_SMEM says (an experiment's switch: the same bits either way).
+  merge_solve_ = ::gpudm::env_integer("GPUDM_GMT_MERGE_SOLVE", 0, 1, 1) != 0;
+  // The every-width stats kernel (shared-memory leaf atomics) with its registers capped for 5 or 6
+  // blocks an SM (GPUDM_GMT_STATS_CAP=5|6) or as the compiler allocates them (0): an experiment's
+  // switch, the same bits either way.
+  stats_cap_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_STATS_CAP", 0, 6, 0));
+  GPUDM_REQUIRE(stats_cap_ == 0 || stats_cap_ == 5 || stats_cap_ == 6, "GPUDM_GMT_STATS_CAP: expected 0, 5 or 6");
   // The caller's per-tree step (the EA's fitness, EvalBatch::after_tree) in the finish task;
   // GPUDM_GMT_AFTER_TREE=0 leaves it to the caller's own step (an experiment's switch).
   after_tree_here_ = ::gpudm::env_integer("GPUDM_GMT_AFTER_TREE", 0, 1, 1) != 0;
@@ -378,7 +387,8 @@ int FastPath::launch_wide_kv() const { return cap_kv_ > FusedPolicy::kNarrowKv ?
 std::vector<const void*> FastPath::stats_kernels() {
   return {reinterpret_cast<const void*>(fused_stats_kernel<true, 3>), reinterpret_cast<const void*>(fused_stats_kernel<true, FusedPolicy::kNarrowKv>),
           reinterpret_cast<const void*>(fused_stats_kernel<true, 0>), reinterpret_cast<const void*>(fused_stats_kernel<false, 3>),
-          reinterpret_cast<const void*>(fused_stats_kernel<false, FusedPolicy::kNarrowKv>), reinterpret_cast<const void*>(fused_stats_kernel<false, 0>)};
+          reinterpret_cast<const void*>(fused_stats_kernel<false, FusedPolicy::kNarrowKv>), reinterpret_cast<const void*>(fused_stats_kernel<false, 0>),
+          reinterpret_cast<const void*>(fused_stats_kernel<true, 0, 5>), reinterpret_cast<const void*>(fused_stats_kernel<true, 0, 6>)};
 }
 
 void FastPath::write_view(int slot) {
@@ -456,7 +466,11 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   const dim3 sgrid = chunk_major_ ? dim3(static_cast<unsigned>(chunks_), static_cast<unsigned>(std::max(1, cap_B_))) : grid;
   const int wkv = launch_wide_kv();
   const int var = cap_kv_ <= 3 ? 0 : cap_kv_ <= FusedPolicy::kNarrowKv ? 1 : 2;
-  switch (var + (smem_leaves_ ? 0 : 3)) {
+  if (var == 2 && smem_leaves_ && stats_cap_ == 5) {  // the every-width variant with its registers capped (GPUDM_GMT_STATS_CAP)
+    fused_stats_kernel<true, 0, 5><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
+  } else if (var == 2 && smem_leaves_ && stats_cap_ == 6) {
+    fused_stats_kernel<true, 0, 6><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
+  } else switch (var + (smem_leaves_ ? 0 : 3)) {
     case 0: fused_stats_kernel<true, 3><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
     case 1: fused_stats_kernel<true, FusedPolicy::kNarrowKv><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
     case 2: fused_stats_kernel<true, 0><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
@@ -468,15 +482,17 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   marks.end(s, capture);
   marks.begin("calc_models", s, capture);
   const int warps_per_block = aux / 32;
-  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data);
-  GPUDM_CUDA_CHECK(cudaGetLastError());
   ls::SolveParams sp;
   sp.rank_tol = o.rank_tol;
   sp.pivot_guard = o.fast_pivot_guard;
   sp.rows_per_param = o.rows_per_param;
-  const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
-  fused_solve_kernel<<<std::max(1, (cap_S_ + sblock - 1) / sblock), sblock, 0, s>>>(vp, c_.data, sp, solve_smem_ ? FusedPolicy::kSolveSmemKv : 0);
+  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, merge_solve_ ? 1 : 0);
   GPUDM_CUDA_CHECK(cudaGetLastError());
+  if (!merge_solve_) {
+    const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
+    fused_solve_kernel<<<std::max(1, (cap_S_ + sblock - 1) / sblock), sblock, 0, s>>>(vp, c_.data, sp, solve_smem_ ? FusedPolicy::kSolveSmemKv : 0);
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+  }
   marks.end(s, capture);
   // SSE of near-exact fits from their residuals (blocks of other trees return at once)
   marks.begin("estimate_errors", s, capture);
@@ -927,8 +943,12 @@ nlohmann::ordered_json FastPath::describe() const {
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
   j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
+  j["stats_registers"] = stats_cap_ ? "every-width variant capped for " + std::to_string(stats_cap_) + " blocks an SM (GPUDM_GMT_STATS_CAP)"
+                                    : "the compiler's";
   j["after_tree"] = after_tree_here_ ? "in the finish task" : "the caller's step (GPUDM_GMT_AFTER_TREE=0)";
-  j["solve"] = solve_smem_ ? "leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory" : "global work space (GPUDM_GMT_SOLVE_SMEM=0)";
+  j["solve"] = merge_solve_ ? "in the merge's block: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory"
+                : solve_smem_ ? "solve kernel: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory (GPUDM_GMT_MERGE_SOLVE=0)"
+                              : "solve kernel: global work space (GPUDM_GMT_MERGE_SOLVE=0, GPUDM_GMT_SOLVE_SMEM=0)";
   j["stats_grid"] = chunk_major_ ? "chunk-fastest, heaviest tree first" : "tree-fastest, heaviest tree first in each chunk";
   j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf    ? "leaf"
                     : stat_split_ == FusedPolicy::kSplitBlock ? "block"

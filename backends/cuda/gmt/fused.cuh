@@ -366,9 +366,13 @@ __global__ void fused_init_kernel(const FusedView* __restrict__ vp) {
 // narrow sums up to that width (fewer registers, more resident warps for the routing); 0 compiles
 // every width (the narrow sums up to kNarrowKv, the wide path above). A width sums the same way in
 // every variant that takes it, so the host may pick the variant per call from the batch.
-template <bool kSmemLeaves, int kMaxKv>
-__global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const FusedView* __restrict__ vp, DatasetView d,
-                                                                          int wide_kv) {
+// kMinBlocks: resident blocks per SM the registers are capped for (0: the compiler's choice; the
+// every-width variant with shared-memory leaf atomics takes 128 registers, 4 blocks of 4 warps an
+// SM; GPUDM_GMT_STATS_CAP=5 or 6 caps it at 96 or 80, spilling what does not fit to local memory).
+// The same arithmetic, so the same bits.
+template <bool kSmemLeaves, int kMaxKv, int kMinBlocks = 0>
+__global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_kernel(const FusedView* __restrict__ vp, DatasetView d,
+                                                                                      int wide_kv) {
   namespace ls = ::gpudm::gmt::leafstats;
   constexpr int W = FusedPolicy::kWarps;
   const FusedView& v = *vp;
@@ -626,17 +630,72 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_stats_kernel(const 
   }
 }
 
+// Stat leaf gs's least squares (leafstats::solve_stats: the CPU's rank rule, ambiguous pivots
+// flagged for the exact QR solver) or, for given coefficients, its SSE (sse_with_coef), from its
+// merged statistics `st` of n rows and its values at the shift row `shift`; then its StatOut (rank,
+// flag, SSE, and resid: a near-exact fit whose SSE lost digits to cancellation, for the residual
+// pass) and its coefficients. work: kv x kv doubles, kept: k ints, cf: k + 1 doubles (the
+// coefficients; copied to the output when they are not the output itself). One thread; inlined,
+// so each caller's pointers keep their memory space (shared-memory work space: no generic accesses).
+__device__ __forceinline__ void fused_solve_leaf(const FusedView& v, const ::gpudm::gmt::leafstats::SolveParams& sp, int gs, long long n,
+                                                 const double* st, const double* shift, double* work, int* kept, double* cf) {
+  namespace ls = ::gpudm::gmt::leafstats;
+  StatOut& so = v.stat_out[gs];
+  const int k = v.s_k[gs], kv = k + 1;
+  double* coef = v.coef + v.s_attr0[gs] + gs;
+  if (kv > FusedPolicy::kMaxKv) {  // the exact solver takes it
+    so.flag = ls::kAmbiguous;
+    so.rank = -1;
+    so.sse = 0.0;
+    so.resid = 0;
+    return;
+  }
+  if (v.s_fit[gs]) {
+    const ls::SolveOut r = ls::solve_stats(k, n, st, shift, sp, work, kept, cf);
+    if (cf != coef)
+      for (int j = 0; j <= k; ++j) coef[j] = cf[j];
+    so.rank = r.rank;
+    so.flag = r.flag;
+    so.sse = r.sse;
+    so.resid = 0;
+    if (r.flag == ls::kSolved && k > 0 && n > 0) {
+      const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
+      so.resid = r.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
+    }
+  } else {
+    const double* given = v.coef_in + v.s_attr0[gs] + gs;
+    for (int j = 0; j <= k; ++j) coef[j] = given[j];
+    so.rank = -1;
+    so.flag = ls::kSolved;
+    so.sse = ls::sse_with_coef(k, n, st, shift, coef);
+    so.resid = 0;
+    if (k > 0 && n > 0) {
+      const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
+      so.resid = so.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
+    }
+  }
+}
+
 // A block per stat leaf (kMergeBlock threads): the chunk partials re-shifted to the leaf's first
 // row (leaf_stats.hpp) and added, thread t taking partials first + t, first + t + kMergeBlock, ...
 // in order, a fixed xor tree over each warp's lanes, then the warps' sums in warp order. (One warp
 // per stat leaf walked up to chunks x 4 partials as a chain of dependent loads, 32 per lane.)
-__global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d) {
+// solve_here (GPUDM_GMT_MERGE_SOLVE, default 1): then the block's thread 0 solves the leaf
+// (fused_solve_leaf), a leaf of at most kSolveSmemKv values from the merged sums and shift values
+// kept in shared memory, a wider one in the global work space; otherwise fused_solve_kernel does,
+// after this kernel. The same sums and the same solve either way, so the same bits.
+__global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d,
+                                                                              ::gpudm::gmt::leafstats::SolveParams sp, int solve_here) {
   namespace ls = ::gpudm::gmt::leafstats;
   constexpr int E = 8;  // sums per pass
   constexpr int MW = FusedPolicy::kMergeBlock / 32;
+  constexpr int SK = FusedPolicy::kSolveSmemKv;
   __shared__ int s_first[MW];
   __shared__ long long s_n[MW];
   __shared__ double s_acc[MW][E];
+  __shared__ double s_st[(SK + 1) * (SK + 2) / 2 - 1];  // the merged sums of a leaf of <= SK values
+  __shared__ double s_work[FusedPolicy::kSolveStride];  // its Gram, shift values and coefficients
+  __shared__ int s_kept[SK];
   const FusedView& v = *vp;
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid % 32, wid = tid / 32;
@@ -673,8 +732,23 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
       so.n = n;
       so.krow = n > 0 ? v.part_k[static_cast<std::size_t>(first) * v.S + gs] : -1;
     }
+    // the solve here: a leaf of <= SK values from shared memory (its sums kept there by the merge)
+    const bool local = kv <= SK;
+    if (solve_here) {  // its values at the shift row (the solve kernel's), one thread each
+      double* shift = local ? s_work + kv * kv : v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv;
+      const int* a = v.attrs + v.s_attr0[gs];
+      if (kv <= FusedPolicy::kMaxKv)
+        for (int j = tid; j < kv; j += FusedPolicy::kMergeBlock)
+          shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.part_k[static_cast<std::size_t>(first) * v.S + gs]) : 0.0;
+    }
     if (n == 0 || kv > FusedPolicy::kMaxKv) {  // (uniform over the block)
-      __syncthreads();  // s_first / s_n are written again for the next leaf
+      __syncthreads();  // s_first / s_n are written again for the next leaf (and the shift values are in place)
+      if (solve_here && tid == 0) {
+        if (local) fused_solve_leaf(v, sp, gs, n, s_st, s_work + kv * kv, s_work, s_kept, s_work + kv * kv + kv);
+        else fused_solve_leaf(v, sp, gs, n, v.stats + v.s_stat0[gs], v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv,
+                              v.work + v.s_work0[gs], v.work_i + v.s_attr0[gs], v.coef + v.s_attr0[gs] + gs);
+      }
+      if (solve_here) __syncthreads();  // (the shared work space is written again for the next leaf)
       continue;
     }
     const long long k0 = v.part_k[static_cast<std::size_t>(first) * v.S + gs];
@@ -726,8 +800,17 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
         double t = s_acc[0][tid];
         for (int q = 1; q < MW; ++q) t += s_acc[q][tid];
         dst[e0 + tid] = t;
+        if (solve_here && local) s_st[e0 + tid] = t;
       }
-      __syncthreads();  // s_acc is written again by the next pass
+      __syncthreads();  // s_acc is written again by the next pass (and the block sees the sums)
+    }
+    if (solve_here) {
+      if (tid == 0) {
+        if (local) fused_solve_leaf(v, sp, gs, n, s_st, s_work + kv * kv, s_work, s_kept, s_work + kv * kv + kv);
+        else fused_solve_leaf(v, sp, gs, n, dst, v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv, v.work + v.s_work0[gs],
+                              v.work_i + v.s_attr0[gs], v.coef + v.s_attr0[gs] + gs);
+      }
+      __syncthreads();  // (the shared work space is written again for the next leaf)
     }
   }
 }
@@ -745,58 +828,29 @@ __global__ void __launch_bounds__(FusedPolicy::kAuxBlock) fused_solve_kernel(con
   const FusedView& v = *vp;
   const bool smem_ok = smem_kv > 0 && blockDim.x <= FusedPolicy::kSolveBlock;  // (uniform over the launch)
   for (int gs = blockIdx.x * blockDim.x + threadIdx.x; gs < v.S; gs += gridDim.x * blockDim.x) {
-    StatOut& so = v.stat_out[gs];
     const int k = v.s_k[gs], kv = k + 1;
-    double* coef = v.coef + v.s_attr0[gs] + gs;
-    if (kv > FusedPolicy::kMaxKv) {
-      so.flag = ls::kAmbiguous;
-      so.rank = -1;
-      so.sse = 0.0;
-      continue;
-    }
-    const long long n = so.n;
-    const bool local = smem_ok && kv <= smem_kv && kv <= FusedPolicy::kSolveSmemKv;
-    double* work = local ? s_work + threadIdx.x * FusedPolicy::kSolveStride : v.work + v.s_work0[gs];
-    double* shift = work + static_cast<std::size_t>(kv) * kv;
-    const int* a = v.attrs + v.s_attr0[gs];
-    for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, so.krow) : 0.0;
+    const long long n = v.stat_out[gs].n;
     const double* st = v.stats + v.s_stat0[gs];
-    if (v.s_fit[gs]) {
-      ls::SolveOut r;
-      if (local) {  // (its own call, so the compiler sees shared-memory pointers: no generic accesses)
-        double* w = s_work + threadIdx.x * FusedPolicy::kSolveStride;
-        double* cf = w + static_cast<std::size_t>(kv) * kv + kv;  // after the Gram and the shift
-        r = ls::solve_stats(k, n, st, w + static_cast<std::size_t>(kv) * kv, sp, w, s_kept + threadIdx.x * FusedPolicy::kSolveSmemKv, cf);
-        for (int j = 0; j <= k; ++j) coef[j] = cf[j];
-      } else {
-        r = ls::solve_stats(k, n, st, shift, sp, work, v.work_i + v.s_attr0[gs], coef);
-      }
-      so.rank = r.rank;
-      so.flag = r.flag;
-      so.sse = r.sse;
-      so.resid = 0;
-      if (r.flag == ls::kSolved && k > 0 && n > 0) {
-        const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
-        so.resid = r.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
-      }
+    const bool local = smem_ok && kv <= smem_kv && kv <= FusedPolicy::kSolveSmemKv;
+    const int* a = v.attrs + v.s_attr0[gs];
+    if (local) {  // (its own call, so the compiler sees shared-memory pointers: no generic accesses)
+      double* w = s_work + threadIdx.x * FusedPolicy::kSolveStride;
+      double* shift = w + static_cast<std::size_t>(kv) * kv;
+      for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.stat_out[gs].krow) : 0.0;
+      fused_solve_leaf(v, sp, gs, n, st, shift, w, s_kept + threadIdx.x * FusedPolicy::kSolveSmemKv, shift + kv);
     } else {
-      const double* given = v.coef_in + v.s_attr0[gs] + gs;
-      for (int j = 0; j <= k; ++j) coef[j] = given[j];
-      so.rank = -1;
-      so.flag = ls::kSolved;
-      so.sse = ls::sse_with_coef(k, n, st, shift, coef);
-      so.resid = 0;
-      if (k > 0 && n > 0) {
-        const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
-        so.resid = so.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
-      }
+      double* work = v.work + v.s_work0[gs];
+      double* shift = work + static_cast<std::size_t>(kv) * kv;
+      if (kv <= FusedPolicy::kMaxKv)
+        for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.stat_out[gs].krow) : 0.0;
+      fused_solve_leaf(v, sp, gs, n, st, shift, work, v.work_i + v.s_attr0[gs], v.coef + v.s_attr0[gs] + gs);
     }
   }
 }
 
 // The residual pass: grid (tree, chunk) as the statistics pass; blocks of trees without a marked
 // leaf return at once. Warp w takes the same rows as in the statistics pass, 32 at a time in
-// order; each marked leaf's squared residuals of the step are added by a fixed xor tree and then
+// order (routed kRouteRows x 32 at once); each marked leaf's squared residuals of the step are added by a fixed xor tree and then
 // into the warp's slot w of the leaf's chunk partials (part, free again after the merge: a marked
 // leaf has k >= 1, so n_stats(kv) >= 5 > kWarps slots). One writer per slot, rows in order:
 // deterministic.
@@ -824,33 +878,43 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_residual_pass_kerne
   const long long span = (r1 - r0 + W - 1) / W;
   const long long wr0 = r0 + w * span < r1 ? r0 + w * span : r1;
   const long long wr1 = wr0 + span < r1 ? wr0 + span : r1;
-  for (long long base = wr0; base < wr1; base += 32) {
-    const long long row = base + lane;
-    int gs = -1;
-    double e2 = 0.0;
-    if (row < wr1) {
-      const int ll = fused_route(nodes, d.features, ld, row);
-      gs = v.l_stat[leaf0 + ll];
-      if (gs >= 0 && v.stat_out[gs].resid) {
-        const int k = v.s_k[gs];
-        const int* a = v.attrs + v.s_attr0[gs];
-        const double* c = v.coef + v.s_attr0[gs] + gs;
-        double pred = c[0];
-        for (int j = 0; j < k; ++j) pred += c[1 + j] * static_cast<double>(__ldg(d.features + static_cast<long long>(a[j]) * ld + row));
-        const double e = static_cast<double>(__ldg(d.targets + row)) - pred;
-        e2 = e * e;
-      } else {
-        gs = -1;
-      }
-    }
-    unsigned todo = __ballot_sync(0xFFFFFFFFu, gs >= 0);
-    while (todo) {  // one marked leaf of this step at a time, lowest lane's first
-      const int g = __shfl_sync(0xFFFFFFFFu, gs, __ffs(todo) - 1);
-      double x = gs == g ? e2 : 0.0;
+  // R rows a lane routed at once (the stats pass's interleaved walks: R load chains in flight, not
+  // one), then the R steps of 32 rows in order, as one step at a time: the same sums.
+  constexpr int R = FusedPolicy::kRouteRows;
+  for (long long base0 = wr0; base0 < wr1; base0 += 32 * R) {
+    long long rws[R];
+    bool ok[R];
+    int lls[R];
+    fused_route_lanes<R>(nodes, d.features, static_cast<int>(ld), base0, wr1, lane, rws, ok, lls);
 #pragma unroll
-      for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xFFFFFFFFu, x, o);
-      if (lane == 0) part[v.s_stat0[g] + w] += x;
-      todo &= ~__ballot_sync(0xFFFFFFFFu, gs == g);
+    for (int q = 0; q < R; ++q) {
+      const long long row = rws[q];
+      int gs = -1;
+      double e2 = 0.0;
+      if (ok[q]) {
+        const int ll = lls[q];
+        gs = v.l_stat[leaf0 + ll];
+        if (gs >= 0 && v.stat_out[gs].resid) {
+          const int k = v.s_k[gs];
+          const int* a = v.attrs + v.s_attr0[gs];
+          const double* c = v.coef + v.s_attr0[gs] + gs;
+          double pred = c[0];
+          for (int j = 0; j < k; ++j) pred += c[1 + j] * static_cast<double>(__ldg(d.features + static_cast<long long>(a[j]) * ld + row));
+          const double e = static_cast<double>(__ldg(d.targets + row)) - pred;
+          e2 = e * e;
+        } else {
+          gs = -1;
+        }
+      }
+      unsigned todo = __ballot_sync(0xFFFFFFFFu, gs >= 0);
+      while (todo) {  // one marked leaf of this step at a time, lowest lane's first
+        const int g = __shfl_sync(0xFFFFFFFFu, gs, __ffs(todo) - 1);
+        double x = gs == g ? e2 : 0.0;
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xFFFFFFFFu, x, o);
+        if (lane == 0) part[v.s_stat0[g] + w] += x;
+        todo &= ~__ballot_sync(0xFFFFFFFFu, gs == g);
+      }
     }
   }
 }
