@@ -5,6 +5,7 @@
 // of a sub-millisecond step (a multi-GPU evaluation, a GMT generation's host work). Exceptions
 // thrown by f on a worker are captured and rethrown by run() (the first one, by job order).
 // Plain C++17 (the CUDA translation units include it).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -66,7 +68,7 @@ class HostWorkers {
       pending_ = n - 1;
       ++generation_;
     }
-    if (n > 1) start_cv_.notify_all();
+    if (n > 1) wake(n - 1);
     try {
       f(0);
     } catch (...) {
@@ -88,20 +90,23 @@ class HostWorkers {
   // latency (tens of microseconds on a condition variable: with run()'s fixed split every call
   // paid it twice, and 20-50 us tasks on 2-16 threads ran slower than on one; issue 23). Which
   // thread runs an index varies; results that depend only on the index do not. Exceptions: the
-  // lowest index's is rethrown.
-  void run_tasks(const std::function<void(std::size_t)>& task, std::size_t n) {
+  // lowest index's is rethrown. max_threads (the caller included) caps who claims: workers 1 ..
+  // max_threads - 1 take part, the others stay asleep (and a worker polls for the next call only
+  // after a call it took part in), so a pool sized for the largest steps costs the small ones nothing.
+  void run_tasks(const std::function<void(std::size_t)>& task, std::size_t n, std::size_t max_threads = static_cast<std::size_t>(-1)) {
     if (n == 0) return;
     errors_.assign(n, nullptr);
     {
       std::lock_guard<std::mutex> lock(m_);
       job_ = &task;
       jobs_ = n;
+      want_ = max_threads;
       claimed_mode_ = true;
       next_.store(0, std::memory_order_relaxed);
       done_.store(0, std::memory_order_relaxed);
       ++generation_;
     }
-    if (n > 1 && !threads_.empty()) start_cv_.notify_all();
+    if (n > 1 && max_threads > 1) wake(std::min(max_threads - 1, n - 1));
     claim_loop(task, n);
     while (done_.load(std::memory_order_acquire) < n) std::this_thread::yield();
     {
@@ -144,7 +149,13 @@ class HostWorkers {
 #endif
     }
   }
+  // Wakes workers 1 .. k (those polling see the call without it).
+  void wake(std::size_t k) {
+    if (k > start_cv_.size()) k = start_cv_.size();
+    for (std::size_t i = 0; i < k; ++i) start_cv_[i]->notify_one();
+  }
   void start(std::size_t workers) {
+    for (std::size_t i = 0; i < workers; ++i) start_cv_.push_back(std::make_unique<std::condition_variable>());
     for (std::size_t i = 0; i < workers; ++i)
       threads_.emplace_back([this, i] {
         unbind_from_openmp_place();
@@ -173,30 +184,33 @@ class HostWorkers {
       std::lock_guard<std::mutex> lock(m_);
       stopping_ = true;
     }
-    start_cv_.notify_all();
+    wake(threads_.size());
     for (auto& t : threads_) t.join();
     threads_.clear();
   }
   void loop(std::size_t index) {
     std::uint64_t seen = 0;
+    bool took_part = false;  // in the last call: only then poll for the next one before sleeping
     for (;;) {
       const std::function<void(std::size_t)>* job = nullptr;
       bool mine = false, claimed = false;
       std::size_t n = 0;
-      spin_for_call(seen);
+      if (took_part) spin_for_call(seen);
       {
         std::unique_lock<std::mutex> lock(m_);
-        start_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        start_cv_[index - 1]->wait(lock, [&] { return stopping_ || generation_ != seen; });
         if (stopping_) return;
         seen = generation_;
         job = job_;
-        if (claimed_mode_ && job) ++active_;
         claimed = claimed_mode_;
+        if (claimed && index >= want_) job = nullptr;  // not wanted by this call (run_tasks' max_threads)
+        if (claimed && job) ++active_;
         mine = index < jobs_;
         n = jobs_;
       }
+      took_part = claimed ? job != nullptr : mine && job != nullptr;
       if (claimed) {
-        if (!job) continue;  // woke after the call had finished
+        if (!job) continue;  // woke after the call had finished, or not wanted by it
         claim_loop(*job, n);
         bool last = false;
         {
@@ -222,7 +236,8 @@ class HostWorkers {
   }
 
   std::mutex m_;
-  std::condition_variable start_cv_, done_cv_;
+  std::vector<std::unique_ptr<std::condition_variable>> start_cv_;  // one per worker: a call wakes only those it wants
+  std::condition_variable done_cv_;
   std::vector<std::thread> threads_;
   std::vector<std::exception_ptr> errors_;
   const std::function<void(std::size_t)>* job_ = nullptr;
@@ -232,6 +247,7 @@ class HostWorkers {
   std::atomic<long long> spin_ns_{0};
   // run_tasks: the next index to claim, the tasks finished, the workers inside the claim loop
   bool claimed_mode_ = false;
+  std::size_t want_ = static_cast<std::size_t>(-1);  // run_tasks: threads that may claim (caller included)
   std::atomic<std::size_t> next_{0}, done_{0};
   std::size_t active_ = 0;
 };
@@ -250,10 +266,10 @@ inline long long env_integer(const char* name, long long lo, long long hi, long 
 }
 
 // Host threads asked for by the environment variable `name` (an integer in [1, 64]); by default
-// min(8, the machine's hardware threads). Threads, not workers: the calling thread counts.
-inline std::size_t host_threads_from_env(const char* name) {
+// min(`most`, the machine's hardware threads). Threads, not workers: the calling thread counts.
+inline std::size_t host_threads_from_env(const char* name, unsigned most = 8) {
   const unsigned hw = std::thread::hardware_concurrency();
-  const long long fallback = hw == 0 ? 1 : hw < 8 ? hw : 8;
+  const long long fallback = hw == 0 ? 1 : hw < most ? hw : most;
   return static_cast<std::size_t>(env_integer(name, 1, 64, fallback));
 }
 
@@ -272,16 +288,37 @@ void parallel_for(HostWorkers& pool, std::size_t n, const Body& body) {
 // wake-ups and claims cost more than a few thousand nodes' work (issue 23: Armchair's ~50 trees
 // of ~11 nodes a generation).
 inline constexpr std::size_t kSerialBelowNodes = 4096;
+// Threads a parallel step of `work` tree nodes takes: kBaseThreads, and one more per
+// kNodesPerThread nodes above that (issue 23: a pool of 16 threads helped Elnino's ~31,000-node
+// steps and slowed every set of smaller trees when all 16 took part in every step).
+inline constexpr std::size_t kBaseThreads = 8;
+inline constexpr std::size_t kNodesPerThread = 2048;
+inline std::size_t threads_for_nodes(std::size_t work) {
+  const std::size_t t = work / kNodesPerThread;
+  return t > kBaseThreads ? t : kBaseThreads;
+}
 
-// parallel_for, or a plain loop on the calling thread when `work` (the job's size in tree nodes)
-// is under kSerialBelowNodes. The same results either way (body(i) depends only on i).
+// body(i) for i in [0, n) on the calling thread and up to threads_for_nodes(work) - 1 of the pool's
+// workers (`work`: the job's size in tree nodes); always on the pool when n > 1 (steps whose
+// items cost more than their nodes say). The same results for any number of threads.
+template <class Body>
+void parallel_for_work(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body) {
+  if (pool.workers() == 0 || n <= 1) {
+    for (std::size_t i = 0; i < n; ++i) body(i);
+    return;
+  }
+  pool.run_tasks([&](std::size_t i) { body(i); }, n, threads_for_nodes(work));
+}
+
+// parallel_for_work, or a plain loop on the calling thread when `work` (the job's size in tree
+// nodes) is under kSerialBelowNodes. The same results either way (body(i) depends only on i).
 template <class Body>
 void parallel_for_nodes(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body) {
   if (work < kSerialBelowNodes) {
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;
   }
-  parallel_for(pool, n, body);
+  parallel_for_work(pool, n, work, body);
 }
 
 }  // namespace gpudm

@@ -617,7 +617,10 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
       for (std::size_t i = 0; i < n; ++i)
         if (last_pick[sel[i]] == i) std::swap(next[i], pop[sel[i]]);
       const std::size_t tasks = (n - first + 1) / 2;  // pairs after the elite (the last may be single)
-      parallel_for(pool_, tasks, [&](std::size_t task) {
+      std::size_t vary_nodes = 0;  // (the step's threads scale with it: parallel_for_work)
+      for (std::size_t i = first; i < n; ++i)
+        if (cx_on[i - (i - first) % 2] || mut_on[i]) vary_nodes += static_cast<std::size_t>(next[i].tree.size());
+      parallel_for_work(pool_, tasks, vary_nodes, [&](std::size_t task) {
         const std::size_t i = first + 2 * task;
         const bool pair = i + 1 < n;
         if (pair && cx_on[i]) {

@@ -1,11 +1,14 @@
 // DeviceWorkers (backends/cuda/common/device_workers.hpp): host threads only, no device needed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
-#include <string>
+#include <mutex>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -110,6 +113,33 @@ TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
       }
     }
   }
+}
+
+// run_tasks' max_threads (issue 23: a pool sized for Elnino's large steps, a small step wakes only
+// the threads its size asks for): every index once, never more threads than asked, and rounds
+// that ask for few, many and all of the workers interleave on one pool, with and without polling.
+TEST(HostWorkers, RunTasksTakesNoMoreThreadsThanAskedFor) {
+  for (int spin_us : {0, 500}) {
+    gpudm::HostWorkers pool(5);
+    pool.set_spin(std::chrono::microseconds(spin_us));
+    for (int round = 0; round < 300; ++round) {
+      const std::size_t most = static_cast<std::size_t>(round % 7);  // 0 and 1: the caller alone
+      const std::size_t n = 1 + static_cast<std::size_t>(round % 23);
+      std::vector<std::atomic<int>> seen(n);
+      std::mutex m;
+      std::set<std::thread::id> ran;
+      pool.run_tasks([&](std::size_t i) {
+        seen[i].fetch_add(1);
+        std::this_thread::sleep_for(std::chrono::microseconds(20));  // (long enough for woken workers to claim some)
+        std::lock_guard<std::mutex> lock(m);
+        ran.insert(std::this_thread::get_id());
+      }, n, most);
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "spin " << spin_us << " round " << round;
+      EXPECT_LE(ran.size(), std::max<std::size_t>(1, most)) << "spin " << spin_us << " round " << round;
+    }
+  }
+  EXPECT_EQ(gpudm::threads_for_nodes(0), gpudm::kBaseThreads);
+  EXPECT_EQ(gpudm::threads_for_nodes(31000), 15u);
 }
 
 // A pool started from a thread that OpenMP bound to one place (OMP_PROC_BIND set) must not leave

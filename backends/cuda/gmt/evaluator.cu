@@ -41,13 +41,15 @@ namespace g = gmt_cuda;
 using ::gpudm::gmt::EvalOptions;
 
 // Threads of the host pool (the EA's operators, the fast path's per-tree finish and propagation):
-// GPUDM_HOST_THREADS=N gives N - 1 workers, default min(8, the machine's hardware threads). Not a
+// GPUDM_HOST_THREADS=N gives N - 1 workers, default min(16, the machine's hardware threads), of
+// which a step wakes as many as its size asks for (threads_for_nodes: 8, more above ~16,000 tree
+// nodes; docs/perf-notes-gmt.md, fifteenth session). Not a
 // config param: it changes no result (the EA's operators draw per individual and the pool's tasks
 // depend only on their index, tested), only where the host steps run. Idle workers poll for the
 // next call for GPUDM_HOST_SPIN_US microseconds (default 1,000: longer than the device wait of a
 // generation on most sets) before they sleep; a sleeping worker woke too late to help a 0.2-1 ms
 // step (docs/perf-notes-gmt.md, "Host threads that help").
-std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS") - 1; }
+std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS", 16) - 1; }
 long long host_spin_us() { return ::gpudm::env_integer("GPUDM_HOST_SPIN_US", 0, 100000, 1000); }
 
 class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {

@@ -828,7 +828,9 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     // (on the pool even for small trees: a tree's finish costs far more than its node count says
     // — its small leaves' recorded rows, host solves — and running it serially doubled Armchair
     // 1M's `repair` and tripled Elevators', 3d2b690)
-    ::gpudm::parallel_for(*c_.pool, parts[p]->size(), [&](std::size_t t) {
+    std::size_t nodes = 0;  // (the step's threads scale with it: parallel_for_work)
+    for (const Tree* T : parts[p]->trees) nodes += static_cast<std::size_t>(T->size());
+    ::gpudm::parallel_for_work(*c_.pool, parts[p]->size(), nodes, [&](std::size_t t) {
       const std::size_t g = first + t;
       done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;  // (propagates when exact[g] is empty)
       if (done[g] && exact[g].empty() && batch.after_tree != nullptr && after_tree_here_) {  // final: the caller's step for it, here
@@ -912,7 +914,9 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   }
   if (!flagged.empty()) {  // the trees whose leaves the exact solver just fitted
     auto sc = timer.scope("reduction");
-    ::gpudm::parallel_for(*c_.pool, B, [&](std::size_t t) {
+    std::size_t nodes = 0;
+    for (const Tree* T : batch.trees) nodes += static_cast<std::size_t>(T->size());
+    ::gpudm::parallel_for_work(*c_.pool, B, nodes, [&](std::size_t t) {
       if (done[t] && !exact[t].empty()) ::gpudm::gmt::propagate_stats(*batch.trees[t], *c_.host, batch.salts[t]);
     });
   }
