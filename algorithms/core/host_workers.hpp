@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -300,25 +301,45 @@ inline std::size_t threads_for_nodes(std::size_t work) {
 
 // body(i) for i in [0, n) on the calling thread and up to threads_for_nodes(work) - 1 of the pool's
 // workers (`work`: the job's size in tree nodes); always on the pool when n > 1 (steps whose
-// items cost more than their nodes say). The same results for any number of threads.
+// items cost more than their nodes say). `order` (optional, n indices): the order the tasks are
+// claimed in, e.g. largest_first's, so a step does not end waiting on a large task claimed last.
+// The same results for any number of threads and any order (body(i) depends only on i).
 template <class Body>
-void parallel_for_work(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body) {
+void parallel_for_work(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body, const std::size_t* order = nullptr) {
   if (pool.workers() == 0 || n <= 1) {
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;
   }
-  pool.run_tasks([&](std::size_t i) { body(i); }, n, threads_for_nodes(work));
+  if (order) pool.run_tasks([&](std::size_t k) { body(order[k]); }, n, threads_for_nodes(work));
+  else pool.run_tasks([&](std::size_t i) { body(i); }, n, threads_for_nodes(work));
 }
 
 // parallel_for_work, or a plain loop on the calling thread when `work` (the job's size in tree
 // nodes) is under kSerialBelowNodes. The same results either way (body(i) depends only on i).
 template <class Body>
-void parallel_for_nodes(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body) {
+void parallel_for_nodes(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body, const std::size_t* order = nullptr) {
   if (work < kSerialBelowNodes) {
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;
   }
-  parallel_for_work(pool, n, work, body);
+  parallel_for_work(pool, n, work, body, order);
+}
+
+// The indices 0 .. n-1 by cost(i), largest first (ties in index order): a claim order for
+// parallel_for_work. Returns the total cost (the step's work).
+template <class Cost>
+std::size_t largest_first(std::vector<std::size_t>& order, std::size_t n, const Cost& cost) {
+  thread_local std::vector<std::pair<std::size_t, std::size_t>> keyed;  // (cost, index)
+  keyed.resize(n);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    keyed[i] = {static_cast<std::size_t>(cost(i)), i};
+    total += keyed[i].first;
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  order.resize(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = keyed[i].second;
+  return total;
 }
 
 }  // namespace gpudm

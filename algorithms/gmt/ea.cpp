@@ -561,7 +561,7 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
   std::vector<std::size_t> sel;
   std::vector<std::uint64_t> cx_seed, mut_seed;
   std::vector<char> cx_on, mut_on, mod;
-  std::vector<std::size_t> last_pick;
+  std::vector<std::size_t> last_pick, order;  // order: a step's tasks, largest first (largest_first)
   {
     auto s = timer_.scope("cpu_ea");
     std::stable_sort(pop.begin(), pop.end(), by_fitness);
@@ -607,19 +607,24 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
       mod.assign(n, 0);
       last_pick.assign(n, n);
       for (std::size_t i = 0; i < n; ++i) last_pick[sel[i]] = i;
-      std::size_t copy_nodes = 0;
-      for (std::size_t i = 0; i < n; ++i)
-        if (last_pick[sel[i]] != i) copy_nodes += static_cast<std::size_t>(pop[sel[i]].tree.size());
+      const std::size_t copy_nodes = largest_first(order, n, [&](std::size_t i) {
+        return last_pick[sel[i]] != i ? static_cast<std::size_t>(pop[sel[i]].tree.size()) : 0;
+      });
       auto copy_one = [&](std::size_t i) {
         if (last_pick[sel[i]] != i) next[i] = pop[sel[i]];
       };
-      parallel_for_nodes(pool_, n, copy_nodes, copy_one);  // (small trees: on the calling thread; Armchair ~25 copies of ~1 KB)
+      parallel_for_nodes(pool_, n, copy_nodes, copy_one, order.data());  // (small trees: on the calling thread; Armchair ~25 copies of ~1 KB)
       for (std::size_t i = 0; i < n; ++i)
         if (last_pick[sel[i]] == i) std::swap(next[i], pop[sel[i]]);
       const std::size_t tasks = (n - first + 1) / 2;  // pairs after the elite (the last may be single)
-      std::size_t vary_nodes = 0;  // (the step's threads scale with it: parallel_for_work)
-      for (std::size_t i = first; i < n; ++i)
-        if (cx_on[i - (i - first) % 2] || mut_on[i]) vary_nodes += static_cast<std::size_t>(next[i].tree.size());
+      // (the step's threads scale with its nodes; the largest tasks are claimed first)
+      const std::size_t vary_nodes = largest_first(order, tasks, [&](std::size_t task) {
+        const std::size_t i = first + 2 * task;
+        std::size_t c = 0;
+        for (std::size_t j = i; j < std::min(i + 2, n); ++j)
+          if (cx_on[i] || mut_on[j]) c += static_cast<std::size_t>(next[j].tree.size());
+        return c;
+      });
       parallel_for_work(pool_, tasks, vary_nodes, [&](std::size_t task) {
         const std::size_t i = first + 2 * task;
         const bool pair = i + 1 < n;
@@ -634,7 +639,7 @@ Individual GmtEA::run(const std::function<void(int, const Individual&)>& on_iter
             Rng r(mut_seed[j]);
             if (mutate(next[j], r)) mod[j] = 1;
           }
-      });
+      }, order.data());
       for (std::size_t i = 0; i < n; ++i)
         if (mod[i]) modified.push_back(&next[i]);
     }

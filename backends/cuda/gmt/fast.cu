@@ -141,10 +141,11 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // sums solved from shared memory); GPUDM_GMT_MERGE_SOLVE=0: the solve kernel after the merge, as
   // GPUDM_GMT_SOLVE_SMEM says (an experiment's switch: the same bits either way).
   merge_solve_ = ::gpudm::env_integer("GPUDM_GMT_MERGE_SOLVE", 0, 1, 1) != 0;
-  // The every-width stats kernel (shared-memory leaf atomics) with its registers capped for 5 or 6
-  // blocks an SM (GPUDM_GMT_STATS_CAP=5|6) or as the compiler allocates them (0): an experiment's
-  // switch, the same bits either way.
-  stats_cap_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_STATS_CAP", 0, 6, 0));
+  // The every-width stats kernel (shared-memory leaf atomics) with its registers capped for 5
+  // blocks an SM (default: 96 registers, 12 bytes spilled; Elnino's pass -3 %, Pol's -8 %, 1x H200),
+  // for 6 (GPUDM_GMT_STATS_CAP=6: 80 registers, 148 bytes spilled) or as the compiler allocates
+  // them (0: 128 registers, 4 blocks an SM): an experiment's switch, the same bits either way.
+  stats_cap_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_STATS_CAP", 0, 6, 5));
   GPUDM_REQUIRE(stats_cap_ == 0 || stats_cap_ == 5 || stats_cap_ == 6, "GPUDM_GMT_STATS_CAP: expected 0, 5 or 6");
   // The caller's per-tree step (the EA's fitness, EvalBatch::after_tree) in the finish task;
   // GPUDM_GMT_AFTER_TREE=0 leaves it to the caller's own step (an experiment's switch).
@@ -189,8 +190,9 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
   };
   std::vector<Sizes> size(static_cast<std::size_t>(h.B) + 1);
   auto needs_stats = [&](const Tree& T, int i) { return all_stats || T.leaf_needs_refit(i); };
-  std::size_t batch_nodes = 0;
-  for (const Tree* T : batch.trees) batch_nodes += static_cast<std::size_t>(T->size());
+  // (the passes' threads scale with the batch's nodes; the largest trees are claimed first)
+  const std::size_t batch_nodes =
+      ::gpudm::largest_first(order_, static_cast<std::size_t>(h.B), [&](std::size_t t) { return static_cast<std::size_t>(batch.trees[t]->size()); });
   ::gpudm::parallel_for_nodes(*c_.pool, static_cast<std::size_t>(h.B), batch_nodes, [&](std::size_t t) {
     const Tree& T = *batch.trees[t];
     Sizes& z = size[t];
@@ -217,7 +219,7 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
     GPUDM_REQUIRE(z.stat_leaves <= FusedPolicy::kMaxStatLeaves, "gmt/cuda: a tree with " + std::to_string(z.stat_leaves) +
                                                                     " leaves to fit (the fast path takes " +
                                                                     std::to_string(FusedPolicy::kMaxStatLeaves) + ")");
-  });
+  }, order_.data());
   // offsets: Sizes of the trees before t (the last entry: the totals)
   std::vector<Sizes> at(static_cast<std::size_t>(h.B) + 1);
   for (int t = 0; t < h.B; ++t) {
@@ -308,7 +310,7 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
       const auto c = T.coef(i);
       for (int j = 0; j <= k; ++j) h.coef_in[static_cast<std::size_t>(o.coefs++)] = refit || c.empty() ? 0.0 : c[static_cast<std::size_t>(j)];
     }
-  });
+  }, order_.data());
 }
 
 bool FastPath::ensure_capacity(int slot) {
@@ -828,8 +830,10 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
     // (on the pool even for small trees: a tree's finish costs far more than its node count says
     // — its small leaves' recorded rows, host solves — and running it serially doubled Armchair
     // 1M's `repair` and tripled Elevators', 3d2b690)
-    std::size_t nodes = 0;  // (the step's threads scale with it: parallel_for_work)
-    for (const Tree* T : parts[p]->trees) nodes += static_cast<std::size_t>(T->size());
+    // (the step's threads scale with its nodes; the largest trees are claimed first)
+    const std::size_t nodes = ::gpudm::largest_first(order_, parts[p]->size(), [&](std::size_t t) {
+      return static_cast<std::size_t>(parts[p]->trees[t]->size());
+    });
     ::gpudm::parallel_for_work(*c_.pool, parts[p]->size(), nodes, [&](std::size_t t) {
       const std::size_t g = first + t;
       done[g] = finish_tree(*parts[p], h, static_cast<int>(t), exact[g], cnt[g]) ? 1 : 0;  // (propagates when exact[g] is empty)
@@ -837,7 +841,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
         (*batch.after_tree)(g);
         batch.after_tree_done[g] = 1;
       }
-    });
+    }, order_.data());
   };
   PhaseMarks& direct = direct_;
   direct.clear();
