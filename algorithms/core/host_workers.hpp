@@ -303,7 +303,8 @@ inline std::size_t threads_for_nodes(std::size_t work) {
 // workers (`work`: the job's size in tree nodes); always on the pool when n > 1 (steps whose
 // items cost more than their nodes say). `order` (optional, n indices): the order the tasks are
 // claimed in, e.g. largest_first's, so a step does not end waiting on a large task claimed last.
-// The same results for any number of threads and any order (body(i) depends only on i).
+// The same results for any number of threads and any order (body(i) depends only on i); of several
+// tasks that throw, the exception rethrown is the first one's in claim order.
 template <class Body>
 void parallel_for_work(HostWorkers& pool, std::size_t n, std::size_t work, const Body& body, const std::size_t* order = nullptr) {
   if (pool.workers() == 0 || n <= 1) {

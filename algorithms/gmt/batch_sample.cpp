@@ -154,14 +154,26 @@ BatchSampleWriter::BatchSampleWriter(const std::string& path, const std::string&
   put(out_, seed);
 }
 
-void BatchSampleWriter::add(int generation, const EvalBatch& batch) {
+void BatchSampleWriter::put_batch(int generation, const RepairSpec& repair, std::size_t trees, const Tree* const* tree,
+                                  const std::uint64_t* salts) {
   put(out_, kBatchRecord);
   put(out_, static_cast<std::int32_t>(generation));
-  put(out_, static_cast<std::int32_t>(batch.repair.min_rows));
-  put(out_, static_cast<std::int32_t>(batch.repair.mode == RepairMode::promote ? 0 : 1));
-  put(out_, static_cast<std::uint32_t>(batch.size()));
-  for (std::size_t k = 0; k < batch.size(); ++k) write_tree(out_, *batch.trees[k], batch.salts[k]);
+  put(out_, static_cast<std::int32_t>(repair.min_rows));
+  put(out_, static_cast<std::int32_t>(repair.mode == RepairMode::promote ? 0 : 1));
+  put(out_, static_cast<std::uint32_t>(trees));
+  for (std::size_t k = 0; k < trees; ++k) write_tree(out_, *tree[k], salts[k]);
   ++batches_;
+}
+
+void BatchSampleWriter::add(int generation, const EvalBatch& batch) {
+  put_batch(generation, batch.repair, batch.size(), batch.trees.data(), batch.salts.data());
+}
+
+void BatchSampleWriter::add(const SampledBatch& batch) {
+  std::vector<const Tree*> trees;
+  trees.reserve(batch.size());
+  for (const Tree& t : batch.trees) trees.push_back(&t);
+  put_batch(batch.generation, batch.repair, batch.size(), trees.data(), batch.salts.data());
 }
 
 void BatchSampleWriter::finish(const RecordedRun& run) {

@@ -57,6 +57,7 @@ class BatchSampleWriter {
   BatchSampleWriter(const std::string& path, const std::string& dataset, std::uint64_t rows, std::uint64_t cols,
                     std::uint64_t seed);
   void add(int generation, const EvalBatch& batch);
+  void add(const SampledBatch& batch);  // (the same record, from kept copies)
   void finish(const RecordedRun& run);
   int batches() const { return batches_; }
 
@@ -64,6 +65,7 @@ class BatchSampleWriter {
   std::string path_;
   std::ofstream out_;
   int batches_ = 0;
+  void put_batch(int generation, const RepairSpec& repair, std::size_t trees, const Tree* const* tree, const std::uint64_t* salts);
 };
 
 // Throws gpudm::Error naming the file for a missing, truncated, foreign or corrupt file (a tree

@@ -334,7 +334,7 @@ class GmtFamily final : public Family {
     std::vector<int> loop_iterations;  // per timed run: the iterations it ran
     res.timing = measure(ctx.warmup, ctx.repetitions, [&] {
       const bool timed = call++ >= ctx.warmup;
-      const bool record = writer != nullptr && call == ctx.warmup + ctx.repetitions;
+      const bool record = writer != nullptr && call == ctx.warmup + std::max(1, ctx.repetitions);  // (measure: max(1, repetitions) timed runs)
       Stopwatch sw;
       PhaseTimer t;
       { auto s = t.scope(prepare_phase(*eval)); eval->prepare(train); }
@@ -397,8 +397,7 @@ class GmtFamily final : public Family {
     }
     res.metrics["estimated"] = estimated;
     if (writer) {
-      std::vector<Tree> copies;
-      for (const SampledBatch& b : sampled) writer->add(b.generation, b.batch(copies));
+      for (const SampledBatch& b : sampled) writer->add(b);
       sampled.clear();
       RecordedRun r;
       r.backend = ctx.backend;

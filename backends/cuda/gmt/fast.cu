@@ -951,8 +951,10 @@ nlohmann::ordered_json FastPath::describe() const {
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
   j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
-  j["stats_registers"] = stats_cap_ ? "every-width variant capped for " + std::to_string(stats_cap_) + " blocks an SM (GPUDM_GMT_STATS_CAP)"
-                                    : "the compiler's";
+  j["stats_registers"] = stats_cap_ ? "capped for " + std::to_string(stats_cap_) +
+                                          " blocks an SM in the every-width variant with shared-memory leaf atomics (GPUDM_GMT_STATS_CAP); "
+                                          "the compiler's in the others"
+                                    : "the compiler's (GPUDM_GMT_STATS_CAP=0)";
   j["after_tree"] = after_tree_here_ ? "in the finish task" : "the caller's step (GPUDM_GMT_AFTER_TREE=0)";
   j["solve"] = merge_solve_ ? "in the merge's block: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory"
                 : solve_smem_ ? "solve kernel: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory (GPUDM_GMT_MERGE_SOLVE=0)"
