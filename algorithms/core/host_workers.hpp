@@ -311,8 +311,7 @@ void parallel_for_work(HostWorkers& pool, std::size_t n, std::size_t work, const
     for (std::size_t i = 0; i < n; ++i) body(i);
     return;
   }
-  if (order) pool.run_tasks([&](std::size_t k) { body(order[k]); }, n, threads_for_nodes(work));
-  else pool.run_tasks([&](std::size_t i) { body(i); }, n, threads_for_nodes(work));
+  pool.run_tasks([&](std::size_t k) { body(order ? order[k] : k); }, n, threads_for_nodes(work));
 }
 
 // parallel_for_work, or a plain loop on the calling thread when `work` (the job's size in tree

@@ -13,6 +13,8 @@
 // samples recorded on the GPU, replayed on the CPU and the faithful path).
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <cstdlib>
 
 #include <cmath>
@@ -384,6 +386,25 @@ std::pair<std::string, double> fast_ea_run(const Dataset& d, const GmtParams& p)
   return {to_json(best.tree, d).dump(), best.fitness};
 }
 
+// Three whole EA runs on the fast path (6 attributes, population 16, 40 iterations, `seed`), run k
+// with env_a = a[k] and env_b = b[k]: the same best model and fitness bit for bit.
+void expect_same_ea_run(std::uint64_t seed, const char* env_a, const std::array<const char*, 3>& a, const char* env_b,
+                        const std::array<const char*, 3>& b) {
+  const Dataset d = gmt_test::make_dataset(20000, 6, 23, gmt_test::piecewise, 0.1);
+  GmtParams p;
+  p.population = 16;
+  p.iterations = 40;
+  p.seed = seed;
+  std::pair<std::string, double> out[3];
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(setenv(env_a, a[static_cast<std::size_t>(k)], 1), 0);
+    EXPECT_EQ(setenv(env_b, b[static_cast<std::size_t>(k)], 1), 0);
+    out[k] = fast_ea_run(d, p);
+  }
+  EXPECT_EQ(out[0], out[1]) << env_a << " / " << env_b;
+  EXPECT_EQ(out[0], out[2]) << env_a << " / " << env_b;
+}
+
 // The stats pass's grid chunk-fastest or tree-fastest (GPUDM_GMT_CHUNK_MAJOR; both with the
 // heaviest trees' blocks first): the same bits.
 TEST(GmtCuda, StatsGridEitherWayGivesTheSameTrees) {
@@ -406,21 +427,7 @@ TEST(GmtCuda, SolveInSharedMemoryAndFitnessInTheFinishGiveTheSameRun) {
   std::vector<Named> sets = armchair_and_year();
   sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
   expect_switch_keeps_trees("GPUDM_GMT_SOLVE_SMEM", "solve", sets);
-  const Dataset d = gmt_test::make_dataset(20000, 6, 23, gmt_test::piecewise, 0.1);
-  GmtParams p;
-  p.population = 16;
-  p.iterations = 40;
-  p.seed = 11;
-  std::pair<std::string, double> out[3];
-  const char* solve[3] = {"0", "1", "1"};
-  const char* after[3] = {"0", "0", "1"};
-  for (int k = 0; k < 3; ++k) {
-    EXPECT_EQ(setenv("GPUDM_GMT_SOLVE_SMEM", solve[k], 1), 0);
-    EXPECT_EQ(setenv("GPUDM_GMT_AFTER_TREE", after[k], 1), 0);
-    out[k] = fast_ea_run(d, p);
-  }
-  EXPECT_EQ(out[0], out[1]);
-  EXPECT_EQ(out[0], out[2]);
+  expect_same_ea_run(11, "GPUDM_GMT_SOLVE_SMEM", {"0", "1", "1"}, "GPUDM_GMT_AFTER_TREE", {"0", "0", "1"});
 }
 
 // The solve in the merge kernel's block of each leaf (default) or in the solve kernel after the
@@ -437,21 +444,7 @@ TEST(GmtCuda, SolveInTheMergeAndCappedStatsRegistersGiveTheSameRun) {
   expect_switch_keeps_trees("GPUDM_GMT_MERGE_SOLVE", "solve", sets);
   expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "5");
   expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "6");
-  const Dataset d = gmt_test::make_dataset(20000, 6, 23, gmt_test::piecewise, 0.1);
-  GmtParams p;
-  p.population = 16;
-  p.iterations = 40;
-  p.seed = 13;
-  std::pair<std::string, double> out[3];
-  const char* merge[3] = {"0", "1", "1"};
-  const char* cap[3] = {"0", "5", "6"};
-  for (int k = 0; k < 3; ++k) {
-    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_SOLVE", merge[k], 1), 0);
-    EXPECT_EQ(setenv("GPUDM_GMT_STATS_CAP", cap[k], 1), 0);
-    out[k] = fast_ea_run(d, p);
-  }
-  EXPECT_EQ(out[0], out[1]);
-  EXPECT_EQ(out[0], out[2]);
+  expect_same_ea_run(13, "GPUDM_GMT_MERGE_SOLVE", {"0", "1", "1"}, "GPUDM_GMT_STATS_CAP", {"0", "5", "6"});
 }
 
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {

@@ -657,22 +657,17 @@ __device__ __forceinline__ void fused_solve_leaf(const FusedView& v, const ::gpu
     so.rank = r.rank;
     so.flag = r.flag;
     so.sse = r.sse;
-    so.resid = 0;
-    if (r.flag == ls::kSolved && k > 0 && n > 0) {
-      const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
-      so.resid = r.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
-    }
   } else {
     const double* given = v.coef_in + v.s_attr0[gs] + gs;
     for (int j = 0; j <= k; ++j) coef[j] = given[j];
     so.rank = -1;
     so.flag = ls::kSolved;
     so.sse = ls::sse_with_coef(k, n, st, shift, coef);
-    so.resid = 0;
-    if (k > 0 && n > 0) {
-      const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
-      so.resid = so.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
-    }
+  }
+  so.resid = 0;
+  if (so.flag == ls::kSolved && k > 0 && n > 0) {
+    const double cyy = st[ls::stat_index(kv, kv, kv)] - st[ls::stat_index(0, kv, kv)] * st[ls::stat_index(0, kv, kv)] / static_cast<double>(n);
+    so.resid = so.sse <= FusedPolicy::kResidualRatio * cyy ? 1 : 0;
   }
 }
 
@@ -741,74 +736,68 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
         for (int j = tid; j < kv; j += FusedPolicy::kMergeBlock)
           shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.part_k[static_cast<std::size_t>(first) * v.S + gs]) : 0.0;
     }
-    if (n == 0 || kv > FusedPolicy::kMaxKv) {  // (uniform over the block)
+    if (n == 0 || kv > FusedPolicy::kMaxKv) {  // nothing to merge (uniform over the block)
       __syncthreads();  // s_first / s_n are written again for the next leaf (and the shift values are in place)
-      if (solve_here && tid == 0) {
-        if (local) fused_solve_leaf(v, sp, gs, n, s_st, s_work + kv * kv, s_work, s_kept, s_work + kv * kv + kv);
-        else fused_solve_leaf(v, sp, gs, n, v.stats + v.s_stat0[gs], v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv,
-                              v.work + v.s_work0[gs], v.work_i + v.s_attr0[gs], v.coef + v.s_attr0[gs] + gs);
-      }
-      if (solve_here) __syncthreads();  // (the shared work space is written again for the next leaf)
-      continue;
-    }
-    const long long k0 = v.part_k[static_cast<std::size_t>(first) * v.S + gs];
-    const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
-    const double* ps0 = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
-    const int nst = ls::n_stats(kv);
-    double* dst = v.stats + v.s_stat0[gs];
-    for (int e0 = 0; e0 < nst; e0 += E) {
-      int ei[E], ej[E];
-#pragma unroll
-      for (int q = 0; q < E; ++q) {
-        ei[q] = -1;
-        ej[q] = 0;
-        if (e0 + q < nst) fused_entry(e0 + q, kv, &ei[q], &ej[q]);
-      }
-      double acc[E];
-#pragma unroll
-      for (int q = 0; q < E; ++q) acc[q] = 0.0;
-      for (int c = first + tid; c < parts; c += FusedPolicy::kMergeBlock) {
-        const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
-        const int nc = v.part_n[pc];
-        if (nc == 0) continue;
-        const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-        const long long kc = v.part_k[pc];
-        const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
+    } else {
+      const long long k0 = v.part_k[static_cast<std::size_t>(first) * v.S + gs];
+      const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
+      const double* ps0 = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
+      const int nst = ls::n_stats(kv);
+      double* dst = v.stats + v.s_stat0[gs];
+      for (int e0 = 0; e0 < nst; e0 += E) {
+        int ei[E], ej[E];
 #pragma unroll
         for (int q = 0; q < E; ++q) {
-          if (ei[q] < 0) continue;
-          const int i = ei[q], j = ej[q];
-          double x = src[e0 + q];
-          if (kc != k0) {  // sums of (w + dd): dd = value at this partial's shift row - value at the leaf's
-            const double dj = psc[j - 1] - ps0[j - 1];
-            if (i == 0) {
-              x += static_cast<double>(nc) * dj;
-            } else {
-              const double di = psc[i - 1] - ps0[i - 1];
-              x += di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(nc) * di * dj;
-            }
-          }
-          acc[q] += x;
+          ei[q] = -1;
+          ej[q] = 0;
+          if (e0 + q < nst) fused_entry(e0 + q, kv, &ei[q], &ej[q]);
         }
-      }
-      fused_warp_sum<E>(acc);
-      if (lane == 0)
+        double acc[E];
 #pragma unroll
-        for (int q = 0; q < E; ++q) s_acc[wid][q] = acc[q];
-      __syncthreads();
-      if (tid < E && e0 + tid < nst) {
-        double t = s_acc[0][tid];
-        for (int q = 1; q < MW; ++q) t += s_acc[q][tid];
-        dst[e0 + tid] = t;
-        if (solve_here && local) s_st[e0 + tid] = t;
+        for (int q = 0; q < E; ++q) acc[q] = 0.0;
+        for (int c = first + tid; c < parts; c += FusedPolicy::kMergeBlock) {
+          const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
+          const int nc = v.part_n[pc];
+          if (nc == 0) continue;
+          const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+          const long long kc = v.part_k[pc];
+          const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
+#pragma unroll
+          for (int q = 0; q < E; ++q) {
+            if (ei[q] < 0) continue;
+            const int i = ei[q], j = ej[q];
+            double x = src[e0 + q];
+            if (kc != k0) {  // sums of (w + dd): dd = value at this partial's shift row - value at the leaf's
+              const double dj = psc[j - 1] - ps0[j - 1];
+              if (i == 0) {
+                x += static_cast<double>(nc) * dj;
+              } else {
+                const double di = psc[i - 1] - ps0[i - 1];
+                x += di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(nc) * di * dj;
+              }
+            }
+            acc[q] += x;
+          }
+        }
+        fused_warp_sum<E>(acc);
+        if (lane == 0)
+#pragma unroll
+          for (int q = 0; q < E; ++q) s_acc[wid][q] = acc[q];
+        __syncthreads();
+        if (tid < E && e0 + tid < nst) {
+          double t = s_acc[0][tid];
+          for (int q = 1; q < MW; ++q) t += s_acc[q][tid];
+          dst[e0 + tid] = t;
+          if (solve_here && local) s_st[e0 + tid] = t;
+        }
+        __syncthreads();  // s_acc is written again by the next pass (and the block sees the sums)
       }
-      __syncthreads();  // s_acc is written again by the next pass (and the block sees the sums)
     }
     if (solve_here) {
       if (tid == 0) {
         if (local) fused_solve_leaf(v, sp, gs, n, s_st, s_work + kv * kv, s_work, s_kept, s_work + kv * kv + kv);
-        else fused_solve_leaf(v, sp, gs, n, dst, v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv, v.work + v.s_work0[gs],
-                              v.work_i + v.s_attr0[gs], v.coef + v.s_attr0[gs] + gs);
+        else fused_solve_leaf(v, sp, gs, n, v.stats + v.s_stat0[gs], v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv,
+                              v.work + v.s_work0[gs], v.work_i + v.s_attr0[gs], v.coef + v.s_attr0[gs] + gs);
       }
       __syncthreads();  // (the shared work space is written again for the next leaf)
     }
