@@ -67,7 +67,9 @@ class HostWorkers {
       job_ = &f;
       jobs_ = n;
       pending_ = n - 1;
-      ++generation_;
+      const std::uint64_t g = generation_.load(std::memory_order_relaxed) + 1;
+      publish(g, &f, n, n, false);  // (a polling worker then takes the mutex path)
+      generation_.store(g, std::memory_order_release);
     }
     if (n > 1) wake(n - 1);
     try {
@@ -94,37 +96,92 @@ class HostWorkers {
   // lowest index's is rethrown. max_threads (the caller included) caps who claims: workers 1 ..
   // max_threads - 1 take part, the others stay asleep (and a worker polls for the next call only
   // after a call it took part in), so a pool sized for the largest steps costs the small ones nothing.
+  //
+  // Joining without the mutex (issue 23, sixteenth session): a polling worker reads the call from a
+  // sequence-locked copy (call_) instead of taking m_, and the caller returns once the n tasks are
+  // done, without waiting for the workers to leave. Before, every polling worker took m_ the moment
+  // a call started (and again to leave it, while the caller waited for the last one): up to 15
+  // threads queued on one futex, each hand-over a wake-up, so the last workers joined a 50-200 us
+  // step late or not at all. The claim counter carries the call's number in its high 32 bits, so a
+  // worker that read an earlier call can never claim an index of a later one: a claim is valid only
+  // while its call has unfinished tasks, and the caller is then still inside run_tasks.
+  // GPUDM_HOST_POOL_JOIN=0 restores the mutex path (an experiment's switch).
   void run_tasks(const std::function<void(std::size_t)>& task, std::size_t n, std::size_t max_threads = static_cast<std::size_t>(-1)) {
     if (n == 0) return;
+    if (n >= (std::size_t{1} << 32)) throw std::logic_error("HostWorkers::run_tasks: 2^32 tasks or more");
+    if (mutex_join_) wait_workers_left();  // (the mutex path's callers waited for them at the end instead)
     errors_.assign(n, nullptr);
+    std::uint32_t tag = 0;
     {
       std::lock_guard<std::mutex> lock(m_);
-      job_ = &task;
-      jobs_ = n;
-      want_ = max_threads;
-      claimed_mode_ = true;
-      next_.store(0, std::memory_order_relaxed);
-      done_.store(0, std::memory_order_relaxed);
-      ++generation_;
+      const std::uint64_t g = generation_.load(std::memory_order_relaxed) + 1;
+      tag = static_cast<std::uint32_t>(g);
+      publish(g, &task, n, max_threads, true);
+      generation_.store(g, std::memory_order_release);
     }
     if (n > 1 && max_threads > 1) wake(std::min(max_threads - 1, n - 1));
-    claim_loop(task, n);
+    claim_loop(task, n, tag);
     while (done_.load(std::memory_order_acquire) < n) std::this_thread::yield();
-    {
-      std::unique_lock<std::mutex> lock(m_);
-      done_cv_.wait(lock, [&] { return active_ == 0; });  // workers still leaving the claim loop
-      job_ = nullptr;
-      claimed_mode_ = false;
-    }
+    if (mutex_join_) wait_workers_left();
     for (auto& e : errors_)
       if (e) std::rethrow_exception(e);
   }
 
  private:
-  void claim_loop(const std::function<void(std::size_t)>& task, std::size_t n) {
+  // The call as workers read it: written by the caller under m_ and inside the sequence lock seq_
+  // (odd while it is written), read by a polling worker without m_ (read_call retries a torn read).
+  struct Call {
+    std::uint64_t generation = 0;
+    const std::function<void(std::size_t)>* job = nullptr;
+    std::size_t n = 0, want = 0;
+    bool claimed = false;  // run_tasks (claims); false: run()'s fixed split, joined under m_
+  };
+  void publish(std::uint64_t g, const std::function<void(std::size_t)>* job, std::size_t n, std::size_t want, bool claimed) {
+    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    c_gen_.store(g, std::memory_order_relaxed);
+    c_job_.store(job, std::memory_order_relaxed);
+    c_n_.store(n, std::memory_order_relaxed);
+    c_want_.store(want, std::memory_order_relaxed);
+    c_claimed_.store(claimed, std::memory_order_relaxed);
+    if (claimed) {
+      done_.store(0, std::memory_order_relaxed);
+      next_.store(static_cast<std::uint64_t>(static_cast<std::uint32_t>(g)) << 32, std::memory_order_relaxed);
+    }
+    seq_.store(s + 2, std::memory_order_release);
+  }
+  Call read_call() const {
     for (;;) {
-      const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
-      if (i >= n) return;
+      const std::uint64_t s1 = seq_.load(std::memory_order_acquire);
+      if ((s1 & 1u) == 0) {
+        Call c;
+        c.generation = c_gen_.load(std::memory_order_relaxed);
+        c.job = c_job_.load(std::memory_order_relaxed);
+        c.n = c_n_.load(std::memory_order_relaxed);
+        c.want = c_want_.load(std::memory_order_relaxed);
+        c.claimed = c_claimed_.load(std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if (seq_.load(std::memory_order_relaxed) == s1) return c;
+      }
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#else
+      std::this_thread::yield();
+#endif
+    }
+  }
+  // Claims indices of the call tagged `tag` until none is left (or a later call replaced it).
+  void claim_loop(const std::function<void(std::size_t)>& task, std::size_t n, std::uint32_t tag) {
+    for (;;) {
+      std::uint64_t v = next_.load(std::memory_order_acquire);
+      std::size_t i = 0;
+      for (;;) {
+        if (static_cast<std::uint32_t>(v >> 32) != tag) return;
+        i = static_cast<std::size_t>(v & 0xFFFFFFFFu);
+        if (i >= n) return;
+        if (next_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel, std::memory_order_acquire)) break;
+      }
       try {
         task(i);
       } catch (...) {
@@ -132,6 +189,30 @@ class HostWorkers {
       }
       done_.fetch_add(1, std::memory_order_release);
     }
+  }
+  // A run_tasks call `c` on worker `index`: claims if the call wants this worker. Returns whether it
+  // took part.
+  // (registered: the mutex path counted it in active_ already, in the critical section it woke in)
+  bool join(const Call& c, std::size_t index, bool registered = false) {
+    if (c.job == nullptr || index >= c.want) return false;  // not wanted by this call (run_tasks' max_threads)
+    if (mutex_join_ && !registered) {
+      std::lock_guard<std::mutex> lock(m_);
+      ++active_;
+    }
+    claim_loop(*c.job, c.n, static_cast<std::uint32_t>(c.generation));
+    if (mutex_join_) {
+      bool last = false;
+      {
+        std::lock_guard<std::mutex> lock(m_);
+        last = --active_ == 0;
+      }
+      if (last) done_cv_.notify_all();
+    }
+    return true;
+  }
+  void wait_workers_left() {
+    std::unique_lock<std::mutex> lock(m_);
+    done_cv_.wait(lock, [&] { return active_ == 0; });
   }
   // Before sleeping on the condition variable, a worker polls for the next call for spin_ns_: a
   // sleeping thread takes tens to hundreds of microseconds to wake (an idle virtual CPU longer), as
@@ -156,6 +237,8 @@ class HostWorkers {
     for (std::size_t i = 0; i < k; ++i) start_cv_[i]->notify_one();
   }
   void start(std::size_t workers) {
+    const char* join = std::getenv("GPUDM_HOST_POOL_JOIN");
+    mutex_join_ = join != nullptr && std::string(join) == "0";
     for (std::size_t i = 0; i < workers; ++i) start_cv_.push_back(std::make_unique<std::condition_variable>());
     for (std::size_t i = 0; i < workers; ++i)
       threads_.emplace_back([this, i] {
@@ -193,35 +276,35 @@ class HostWorkers {
     std::uint64_t seen = 0;
     bool took_part = false;  // in the last call: only then poll for the next one before sleeping
     for (;;) {
-      const std::function<void(std::size_t)>* job = nullptr;
-      bool mine = false, claimed = false;
-      std::size_t n = 0;
       if (took_part) spin_for_call(seen);
+      // A run_tasks call that started while this worker polled: joined without the mutex.
+      if (!mutex_join_ && !stopping_.load(std::memory_order_relaxed) && generation_.load(std::memory_order_acquire) != seen) {
+        const Call c = read_call();
+        if (c.claimed && c.generation != seen) {
+          seen = c.generation;
+          took_part = join(c, index);
+          continue;
+        }
+      }
+      const std::function<void(std::size_t)>* job = nullptr;
+      bool mine = false;
+      Call c;
       {
         std::unique_lock<std::mutex> lock(m_);
         start_cv_[index - 1]->wait(lock, [&] { return stopping_ || generation_ != seen; });
         if (stopping_) return;
         seen = generation_;
+        c = read_call();  // (written under m_: never torn here)
         job = job_;
-        claimed = claimed_mode_;
-        if (claimed && index >= want_) job = nullptr;  // not wanted by this call (run_tasks' max_threads)
-        if (claimed && job) ++active_;
         mine = index < jobs_;
-        n = jobs_;
+        if (c.claimed && mutex_join_ && c.job != nullptr && index < c.want) ++active_;
       }
-      took_part = claimed ? job != nullptr : mine && job != nullptr;
-      if (claimed) {
-        if (!job) continue;  // woke after the call had finished, or not wanted by it
-        claim_loop(*job, n);
-        bool last = false;
-        {
-          std::lock_guard<std::mutex> lock(m_);
-          last = --active_ == 0;
-        }
-        if (last) done_cv_.notify_one();
+      if (c.claimed) {
+        took_part = join(c, index, true);
         continue;
       }
-      if (!mine || !job) continue;  // (!job: woke after a run_tasks call had finished)
+      took_part = mine && job != nullptr;
+      if (!took_part) continue;  // (!job: woke after a run call had finished)
       try {
         (*job)(index);
       } catch (...) {
@@ -232,7 +315,7 @@ class HostWorkers {
         std::lock_guard<std::mutex> lock(m_);
         last = --pending_ == 0;
       }
-      if (last) done_cv_.notify_one();
+      if (last) done_cv_.notify_all();
     }
   }
 
@@ -246,10 +329,15 @@ class HostWorkers {
   std::atomic<std::uint64_t> generation_{0};  // written under m_; read without it while spinning
   std::atomic<bool> stopping_{false};
   std::atomic<long long> spin_ns_{0};
-  // run_tasks: the next index to claim, the tasks finished, the workers inside the claim loop
-  bool claimed_mode_ = false;
-  std::size_t want_ = static_cast<std::size_t>(-1);  // run_tasks: threads that may claim (caller included)
-  std::atomic<std::size_t> next_{0}, done_{0};
+  // run_tasks: the claim counter (the call's tag << 32 | the next index), the tasks finished; the
+  // sequence-locked copy of the call (publish / read_call); the workers inside a call (mutex path only)
+  std::atomic<std::uint64_t> next_{0};
+  std::atomic<std::size_t> done_{0};
+  std::atomic<std::uint64_t> seq_{0}, c_gen_{0};
+  std::atomic<const std::function<void(std::size_t)>*> c_job_{nullptr};
+  std::atomic<std::size_t> c_n_{0}, c_want_{0};
+  std::atomic<bool> c_claimed_{false};
+  bool mutex_join_ = false;  // GPUDM_HOST_POOL_JOIN=0: workers join under m_ and callers wait for them to leave
   std::size_t active_ = 0;
 };
 

@@ -87,8 +87,30 @@ TEST(HostWorkers, ParallelForVisitsEveryIndexOnceForAnyPoolSize) {
 // run_tasks (issue 23): indices claimed one at a time by the caller and whichever workers are awake;
 // every index runs once, the lowest index's exception reaches the caller, rounds interleave with
 // run() on the same pool, and polling workers (set_spin) change none of it.
+// Both ways of joining a call (GPUDM_HOST_POOL_JOIN: 1, polling workers without the mutex; 0, under
+// it), read when a pool starts.
+class PoolJoin {
+ public:
+  explicit PoolJoin(const char* mode) {
+    const char* e = std::getenv("GPUDM_HOST_POOL_JOIN");
+    had_ = e != nullptr;
+    if (had_) old_ = e;
+    setenv("GPUDM_HOST_POOL_JOIN", mode, 1);
+  }
+  ~PoolJoin() {
+    if (had_) setenv("GPUDM_HOST_POOL_JOIN", old_.c_str(), 1);
+    else unsetenv("GPUDM_HOST_POOL_JOIN");
+  }
+
+ private:
+  bool had_ = false;
+  std::string old_;
+};
+
 TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
+  for (const char* join : {"1", "0"})
   for (int spin_us : {0, 500}) {
+    const PoolJoin mode(join);
     for (std::size_t workers : {0u, 1u, 3u}) {
       gpudm::HostWorkers pool(workers);
       pool.set_spin(std::chrono::microseconds(spin_us));
@@ -119,7 +141,9 @@ TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
 // the threads its size asks for): every index once, never more threads than asked, and rounds
 // that ask for few, many and all of the workers interleave on one pool, with and without polling.
 TEST(HostWorkers, RunTasksTakesNoMoreThreadsThanAskedFor) {
+  for (const char* join : {"1", "0"})
   for (int spin_us : {0, 500}) {
+    const PoolJoin mode(join);
     gpudm::HostWorkers pool(5);
     pool.set_spin(std::chrono::microseconds(spin_us));
     for (int round = 0; round < 300; ++round) {
@@ -140,6 +164,36 @@ TEST(HostWorkers, RunTasksTakesNoMoreThreadsThanAskedFor) {
   }
   EXPECT_EQ(gpudm::threads_for_nodes(0), gpudm::kBaseThreads);
   EXPECT_EQ(gpudm::threads_for_nodes(31000), 15u);
+}
+
+// Calls in quick succession with polling workers (issue 23: workers join a call without the
+// mutex, and a caller returns without waiting for them to leave): a worker that read an earlier
+// call must never claim an index of a later one. Tiny tasks, calls of 1-40 tasks back to back, with
+// run() calls among them; every index of every call runs exactly once, on the call's own task.
+TEST(HostWorkers, BackToBackCallsNeverRunAnIndexTwiceOrWithAnotherCallsTask) {
+  for (const char* join : {"1", "0"}) {
+    const PoolJoin mode(join);
+    gpudm::HostWorkers pool(7);
+    pool.set_spin(std::chrono::microseconds(2000));
+    std::vector<std::atomic<int>> seen(64);
+    for (int round = 0; round < 6000; ++round) {
+      const std::size_t n = 1 + static_cast<std::size_t>((round * 7919) % 40);
+      for (std::size_t i = 0; i < n; ++i) seen[i].store(0, std::memory_order_relaxed);
+      const int mine = round;
+      std::atomic<int> wrong{0};
+      pool.run_tasks([&, mine](std::size_t i) {
+        if (mine != round) wrong.fetch_add(1);
+        seen[i].fetch_add(1, std::memory_order_relaxed);
+      }, n, 1 + static_cast<std::size_t>(round % 9));
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "join " << join << " round " << round << " index " << i;
+      ASSERT_EQ(wrong.load(), 0) << "join " << join << " round " << round;
+      if (round % 997 == 3) {
+        std::atomic<int> jobs{0};
+        pool.run([&](std::size_t) { jobs.fetch_add(1); }, 8);
+        ASSERT_EQ(jobs.load(), 8);
+      }
+    }
+  }
 }
 
 // A pool started from a thread that OpenMP bound to one place (OMP_PROC_BIND set) must not leave

@@ -357,21 +357,21 @@ void expect_same_trees(const Trees& a, const Trees& b) {
 // population of trees of each set (Armchair and Year-shaped unless given) evaluated by an
 // evaluator made with each value, the same trees; the evaluators' describe() says which by `key`.
 // Models of ~2 attributes on narrow sets, ~40 on Year's 90, ~70 % of the attributes in between.
-// `on`: the switch's other value (the first is `off`).
+// `on`: the switch's other value (the first is "0").
 void expect_switch_keeps_trees(const char* env, const char* key, const std::vector<Named>& sets = armchair_and_year(),
-                               const char* on = "1", const char* off = "0") {
+                               const char* on = "1") {
   for (const Named& s : sets) {
     SCOPED_TRACE(s.name);
     const double attrs = s.data.cols() > 40 ? 40.0 : s.data.cols() > 10 ? 0.7 * static_cast<double>(s.data.cols()) : 2.0;
     const Batch pop = population(s.data, 12, 6, attrs, 5);
-    EXPECT_EQ(setenv(env, off, 1), 0);
-    auto first = make("cuda", fast_options());
-    const auto a = run(*first, s.data, pop);
+    EXPECT_EQ(setenv(env, "0", 1), 0);
+    auto off = make("cuda", fast_options());
+    const auto a = run(*off, s.data, pop);
     EXPECT_EQ(setenv(env, on, 1), 0);
     auto other = make("cuda", fast_options());
     const auto b = run(*other, s.data, pop);
     expect_same_trees(a, b);
-    EXPECT_NE(first->describe().value(key, std::string()), other->describe().value(key, std::string()));
+    EXPECT_NE(off->describe().value(key, std::string()), other->describe().value(key, std::string()));
   }
 }
 
@@ -445,19 +445,6 @@ TEST(GmtCuda, SolveInTheMergeAndCappedStatsRegistersGiveTheSameRun) {
   expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "5");
   expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "6");
   expect_same_ea_run(13, "GPUDM_GMT_MERGE_SOLVE", {"0", "1", "1"}, "GPUDM_GMT_STATS_CAP", {"0", "5", "6"});
-}
-
-// The capped every-width stats kernel's lanes routing 8 rows at once (default) or 4
-// (GPUDM_GMT_ROUTE_ROWS): the same leaves, so the same trees and the same run bit for bit; with the
-// registers not capped (GPUDM_GMT_STATS_CAP=0) the 4-row kernel runs whatever the switch says.
-TEST(GmtCuda, EightOrFourRowsRoutedPerLaneGiveTheSameRun) {
-  GMT_REQUIRE_CUDA();
-  const EnvRestore restore_rows("GPUDM_GMT_ROUTE_ROWS");
-  const EnvRestore restore_cap("GPUDM_GMT_STATS_CAP");
-  std::vector<Named> sets = armchair_and_year();
-  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
-  expect_switch_keeps_trees("GPUDM_GMT_ROUTE_ROWS", "route_rows_per_lane", sets, "8", "4");
-  expect_same_ea_run(17, "GPUDM_GMT_ROUTE_ROWS", {"4", "8", "8"}, "GPUDM_GMT_STATS_CAP", {"5", "5", "0"});
 }
 
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {

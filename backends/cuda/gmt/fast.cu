@@ -147,11 +147,6 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // them (0: 128 registers, 4 blocks an SM): an experiment's switch, the same bits either way.
   stats_cap_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_STATS_CAP", 0, 6, 5));
   GPUDM_REQUIRE(stats_cap_ == 0 || stats_cap_ == 5 || stats_cap_ == 6, "GPUDM_GMT_STATS_CAP: expected 0, 5 or 6");
-  // Rows each lane of that capped kernel routes at once (GPUDM_GMT_ROUTE_ROWS=8, the default, or 4):
-  // the walks are latency-bound, and 8 independent chains a lane put twice the loads in flight
-  // (96 registers either way, 32 bytes spilled with 8). The same leaves, so the same bits.
-  route_rows_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_ROUTE_ROWS", 4, 8, 8));
-  GPUDM_REQUIRE(route_rows_ == 4 || route_rows_ == 8, "GPUDM_GMT_ROUTE_ROWS: expected 4 or 8");
   // The caller's per-tree step (the EA's fitness, EvalBatch::after_tree) in the finish task;
   // GPUDM_GMT_AFTER_TREE=0 leaves it to the caller's own step (an experiment's switch).
   after_tree_here_ = ::gpudm::env_integer("GPUDM_GMT_AFTER_TREE", 0, 1, 1) != 0;
@@ -395,8 +390,7 @@ std::vector<const void*> FastPath::stats_kernels() {
   return {reinterpret_cast<const void*>(fused_stats_kernel<true, 3>), reinterpret_cast<const void*>(fused_stats_kernel<true, FusedPolicy::kNarrowKv>),
           reinterpret_cast<const void*>(fused_stats_kernel<true, 0>), reinterpret_cast<const void*>(fused_stats_kernel<false, 3>),
           reinterpret_cast<const void*>(fused_stats_kernel<false, FusedPolicy::kNarrowKv>), reinterpret_cast<const void*>(fused_stats_kernel<false, 0>),
-          reinterpret_cast<const void*>(fused_stats_kernel<true, 0, 5>), reinterpret_cast<const void*>(fused_stats_kernel<true, 0, 6>),
-          reinterpret_cast<const void*>(fused_stats_kernel<true, 0, 5, 8>)};
+          reinterpret_cast<const void*>(fused_stats_kernel<true, 0, 5>), reinterpret_cast<const void*>(fused_stats_kernel<true, 0, 6>)};
 }
 
 void FastPath::write_view(int slot) {
@@ -474,9 +468,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   const dim3 sgrid = chunk_major_ ? dim3(static_cast<unsigned>(chunks_), static_cast<unsigned>(std::max(1, cap_B_))) : grid;
   const int wkv = launch_wide_kv();
   const int var = cap_kv_ <= 3 ? 0 : cap_kv_ <= FusedPolicy::kNarrowKv ? 1 : 2;
-  if (var == 2 && smem_leaves_ && stats_cap_ == 5 && route_rows_ == 8) {  // capped registers (GPUDM_GMT_STATS_CAP), 8 walks a lane
-    fused_stats_kernel<true, 0, 5, 8><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
-  } else if (var == 2 && smem_leaves_ && stats_cap_ == 5) {  // the every-width variant with its registers capped (GPUDM_GMT_STATS_CAP)
+  if (var == 2 && smem_leaves_ && stats_cap_ == 5) {  // the every-width variant with its registers capped (GPUDM_GMT_STATS_CAP)
     fused_stats_kernel<true, 0, 5><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
   } else if (var == 2 && smem_leaves_ && stats_cap_ == 6) {
     fused_stats_kernel<true, 0, 6><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
@@ -958,9 +950,7 @@ nlohmann::ordered_json FastPath::describe() const {
   j["block"] = FusedPolicy::kBlock;
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
-  j["route_rows_per_lane"] = stats_cap_ == 5 && route_rows_ == 8
-                                 ? "8 in the capped every-width stats kernel (GPUDM_GMT_ROUTE_ROWS), " + std::to_string(FusedPolicy::kRouteRows) + " elsewhere"
-                                 : std::to_string(FusedPolicy::kRouteRows);
+  j["route_rows_per_lane"] = FusedPolicy::kRouteRows;
   j["stats_registers"] = stats_cap_ ? "capped for " + std::to_string(stats_cap_) +
                                           " blocks an SM in the every-width variant with shared-memory leaf atomics (GPUDM_GMT_STATS_CAP); "
                                           "the compiler's in the others"

@@ -170,10 +170,9 @@ __device__ __forceinline__ unsigned fused_lanemask_lt() {
 // leaf 0 and read nothing.
 // `tag` (optional): each row's leaf node's `pad` field (the stats pass: the leaf's stat index in its
 // tree, or -1), read with the node instead of from a table after the walk.
-// (RowT: long long rows of the data, or int offsets from a base the caller folded into `feat`.)
-template <int R, typename RowT = long long>
+template <int R>
 __device__ __forceinline__ void fused_route_n(const PackedNode* __restrict__ nodes, const float* __restrict__ feat, int ld,
-                                              const RowT* row, const bool* valid, int* leaf, int* tag = nullptr) {
+                                              const long long* row, const bool* valid, int* leaf, int* tag = nullptr) {
   const int4 root = __ldg(reinterpret_cast<const int4*>(nodes));
   int4 nd[R];
   bool more = false;
@@ -371,7 +370,7 @@ __global__ void fused_init_kernel(const FusedView* __restrict__ vp) {
 // every-width variant with shared-memory leaf atomics takes 128 registers, 4 blocks of 4 warps an
 // SM; GPUDM_GMT_STATS_CAP=5 or 6 caps it at 96 or 80, spilling what does not fit to local memory).
 // The same arithmetic, so the same bits.
-template <bool kSmemLeaves, int kMaxKv, int kMinBlocks = 0, int kRoute = FusedPolicy::kRouteRows>
+template <bool kSmemLeaves, int kMaxKv, int kMinBlocks = 0>
 __global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_kernel(const FusedView* __restrict__ vp, DatasetView d,
                                                                                       int wide_kv) {
   namespace ls = ::gpudm::gmt::leafstats;
@@ -431,23 +430,15 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_k
   const long long span = (r1 - r0 + W - 1) / W;
   const long long wr0 = r0 + w * span < r1 ? r0 + w * span : r1;
   const long long wr1 = wr0 + span < r1 ? wr0 + span : r1;
-  // (the walks on 32-bit offsets from the chunk's first row: the registers of kRoute walks)
-  constexpr int R = kRoute;
-  const float* cfeat = feat + r0;
-  const int wo1 = static_cast<int>(wr1 - r0);
-  for (int ob = static_cast<int>(wr0 - r0); ob < wo1; ob += 32 * R) {
-    int offs[R];
+  constexpr int R = FusedPolicy::kRouteRows;
+  for (long long base = wr0; base < wr1; base += 32 * R) {
+    long long rws[R];
     bool ok[R];
     int lls[R], sis[R];
-#pragma unroll
-    for (int q = 0; q < R; ++q) {
-      offs[q] = ob + 32 * q + lane;
-      ok[q] = offs[q] < wo1;
-    }
-    fused_route_n<R, int>(nodes, cfeat, static_cast<int>(ld), offs, ok, lls, sis);
+    fused_route_lanes<R>(nodes, feat, static_cast<int>(ld), base, wr1, lane, rws, ok, lls, sis);
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-    const int off = offs[r];
+    const long long row = rws[r];
     const bool valid = ok[r];
     __syncwarp();  // the last step's leader updates of wcnt are seen by this step's leaders
     const unsigned vmask = __ballot_sync(0xFFFFFFFFu, valid);
@@ -457,14 +448,14 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_k
     const bool leader = lane == __ffs(peers) - 1;
     const int si = sis[r];  // the leaf's stat index in the tree (the packed leaf's pad), or -1
     if (si >= 0) {
-      lid[off] = static_cast<unsigned short>(si);
+      lid[row - r0] = static_cast<unsigned short>(si);
       if (leader) wcnt[w * ns + si] += __popc(peers);  // this warp's entry: no other writer
     } else {
-      lid[off] = 0xFFFFu;
+      lid[row - r0] = 0xFFFFu;
       // The leaf's minimum dipole key: a lane whose key is under the minimum so far updates it
       // (the minimum only falls, so a stale read can only cost an extra atomic, never skip one;
       // after a few rows almost no key is under it). Exact in any order.
-      const unsigned long long krn = ls::dipole_key_s(salt32, static_cast<unsigned long long>(r0 + off));
+      const unsigned long long krn = ls::dipole_key_s(salt32, static_cast<unsigned long long>(row));
       unsigned long long* rmin = kSmemLeaves ? rnd_s + ll : &v.leaf_out[leaf0 + ll].rnd;
       if (krn < ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*rmin).load(::cuda::memory_order_relaxed))
         atomicMin(rmin, krn);

@@ -228,7 +228,6 @@ class FastPath {
   bool merge_solve_ = true;   // the solve in the merge kernel (GPUDM_GMT_MERGE_SOLVE, default 1)
   std::vector<std::size_t> order_;  // a host step's trees, largest first (largest_first)
   int stats_cap_ = 5;         // the every-width stats kernel's registers capped for 5 or 6 blocks an SM, or not (GPUDM_GMT_STATS_CAP=0)
-  int route_rows_ = 8;        // rows a lane routes at once in the capped every-width stats kernel (GPUDM_GMT_ROUTE_ROWS: 8 or 4)
   bool chunk_major_ = false;  // the stats pass's grid chunk-fastest (GPUDM_GMT_CHUNK_MAJOR; default: the data fits in half the L2)
   bool in_flight_ = false;  // a half's work is queued on the stream (a device buffer must not be reallocated under it)
   // capacities the graph was captured for
