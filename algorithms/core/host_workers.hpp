@@ -98,18 +98,21 @@ class HostWorkers {
   // after a call it took part in), so a pool sized for the largest steps costs the small ones nothing.
   //
   // Joining without the mutex (issue 23, sixteenth session): a polling worker reads the call from a
-  // sequence-locked copy (call_) instead of taking m_, and the caller returns once the n tasks are
-  // done, without waiting for the workers to leave. Before, every polling worker took m_ the moment
+  // sequence-locked copy (publish / read_call) instead of taking m_, and the caller returns once the
+  // n tasks are done, without waiting for the workers to leave. Before, every polling worker took m_ the moment
   // a call started (and again to leave it, while the caller waited for the last one): up to 15
   // threads queued on one futex, each hand-over a wake-up, so the last workers joined a 50-200 us
   // step late or not at all. The claim counter carries the call's number in its high 32 bits, so a
   // worker that read an earlier call can never claim an index of a later one: a claim is valid only
-  // while its call has unfinished tasks, and the caller is then still inside run_tasks.
-  // GPUDM_HOST_POOL_JOIN=0 restores the mutex path (an experiment's switch).
+  // while its call has unfinished tasks, and the caller is then still inside run_tasks. (The tag is
+  // the call's number mod 2^32: a worker would have to stall between reading a call and claiming for
+  // 2^32 calls to mistake another call for its own.)
+  // GPUDM_HOST_POOL_JOIN=0 restores the mutex path (an experiment's switch): workers join and leave
+  // under m_, the caller waits for them to leave and then retires the call, so a worker that wakes
+  // after it has finished does not join it.
   void run_tasks(const std::function<void(std::size_t)>& task, std::size_t n, std::size_t max_threads = static_cast<std::size_t>(-1)) {
     if (n == 0) return;
-    if (n >= (std::size_t{1} << 32)) throw std::logic_error("HostWorkers::run_tasks: 2^32 tasks or more");
-    if (mutex_join_) wait_workers_left();  // (the mutex path's callers waited for them at the end instead)
+    if (static_cast<std::uint64_t>(n) >= (std::uint64_t{1} << 32)) throw std::logic_error("HostWorkers::run_tasks: 2^32 tasks or more");
     errors_.assign(n, nullptr);
     std::uint32_t tag = 0;
     {
@@ -120,9 +123,13 @@ class HostWorkers {
       generation_.store(g, std::memory_order_release);
     }
     if (n > 1 && max_threads > 1) wake(std::min(max_threads - 1, n - 1));
-    claim_loop(task, n, tag);
+    claim_loop(&task, n, tag);
     while (done_.load(std::memory_order_acquire) < n) std::this_thread::yield();
-    if (mutex_join_) wait_workers_left();
+    if (mutex_join_) {  // the mutex path: wait for the workers to leave, then retire the call
+      std::unique_lock<std::mutex> lock(m_);
+      done_cv_.wait(lock, [&] { return active_ == 0; });
+      publish(tag_generation(), nullptr, 0, 0, true);
+    }
     for (auto& e : errors_)
       if (e) std::rethrow_exception(e);
   }
@@ -145,14 +152,14 @@ class HostWorkers {
     c_n_.store(n, std::memory_order_relaxed);
     c_want_.store(want, std::memory_order_relaxed);
     c_claimed_.store(claimed, std::memory_order_relaxed);
-    if (claimed) {
+    if (claimed && job != nullptr) {
       done_.store(0, std::memory_order_relaxed);
       next_.store(static_cast<std::uint64_t>(static_cast<std::uint32_t>(g)) << 32, std::memory_order_relaxed);
     }
     seq_.store(s + 2, std::memory_order_release);
   }
   Call read_call() const {
-    for (;;) {
+    for (unsigned k = 1;; ++k) {
       const std::uint64_t s1 = seq_.load(std::memory_order_acquire);
       if ((s1 & 1u) == 0) {
         Call c;
@@ -164,15 +171,21 @@ class HostWorkers {
         std::atomic_thread_fence(std::memory_order_acquire);
         if (seq_.load(std::memory_order_relaxed) == s1) return c;
       }
+      // (a caller preempted inside publish: give the CPU back after a few tries)
 #if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#else
-      std::this_thread::yield();
+      if ((k & 63u) != 0) {
+        __builtin_ia32_pause();
+        continue;
+      }
 #endif
+      std::this_thread::yield();
     }
   }
-  // Claims indices of the call tagged `tag` until none is left (or a later call replaced it).
-  void claim_loop(const std::function<void(std::size_t)>& task, std::size_t n, std::uint32_t tag) {
+  std::uint64_t tag_generation() const { return c_gen_.load(std::memory_order_relaxed); }
+  // Claims indices of the call tagged `tag` until none is left (or a later call replaced it). `task`
+  // is dereferenced only after a claim succeeds: a worker holding a finished call's pointer never
+  // touches the caller's (by then destroyed) function.
+  void claim_loop(const std::function<void(std::size_t)>* task, std::size_t n, std::uint32_t tag) {
     for (;;) {
       std::uint64_t v = next_.load(std::memory_order_acquire);
       std::size_t i = 0;
@@ -183,7 +196,7 @@ class HostWorkers {
         if (next_.compare_exchange_weak(v, v + 1, std::memory_order_acq_rel, std::memory_order_acquire)) break;
       }
       try {
-        task(i);
+        (*task)(i);
       } catch (...) {
         errors_[i] = std::current_exception();
       }
@@ -191,7 +204,7 @@ class HostWorkers {
     }
   }
   // A run_tasks call `c` on worker `index`: claims if the call wants this worker. Returns whether it
-  // took part.
+  // took part (was wanted: it then polls for the next call, whether or not tasks were left for it).
   // (registered: the mutex path counted it in active_ already, in the critical section it woke in)
   bool join(const Call& c, std::size_t index, bool registered = false) {
     if (c.job == nullptr || index >= c.want) return false;  // not wanted by this call (run_tasks' max_threads)
@@ -199,7 +212,7 @@ class HostWorkers {
       std::lock_guard<std::mutex> lock(m_);
       ++active_;
     }
-    claim_loop(*c.job, c.n, static_cast<std::uint32_t>(c.generation));
+    claim_loop(c.job, c.n, static_cast<std::uint32_t>(c.generation));
     if (mutex_join_) {
       bool last = false;
       {
@@ -209,10 +222,6 @@ class HostWorkers {
       if (last) done_cv_.notify_all();
     }
     return true;
-  }
-  void wait_workers_left() {
-    std::unique_lock<std::mutex> lock(m_);
-    done_cv_.wait(lock, [&] { return active_ == 0; });
   }
   // Before sleeping on the condition variable, a worker polls for the next call for spin_ns_: a
   // sleeping thread takes tens to hundreds of microseconds to wake (an idle virtual CPU longer), as
