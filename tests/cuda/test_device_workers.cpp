@@ -86,9 +86,6 @@ TEST(HostWorkers, ParallelForVisitsEveryIndexOnceForAnyPoolSize) {
   }
 }
 
-// run_tasks (issue 23): indices claimed one at a time by the caller and whichever workers are awake;
-// every index runs once, the lowest index's exception reaches the caller, rounds interleave with
-// run() on the same pool, and polling workers (set_spin) change none of it.
 // Both ways of joining a call (GPUDM_HOST_POOL_JOIN: 1, polling workers without the mutex; 0, under
 // it), read when a pool starts.
 class PoolJoin {
@@ -109,6 +106,9 @@ class PoolJoin {
   std::string old_;
 };
 
+// run_tasks (issue 23): indices claimed one at a time by the caller and whichever workers are awake;
+// every index runs once, the lowest index's exception reaches the caller, rounds interleave with
+// run() on the same pool, and polling workers (set_spin) and the way they join change none of it.
 TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
   for (const char* join : {"1", "0"})
   for (int spin_us : {0, 500}) {
