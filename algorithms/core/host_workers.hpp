@@ -114,21 +114,20 @@ class HostWorkers {
     if (n == 0) return;
     if (static_cast<std::uint64_t>(n) >= (std::uint64_t{1} << 32)) throw std::logic_error("HostWorkers::run_tasks: 2^32 tasks or more");
     errors_.assign(n, nullptr);
-    std::uint32_t tag = 0;
+    std::uint64_t g = 0;
     {
       std::lock_guard<std::mutex> lock(m_);
-      const std::uint64_t g = generation_.load(std::memory_order_relaxed) + 1;
-      tag = static_cast<std::uint32_t>(g);
+      g = generation_.load(std::memory_order_relaxed) + 1;
       publish(g, &task, n, max_threads, true);
       generation_.store(g, std::memory_order_release);
     }
     if (n > 1 && max_threads > 1) wake(std::min(max_threads - 1, n - 1));
-    claim_loop(&task, n, tag);
+    claim_loop(&task, n, static_cast<std::uint32_t>(g));
     while (done_.load(std::memory_order_acquire) < n) std::this_thread::yield();
     if (mutex_join_) {  // the mutex path: wait for the workers to leave, then retire the call
       std::unique_lock<std::mutex> lock(m_);
       done_cv_.wait(lock, [&] { return active_ == 0; });
-      publish(tag_generation(), nullptr, 0, 0, true);
+      publish(g, nullptr, 0, 0, true);
     }
     for (auto& e : errors_)
       if (e) std::rethrow_exception(e);
@@ -181,7 +180,6 @@ class HostWorkers {
       std::this_thread::yield();
     }
   }
-  std::uint64_t tag_generation() const { return c_gen_.load(std::memory_order_relaxed); }
   // Claims indices of the call tagged `tag` until none is left (or a later call replaced it). `task`
   // is dereferenced only after a claim succeeds: a worker holding a finished call's pointer never
   // touches the caller's (by then destroyed) function.
@@ -203,11 +201,13 @@ class HostWorkers {
       done_.fetch_add(1, std::memory_order_release);
     }
   }
+  // Whether run_tasks call `c` wants worker `index` (a retired call wants none; run_tasks' max_threads).
+  static bool wants(const Call& c, std::size_t index) { return c.claimed && c.job != nullptr && index < c.want; }
   // A run_tasks call `c` on worker `index`: claims if the call wants this worker. Returns whether it
   // took part (was wanted: it then polls for the next call, whether or not tasks were left for it).
   // (registered: the mutex path counted it in active_ already, in the critical section it woke in)
   bool join(const Call& c, std::size_t index, bool registered = false) {
-    if (c.job == nullptr || index >= c.want) return false;  // not wanted by this call (run_tasks' max_threads)
+    if (!wants(c, index)) return false;
     if (mutex_join_ && !registered) {
       std::lock_guard<std::mutex> lock(m_);
       ++active_;
@@ -219,7 +219,7 @@ class HostWorkers {
         std::lock_guard<std::mutex> lock(m_);
         last = --active_ == 0;
       }
-      if (last) done_cv_.notify_all();
+      if (last) done_cv_.notify_one();  // (the caller is the one waiter)
     }
     return true;
   }
@@ -306,7 +306,7 @@ class HostWorkers {
         c = read_call();  // (written under m_: never torn here)
         job = job_;
         mine = index < jobs_;
-        if (c.claimed && mutex_join_ && c.job != nullptr && index < c.want) ++active_;
+        if (mutex_join_ && wants(c, index)) ++active_;
       }
       if (c.claimed) {
         took_part = join(c, index, true);
@@ -324,7 +324,7 @@ class HostWorkers {
         std::lock_guard<std::mutex> lock(m_);
         last = --pending_ == 0;
       }
-      if (last) done_cv_.notify_all();
+      if (last) done_cv_.notify_one();  // (the caller is the one waiter)
     }
   }
 
