@@ -155,6 +155,8 @@ TEST(GmtTree, LeafAndJoinKeepTheBreadthFirstLayout) {
     ASSERT_EQ(gmt_test::layout_error(j, kCols), "");
     EXPECT_EQ(j.size(), l.size() + r.size() + 1);
     EXPECT_EQ(j.n_leaves(), l.n_leaves() + r.n_leaves());
+    EXPECT_EQ(j.n_leaves(), std::count_if(j.nodes().begin(), j.nodes().end(), [](const TreeNode& n) { return n.is_leaf(); }))
+        << "n_leaves() is (size + 1) / 2: every test has two children";
     EXPECT_EQ(j.n_internal(), j.size() - j.n_leaves());
     EXPECT_EQ(j.levels(), 1 + std::max(l.levels(), r.levels()));
     EXPECT_EQ(j.model_attributes(), l.model_attributes() + r.model_attributes());

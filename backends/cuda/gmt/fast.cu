@@ -58,6 +58,27 @@ struct FastPath::Host {
   std::vector<long long> s_stat0, s_work0;
   std::vector<int> attrs;
   std::vector<double> coef_in;
+  // One tree's stat leaves as its task in the one-pass pack found them (offsets within the tree;
+  // the serial step after the pass adds the tree's own offsets). Kept across calls for capacity.
+  struct TreePart {
+    struct Stat {
+      int leaf, k, fit, attr0;     // the leaf (batch-wide index), its model's size, refit or not, attrs offset
+      long long stat0, work0;      // its sums' and solve work's offsets
+    };
+    std::vector<Stat> stat;
+    std::vector<int> attrs;
+    std::vector<double> coef;
+    int max_kv = 0;
+    long long stats = 0, work = 0, est = 0;
+    void clear() {
+      stat.clear();
+      attrs.clear();
+      coef.clear();
+      max_kv = 0;
+      stats = work = est = 0;
+    }
+  };
+  std::vector<TreePart> part;
   // the downloaded outputs (views into h_out_)
   const LeafOut* leaf_out = nullptr;
   const StatOut* stat_out = nullptr;
@@ -150,6 +171,9 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // The caller's per-tree step (the EA's fitness, EvalBatch::after_tree) in the finish task;
   // GPUDM_GMT_AFTER_TREE=0 leaves it to the caller's own step (an experiment's switch).
   after_tree_here_ = ::gpudm::env_integer("GPUDM_GMT_AFTER_TREE", 0, 1, 1) != 0;
+  // The pack in one pass over the trees' nodes (default) or two (sizes, then entries): an
+  // experiment's switch, the same upload either way.
+  pack_one_pass_ = ::gpudm::env_integer("GPUDM_GMT_ONE_PASS_PACK", 0, 1, 1) != 0;
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -172,11 +196,135 @@ void FastPath::drop_graph(int slot) {
   graph_epoch_[slot] = -1;
 }
 
-// The batch's flat arrays, tree by tree in batch order (the layout FusedView describes). Three
-// steps so the trees are packed on the host threads: each tree's sizes (parallel), the offsets
-// (prefix sums, in tree order), each tree's entries at its offsets (parallel). The arrays are the
-// ones a serial pass in tree order writes.
+// The batch's flat arrays, tree by tree in batch order (the layout FusedView describes), the
+// same arrays a serial pass in tree order writes, in one parallel pass over the trees' nodes
+// (GPUDM_GMT_ONE_PASS_PACK=1, the default). A tree's node and leaf offsets follow from the trees'
+// sizes alone (a tree of n nodes has (n + 1) / 2 leaves: every test has two children), so each
+// task writes its tree's packed nodes and per-leaf entries straight into place; its stat leaves
+// (the leaves to fit: a few per tree) go to the tree's own part, and a serial step then gives them
+// their batch-wide offsets. GPUDM_GMT_ONE_PASS_PACK=0: pack_two_pass (sizes, then entries).
 void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
+  if (!pack_one_pass_) {
+    pack_two_pass(slot, batch);
+    return;
+  }
+  Host& h = *h_[slot];
+  h.reset();
+  h.B = static_cast<int>(batch.size());
+  h.stray_cap = std::max(0, batch.repair.min_rows - 1);
+  const bool all_stats = !batch.clean_sse_known;
+  const int cols = static_cast<int>(c_.data.cols);
+  const auto B = static_cast<std::size_t>(h.B);
+  h.t_node0.resize(B + 1);
+  h.t_leaf0.resize(B + 1);
+  h.t_node0[0] = h.t_leaf0[0] = 0;
+  for (std::size_t t = 0; t < B; ++t) {
+    const int n = batch.trees[t]->size();
+    h.t_node0[t + 1] = h.t_node0[t] + n;
+    h.t_leaf0[t + 1] = h.t_leaf0[t] + (n + 1) / 2;
+    h.max_nl = std::max(h.max_nl, (n + 1) / 2);
+  }
+  h.n_nodes = static_cast<std::size_t>(h.t_node0[B]);
+  h.L = h.t_leaf0[B];
+  h.l_stat.resize(static_cast<std::size_t>(h.L));
+  h.l_node.resize(static_cast<std::size_t>(h.L));
+  if (h.part.size() < B) h.part.resize(B);
+  // The upload buffer holds the nodes now (ensure_capacity keeps them if it grows the buffer).
+  reserve(h_in_[slot], nodes_offset(h.B) + bytes_of<PackedNode>(h.n_nodes));
+  PackedNode* packed = reinterpret_cast<PackedNode*>(h_in_[slot].data() + nodes_offset(h.B));
+  // (the pass's threads scale with the batch's nodes; the largest trees are claimed first)
+  const std::size_t batch_nodes =
+      ::gpudm::largest_first(order_, B, [&](std::size_t t) { return static_cast<std::size_t>(batch.trees[t]->size()); });
+  ::gpudm::parallel_for_nodes(*c_.pool, B, batch_nodes, [&](std::size_t t) {
+    const Tree& T = *batch.trees[t];
+    Host::TreePart& z = h.part[t];
+    z.clear();
+    PackedNode* pn = packed + h.t_node0[t];
+    int gl = h.t_leaf0[t], ll = 0;
+    for (int i = 0; i < T.size(); ++i) {
+      const TreeNode& nd = T.node(i);
+      if (!nd.is_leaf()) {
+        GPUDM_REQUIRE(nd.attr < cols, "gmt/cuda: a test on attribute " + std::to_string(nd.attr) + " of " + std::to_string(cols));
+        pn[i] = PackedNode{nd.attr, nd.threshold, nd.left, 0};
+        continue;
+      }
+      pn[i] = PackedNode{-1 - ll, 0.0f, -1, -1};  // pad: the leaf's stat index in its tree (set below), -1 clean
+      h.l_node[static_cast<std::size_t>(gl)] = i;
+      h.l_stat[static_cast<std::size_t>(gl)] = -1;  // (a stat leaf's index: the serial step below)
+      ++gl;
+      ++ll;
+      const bool refit = T.leaf_needs_refit(i);
+      if (!all_stats && !refit) continue;
+      const auto a = T.attrs(i);
+      const int k = static_cast<int>(a.size()), kv = k + 1;
+      pn[i].pad = static_cast<int>(z.stat.size());
+      z.stat.push_back({gl - 1, k, refit ? 1 : 0, static_cast<int>(z.attrs.size()), z.stats, z.work});
+      z.attrs.insert(z.attrs.end(), a.begin(), a.end());
+      if (kv <= FusedPolicy::kMaxKv) {
+        z.max_kv = std::max(z.max_kv, kv);
+        z.stats += ls::n_stats(kv);
+        z.work += static_cast<long long>(kv) * kv + kv;
+        z.est += std::max<std::int64_t>(nd.stats.count, 0) * (ls::n_stats(kv) + 4);
+      }
+      const auto c = T.coef(i);
+      for (int j = 0; j <= k; ++j) z.coef.push_back(refit || c.empty() ? 0.0 : c[static_cast<std::size_t>(j)]);
+    }
+    GPUDM_REQUIRE(gl == h.t_leaf0[t + 1], "gmt/cuda: a tree whose tests do not all have two children (internal error)");
+    GPUDM_REQUIRE(z.stat.size() <= static_cast<std::size_t>(FusedPolicy::kMaxStatLeaves),
+                  "gmt/cuda: a tree with " + std::to_string(z.stat.size()) + " leaves to fit (the fast path takes " +
+                      std::to_string(FusedPolicy::kMaxStatLeaves) + ")");
+  }, order_.data());
+  // The stat leaves' batch-wide offsets (prefix sums in tree order), then their arrays.
+  h.t_stat0.resize(B + 1);
+  h.t_stat0[0] = 0;
+  for (std::size_t t = 0; t < B; ++t) {
+    const Host::TreePart& z = h.part[t];
+    h.t_stat0[t + 1] = h.t_stat0[t] + static_cast<int>(z.stat.size());
+    h.A += static_cast<int>(z.attrs.size());
+    h.coef_total += static_cast<int>(z.coef.size());
+    h.max_kv = std::max(h.max_kv, z.max_kv);
+    h.max_ns = std::max(h.max_ns, static_cast<int>(z.stat.size()));
+  }
+  h.S = h.t_stat0[B];
+  for (auto* v : {&h.s_leaf, &h.s_k, &h.s_fit, &h.s_attr0}) v->resize(static_cast<std::size_t>(h.S));
+  h.s_stat0.resize(static_cast<std::size_t>(h.S));
+  h.s_work0.resize(static_cast<std::size_t>(h.S));
+  h.attrs.resize(static_cast<std::size_t>(h.A));
+  h.coef_in.resize(static_cast<std::size_t>(h.coef_total));
+  int attr0 = 0, coef0 = 0;
+  for (std::size_t t = 0; t < B; ++t) {
+    const Host::TreePart& z = h.part[t];
+    auto gs = static_cast<std::size_t>(h.t_stat0[t]);
+    for (const Host::TreePart::Stat& e : z.stat) {
+      h.s_leaf[gs] = e.leaf;
+      h.l_stat[static_cast<std::size_t>(e.leaf)] = static_cast<int>(gs);
+      h.s_k[gs] = e.k;
+      h.s_fit[gs] = e.fit;
+      h.s_attr0[gs] = attr0 + e.attr0;
+      h.s_stat0[gs] = h.stat_total + e.stat0;
+      h.s_work0[gs] = h.work_total + e.work0;
+      ++gs;
+    }
+    std::copy(z.attrs.begin(), z.attrs.end(), h.attrs.begin() + attr0);
+    std::copy(z.coef.begin(), z.coef.end(), h.coef_in.begin() + coef0);
+    attr0 += static_cast<int>(z.attrs.size());
+    coef0 += static_cast<int>(z.coef.size());
+    h.stat_total += z.stats;
+    h.work_total += z.work;
+  }
+  h.t_salt.assign(batch.salts.begin(), batch.salts.end());
+  h.t_order.resize(B);
+  for (int t = 0; t < h.B; ++t) h.t_order[static_cast<std::size_t>(t)] = t;
+  std::stable_sort(h.t_order.begin(), h.t_order.end(), [&](int a, int b) {
+    return h.part[static_cast<std::size_t>(a)].est > h.part[static_cast<std::size_t>(b)].est;
+  });
+  ensure_capacity(slot);
+}
+
+// The two-pass pack (GPUDM_GMT_ONE_PASS_PACK=0; the default until the seventeenth session): each
+// tree's sizes (parallel), the offsets (prefix sums, in tree order), each tree's entries at its
+// offsets (parallel). The same arrays as pack's one pass.
+void FastPath::pack_two_pass(int slot, const ::gpudm::gmt::EvalBatch& batch) {
   Host& h = *h_[slot];
   h.reset();
   h.B = static_cast<int>(batch.size());
@@ -346,7 +494,7 @@ bool FastPath::ensure_capacity(int slot) {
   }
   bool grew = false;
   device_buffers([&](auto& b, std::size_t n, const char* what) { grew |= reserve(b, n, mem, what); });
-  reserve(h_in_[slot], in_bytes);
+  reserve(h_in_[slot], in_bytes, nodes_offset(h.B) + bytes_of<PackedNode>(h.n_nodes));  // (the one-pass pack wrote the nodes)
   reserve(h_out_[slot], out_bytes);
   // launch shapes: grown with headroom, so the graph is captured again only when a batch outgrows them
   auto grow = [&](int& cap, int need) {
@@ -955,6 +1103,7 @@ nlohmann::ordered_json FastPath::describe() const {
                                           " blocks an SM in the every-width variant with shared-memory leaf atomics (GPUDM_GMT_STATS_CAP); "
                                           "the compiler's in the others"
                                     : "the compiler's (GPUDM_GMT_STATS_CAP=0)";
+  j["pack"] = pack_one_pass_ ? "one pass over the nodes" : "two passes (GPUDM_GMT_ONE_PASS_PACK=0)";
   j["after_tree"] = after_tree_here_ ? "in the finish task" : "the caller's step (GPUDM_GMT_AFTER_TREE=0)";
   j["solve"] = merge_solve_ ? "in the merge's block: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory"
                 : solve_smem_ ? "solve kernel: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory (GPUDM_GMT_MERGE_SOLVE=0)"

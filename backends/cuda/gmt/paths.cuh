@@ -3,7 +3,9 @@
 // and the exact leaf solver; the paths own their work buffers).
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <thread>
 #include <string>
@@ -89,9 +91,13 @@ bool reserve(DeviceBuffer<T>& b, std::size_t n, MemoryGuard& mem, const char* wh
   b = DeviceBuffer<T>(want);
   return true;
 }
+// (keep: the elements at the front that a grown buffer keeps)
 template <class T>
-void reserve(PinnedBuffer<T>& b, std::size_t n) {
-  if (b.size() < n) b = PinnedBuffer<T>(n + n / 2 + 16);
+void reserve(PinnedBuffer<T>& b, std::size_t n, std::size_t keep = 0) {
+  if (b.size() >= n) return;
+  PinnedBuffer<T> g(n + n / 2 + 16);
+  if (keep > 0) std::memcpy(g.data(), b.data(), std::min(keep, b.size()) * sizeof(T));
+  b = std::move(g);
 }
 
 // The exact QR solve of one leaf of a compact tree on the device: its rows found by routing the
@@ -203,6 +209,7 @@ class FastPath {
   // timing events are the half's own). The device buffers are shared: one stream orders a half's
   // kernels and download before the next half's upload.
   void pack(int slot, const ::gpudm::gmt::EvalBatch& batch);
+  void pack_two_pass(int slot, const ::gpudm::gmt::EvalBatch& batch);  // GPUDM_GMT_ONE_PASS_PACK=0
   bool ensure_capacity(int slot);
   void write_view(int slot);
   void launch_half(int slot, PhaseMarks& direct);  // upload, graph (or direct launches), download: async
@@ -226,6 +233,7 @@ class FastPath {
   bool after_tree_here_ = true;  // EvalBatch::after_tree in the finish task (GPUDM_GMT_AFTER_TREE, default 1)
   bool solve_smem_ = true;    // the solve kernel in shared memory (GPUDM_GMT_SOLVE_SMEM, default 1)
   bool merge_solve_ = true;   // the solve in the merge kernel (GPUDM_GMT_MERGE_SOLVE, default 1)
+  bool pack_one_pass_ = true;  // the pack in one pass over the nodes (GPUDM_GMT_ONE_PASS_PACK=1, the default; 0: two)
   std::vector<std::size_t> order_;  // a host step's trees, largest first (largest_first)
   int stats_cap_ = 5;         // the every-width stats kernel's registers capped for 5 or 6 blocks an SM, or not (GPUDM_GMT_STATS_CAP=0)
   bool chunk_major_ = false;  // the stats pass's grid chunk-fastest (GPUDM_GMT_CHUNK_MAJOR; default: the data fits in half the L2)
