@@ -4,10 +4,13 @@ samples are: flat (the innermost frame: the function the CPU was in) and inclusi
 anywhere on the stack, counted once per sample). Addresses become functions with addr2line
 (binutils), per mapped file; run it on the machine that ran the profile (the binary must match).
 
-    scripts/profile_report.py PROFILE [--top N] [--under FUNCTION_SUBSTRING]
+    scripts/profile_report.py PROFILE [--top N] [--under FUNCTION_SUBSTRING] [--lines FUNCTION_SUBSTRING]
 
 --under keeps only the samples whose stack contains a function matching the substring (e.g.
 "GmtEA::run" for the EA's host work) and reports shares of those.
+--lines adds, for the samples whose innermost function matches the substring, their counts by
+source line (addr2line -i: the innermost inlined function's line, and the line of the matched
+function the inlined code sits in).
 """
 import collections
 import subprocess
@@ -54,6 +57,34 @@ def symbolize(maps, addrs):
     return where
 
 
+def lines_of(maps, addrs):
+    """Per address: (innermost file:line, outermost file:line) of its inline chain (addr2line -i)."""
+    out = {}
+    by_file = collections.defaultdict(list)
+    for a in addrs:
+        for lo, hi, off, name in maps:
+            if lo <= a < hi and name.startswith("/"):
+                by_file[name].append((a, a - 1 - lo + off))
+                break
+    for name, items in by_file.items():
+        try:  # one call per file; -a starts each address's inline chain with the address
+            text = subprocess.run(["addr2line", "-a", "-i", "-e", name] + ["%x" % o for _, o in items], capture_output=True, text=True,
+                                  check=False).stdout
+        except FileNotFoundError:
+            text = ""
+        chains, cur = [], None
+        for ln in text.split("\n"):
+            if ln.startswith("0x"):
+                cur = []
+                chains.append(cur)
+            elif ln.strip() and cur is not None:
+                cur.append(ln.strip().rsplit("/", 1)[-1])
+        for k, (a, _) in enumerate(items):
+            chain = chains[k] if k < len(chains) else []
+            out[a] = (chain[0], chain[-1]) if chain else ("?", "?")
+    return out
+
+
 def short(fn, width=110):
     return fn if len(fn) <= width else fn[: width - 3] + "..."
 
@@ -69,22 +100,26 @@ def main():
         top = int(args[args.index("--top") + 1])
     if "--under" in args:
         under = args[args.index("--under") + 1]
+    lines = args[args.index("--lines") + 1] if "--lines" in args else None
     maps, samples = parse(args[0])
     addrs = {a for s in samples for a in s}
     where = symbolize(maps, addrs)
     stacks = [[where.get(a, "?") for a in s] for s in samples]
     # the profiler's own frames: the handler and backtrace, then the signal trampoline (libc's
     # __restore_rt, which addr2line may name after its neighbour __sigaction): cut after it
-    clean = []
-    for st in stacks:
+    clean, inner = [], []  # each sample's stack after the profiler's frames, and its innermost address
+    for st, raw in zip(stacks, samples):
         cut = 0
         for k, fn in enumerate(st[:6]):
             if "restore_rt" in fn or "sigaction" in fn:
                 cut = k + 1
                 break
         clean.append(st[cut:])
+        inner.append(raw[cut] if cut < len(raw) else None)
     if under:
-        clean = [st for st in clean if any(under in fn for fn in st)]
+        keep = [any(under in fn for fn in st) for st in clean]
+        clean = [st for st, k in zip(clean, keep) if k]
+        inner = [a for a, k in zip(inner, keep) if k]
     n = len(clean)
     print(f"{n} samples" + (f" with '{under}' on the stack" if under else "") + f" (of {len(samples)})")
     if not n:
@@ -100,6 +135,13 @@ def main():
     print("\ninclusive (on the stack)")
     for fn, c in incl.most_common(top):
         print(f"{100.0 * c / n:6.2f}%  {c:7d}  {short(fn)}")
+    if lines:
+        hit = [a for st, a in zip(clean, inner) if st and lines in st[0] and a is not None]
+        where_line = lines_of(maps, set(hit))
+        by_line = collections.Counter(where_line.get(a, ("?", "?")) for a in hit)
+        print(f"\nlines of '{lines}' ({len(hit)} samples innermost there): innermost line  <-  line in the function")
+        for (ln, outer), c in by_line.most_common(top):
+            print(f"{100.0 * c / max(1, len(hit)):6.2f}%  {c:7d}  {ln}" + (f"  <-  {outer}" if outer != ln else ""))
     return 0
 
 

@@ -224,6 +224,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["fitness"] = r.best.fitness;
     metrics["induction_seconds"] = r.seconds;
     metrics["breakdown"] = r.timer.to_json();
+    metrics["backend_info"] = e->describe();  // (the backend's own counters: calls, graphs, host time outside the phases)
     if (holdout) {
       const Scores s = score(root, *holdout);
       std::printf("=== test data (%s, test_fraction %g) ===\nRMSE %.6g  MAE %.6g  rows %lld\n", holdout->name().c_str(), test_fraction,

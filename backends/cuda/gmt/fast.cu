@@ -22,6 +22,7 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -1006,6 +1007,11 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
       }
     }
   } wait_on_throw{s, in_flight_};
+  // Host clock of the call's steps that no phase times (reported by describe(): where a run's
+  // time outside its phases goes): the launches' API calls, the waits for the device, the phase
+  // events' read-back.
+  using Clock = std::chrono::steady_clock;
+  auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   for (int p = 0; p < n_parts; ++p) {
     {
       auto sc = timer.scope("flattening");
@@ -1013,16 +1019,23 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
       write_view(p);
     }
     stat_leaves_ += h_[p]->S;
+    const Clock::time_point t0 = Clock::now();
     launch_half(p, direct);
     if (p == 0 && n_parts == 2) half_done_.record(s);
+    host_launch_s_ += since(t0);
   }
   if (n_parts == 2) {  // the first half's results while the device runs the second half
+    const Clock::time_point t0 = Clock::now();
     half_done_.synchronize();
+    host_wait_s_ += since(t0);
     attach_outputs(0);
     finish(0);
   }
+  Clock::time_point t0 = Clock::now();
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+  host_wait_s_ += since(t0);
   in_flight_ = false;
+  t0 = Clock::now();
   direct.flush(timer);
   if (graphs_on_) {
     try {
@@ -1038,6 +1051,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
       graph_note_ = std::string("off: graph phase timing failed (") + e.what() + ")";
     }
   }
+  host_flush_s_ += since(t0);
   attach_outputs(n_parts - 1);
   finish(n_parts - 1);
   for (const FinishCounts& c : cnt) {
@@ -1129,6 +1143,10 @@ nlohmann::ordered_json FastPath::describe() const {
   j["exact_solver_batched_leaves"] = exact_batch_.batched();
   j["exact_solver_batch_launches"] = exact_batch_.launches();
   j["second_passes"] = second_passes_;
+  // (host clock, seconds over the run: outside every phase)
+  j["host_launch_seconds"] = host_launch_s_;  // upload, graph launch and download calls (queued, not waited for)
+  j["host_wait_seconds"] = host_wait_s_;      // waiting for the device (its phases, and the gaps around them)
+  j["host_phase_events_seconds"] = host_flush_s_;  // reading the phases' device events back
   j["clean_leaf_mismatches"] = clean_mismatches_;
   return j;
 }
