@@ -155,9 +155,10 @@ Tree GmtEA::init_tree(Rng& rng) {
   return grow(ids, 0, rng);
 }
 
-double GmtEA::fitness_of(const Individual& ind) const {
-  return fitness_value(fit_, ind.sse, static_cast<std::int64_t>(data_.rows()), ind.tree.n_leaves(), ind.tree.n_internal(),
-                       ind.tree.model_attributes());
+double GmtEA::fitness_of(const Individual& ind) const { return fitness_of(ind, ind.tree.model_attributes()); }
+
+double GmtEA::fitness_of(const Individual& ind, int model_attributes) const {
+  return fitness_value(fit_, ind.sse, static_cast<std::int64_t>(data_.rows()), ind.tree.n_leaves(), ind.tree.n_internal(), model_attributes);
 }
 
 void GmtEA::evaluate(const std::vector<Individual*>& inds) {
@@ -180,8 +181,9 @@ void GmtEA::evaluate(const std::vector<Individual*>& inds) {
     ind->sse = root.sse;
     ind->sae = root.sae;
     ind->evaluated = true;
-    ind->fitness = fitness_of(*ind);
-    ind->tree.compact_pools();
+    const int w = ind->tree.model_attributes();  // (one pass over the nodes for both)
+    ind->fitness = fitness_of(*ind, w);
+    ind->tree.compact_pools(w);
   };
   fitted_.assign(inds.size(), 0);
   batch.after_tree = &fit;

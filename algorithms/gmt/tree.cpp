@@ -275,8 +275,9 @@ void Tree::mark_dirty(int i) {
     if (node(k).is_leaf()) node(k).dirty = 1;
 }
 
-void Tree::compact_pools() {
-  if (attr_pool_.size() <= 2 * static_cast<std::size_t>(model_attributes()) + 16) return;
+void Tree::compact_pools(int w) {
+  if (w < 0) w = model_attributes();
+  if (attr_pool_.size() <= 2 * static_cast<std::size_t>(w) + 16) return;
   std::vector<std::int32_t> a;
   std::vector<double> c;
   for (TreeNode& n : nodes_) {

@@ -112,8 +112,10 @@ class Tree {
   void set_fit(int leaf, const std::vector<int>& attrs, const std::vector<double>& coef, int rank);
   // Every leaf below i (i included) dirty.
   void mark_dirty(int i);
-  // Drops pool entries no leaf refers to (after many set_model / set_fit calls).
-  void compact_pools();
+  // Drops pool entries no leaf refers to (after many set_model / set_fit calls), when the attribute
+  // pool holds more than twice what the leaves use. `model_attributes`: the tree's
+  // model_attributes() when the caller has it (-1: counted here).
+  void compact_pools(int model_attributes = -1);
 
   double predict(const Dataset& d, std::size_t row) const;
   // Leaf reached by `row` (index into the node array).

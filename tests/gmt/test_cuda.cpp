@@ -447,19 +447,6 @@ TEST(GmtCuda, SolveInTheMergeAndCappedStatsRegistersGiveTheSameRun) {
   expect_same_ea_run(13, "GPUDM_GMT_MERGE_SOLVE", {"0", "1", "1"}, "GPUDM_GMT_STATS_CAP", {"0", "5", "6"});
 }
 
-// The pack in one pass over the trees' nodes (default) or two (GPUDM_GMT_ONE_PASS_PACK=0: sizes,
-// then entries): the same upload, so the same trees and the same run bit for bit (the first call
-// of each evaluator also grows the upload buffer after the one pass wrote the nodes into it).
-TEST(GmtCuda, PackInOneOrTwoPassesGivesTheSameRun) {
-  GMT_REQUIRE_CUDA();
-  const EnvRestore restore("GPUDM_GMT_ONE_PASS_PACK");
-  const EnvRestore restore_halves("GPUDM_GMT_PIPELINE");
-  std::vector<Named> sets = armchair_and_year();
-  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
-  expect_switch_keeps_trees("GPUDM_GMT_ONE_PASS_PACK", "pack", sets);
-  expect_same_ea_run(17, "GPUDM_GMT_ONE_PASS_PACK", {"0", "1", "1"}, "GPUDM_GMT_PIPELINE", {"0", "0", "1"});
-}
-
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore("GPUDM_GMT_PIPELINE");

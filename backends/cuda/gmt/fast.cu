@@ -172,9 +172,6 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // The caller's per-tree step (the EA's fitness, EvalBatch::after_tree) in the finish task;
   // GPUDM_GMT_AFTER_TREE=0 leaves it to the caller's own step (an experiment's switch).
   after_tree_here_ = ::gpudm::env_integer("GPUDM_GMT_AFTER_TREE", 0, 1, 1) != 0;
-  // The pack in one pass over the trees' nodes (default) or two (sizes, then entries): an
-  // experiment's switch, the same upload either way.
-  pack_one_pass_ = ::gpudm::env_integer("GPUDM_GMT_ONE_PASS_PACK", 0, 1, 1) != 0;
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -198,17 +195,13 @@ void FastPath::drop_graph(int slot) {
 }
 
 // The batch's flat arrays, tree by tree in batch order (the layout FusedView describes), the
-// same arrays a serial pass in tree order writes, in one parallel pass over the trees' nodes
-// (GPUDM_GMT_ONE_PASS_PACK=1, the default). A tree's node and leaf offsets follow from the trees'
+// same arrays a serial pass in tree order writes, in one parallel pass over the trees' nodes. A tree's node and leaf offsets follow from the trees'
 // sizes alone (a tree of n nodes has (n + 1) / 2 leaves: every test has two children), so each
 // task writes its tree's packed nodes and per-leaf entries straight into place; its stat leaves
 // (the leaves to fit: a few per tree) go to the tree's own part, and a serial step then gives them
-// their batch-wide offsets. GPUDM_GMT_ONE_PASS_PACK=0: pack_two_pass (sizes, then entries).
+// their batch-wide offsets. (Against the two-pass pack it replaced — the trees' sizes, then their
+// entries — Elnino's `flattening` 0.103 -> 0.077 ms per iteration, the same upload: perf-notes-gmt.md.)
 void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
-  if (!pack_one_pass_) {
-    pack_two_pass(slot, batch);
-    return;
-  }
   Host& h = *h_[slot];
   h.reset();
   h.B = static_cast<int>(batch.size());
@@ -322,146 +315,6 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
   ensure_capacity(slot);
 }
 
-// The two-pass pack (GPUDM_GMT_ONE_PASS_PACK=0; the default until the seventeenth session): each
-// tree's sizes (parallel), the offsets (prefix sums, in tree order), each tree's entries at its
-// offsets (parallel). The same arrays as pack's one pass.
-void FastPath::pack_two_pass(int slot, const ::gpudm::gmt::EvalBatch& batch) {
-  Host& h = *h_[slot];
-  h.reset();
-  h.B = static_cast<int>(batch.size());
-  h.stray_cap = std::max(0, batch.repair.min_rows - 1);
-  const bool all_stats = !batch.clean_sse_known;
-  const int cols = static_cast<int>(c_.data.cols);
-  struct Sizes {
-    int nodes = 0, leaves = 0, stat_leaves = 0, attrs = 0, coefs = 0, max_kv = 0;
-    long long stats = 0, work = 0;
-    long long est = 0;  // the stats pass's work on the tree: its stat leaves' rows (last evaluation) x sums per row
-  };
-  std::vector<Sizes> size(static_cast<std::size_t>(h.B) + 1);
-  auto needs_stats = [&](const Tree& T, int i) { return all_stats || T.leaf_needs_refit(i); };
-  // (the passes' threads scale with the batch's nodes; the largest trees are claimed first)
-  const std::size_t batch_nodes =
-      ::gpudm::largest_first(order_, static_cast<std::size_t>(h.B), [&](std::size_t t) { return static_cast<std::size_t>(batch.trees[t]->size()); });
-  ::gpudm::parallel_for_nodes(*c_.pool, static_cast<std::size_t>(h.B), batch_nodes, [&](std::size_t t) {
-    const Tree& T = *batch.trees[t];
-    Sizes& z = size[t];
-    z.nodes = T.size();
-    for (int i = 0; i < T.size(); ++i) {
-      const TreeNode& nd = T.node(i);
-      if (!nd.is_leaf()) {
-        GPUDM_REQUIRE(nd.attr < cols, "gmt/cuda: a test on attribute " + std::to_string(nd.attr) + " of " + std::to_string(cols));
-        continue;
-      }
-      ++z.leaves;
-      if (!needs_stats(T, i)) continue;
-      const int k = nd.m_len, kv = k + 1;
-      ++z.stat_leaves;
-      z.attrs += k;
-      z.coefs += k + 1;
-      if (kv <= FusedPolicy::kMaxKv) {
-        z.max_kv = std::max(z.max_kv, kv);
-        z.stats += ls::n_stats(kv);
-        z.work += static_cast<long long>(kv) * kv + kv;
-        z.est += std::max<std::int64_t>(nd.stats.count, 0) * (ls::n_stats(kv) + 4);
-      }
-    }
-    GPUDM_REQUIRE(z.stat_leaves <= FusedPolicy::kMaxStatLeaves, "gmt/cuda: a tree with " + std::to_string(z.stat_leaves) +
-                                                                    " leaves to fit (the fast path takes " +
-                                                                    std::to_string(FusedPolicy::kMaxStatLeaves) + ")");
-  }, order_.data());
-  // offsets: Sizes of the trees before t (the last entry: the totals)
-  std::vector<Sizes> at(static_cast<std::size_t>(h.B) + 1);
-  for (int t = 0; t < h.B; ++t) {
-    const Sizes &a = at[static_cast<std::size_t>(t)], &z = size[static_cast<std::size_t>(t)];
-    Sizes& n = at[static_cast<std::size_t>(t) + 1];
-    n.nodes = a.nodes + z.nodes;
-    n.leaves = a.leaves + z.leaves;
-    n.stat_leaves = a.stat_leaves + z.stat_leaves;
-    n.attrs = a.attrs + z.attrs;
-    n.coefs = a.coefs + z.coefs;
-    n.stats = a.stats + z.stats;
-    n.work = a.work + z.work;
-    h.max_kv = std::max(h.max_kv, z.max_kv);
-    h.max_nl = std::max(h.max_nl, z.leaves);
-    h.max_ns = std::max(h.max_ns, z.stat_leaves);
-  }
-  const Sizes& tot = at[static_cast<std::size_t>(h.B)];
-  h.L = tot.leaves;
-  h.S = tot.stat_leaves;
-  h.A = tot.attrs;
-  h.stat_total = tot.stats;
-  h.work_total = tot.work;
-  h.coef_total = tot.coefs;
-  const auto B1 = static_cast<std::size_t>(h.B) + 1;
-  h.t_node0.resize(B1);
-  h.t_leaf0.resize(B1);
-  h.t_stat0.resize(B1);
-  for (std::size_t t = 0; t < B1; ++t) {
-    h.t_node0[t] = at[t].nodes;
-    h.t_leaf0[t] = at[t].leaves;
-    h.t_stat0[t] = at[t].stat_leaves;
-  }
-  h.t_salt.assign(batch.salts.begin(), batch.salts.end());
-  h.t_order.resize(static_cast<std::size_t>(h.B));
-  for (int t = 0; t < h.B; ++t) h.t_order[static_cast<std::size_t>(t)] = t;
-  std::stable_sort(h.t_order.begin(), h.t_order.end(), [&](int a, int b) {
-    return size[static_cast<std::size_t>(a)].est > size[static_cast<std::size_t>(b)].est;
-  });
-  h.n_nodes = static_cast<std::size_t>(tot.nodes);
-  h.l_stat.resize(static_cast<std::size_t>(h.L));
-  h.l_node.resize(static_cast<std::size_t>(h.L));
-  for (auto* v : {&h.s_leaf, &h.s_k, &h.s_fit, &h.s_attr0}) v->resize(static_cast<std::size_t>(h.S));
-  h.s_stat0.resize(static_cast<std::size_t>(h.S));
-  h.s_work0.resize(static_cast<std::size_t>(h.S));
-  h.attrs.resize(static_cast<std::size_t>(h.A));
-  h.coef_in.resize(static_cast<std::size_t>(h.coef_total));
-  // The upload buffer sized now, so the nodes (the largest array) are written into it below
-  // instead of into a vector that write_view then copied, on one thread.
-  ensure_capacity(slot);
-  PackedNode* packed = reinterpret_cast<PackedNode*>(h_in_[slot].data() + nodes_offset(h.B));
-  ::gpudm::parallel_for_nodes(*c_.pool, static_cast<std::size_t>(h.B), batch_nodes, [&](std::size_t t) {
-    const Tree& T = *batch.trees[t];
-    Sizes o = at[t];  // running offsets of this tree's entries
-    int ll = 0;
-    for (int i = 0; i < T.size(); ++i) {
-      const TreeNode& nd = T.node(i);
-      PackedNode& pn = packed[static_cast<std::size_t>(o.nodes++)];
-      if (!nd.is_leaf()) {
-        pn = PackedNode{nd.attr, nd.threshold, nd.left, 0};
-        continue;
-      }
-      pn = PackedNode{-1 - ll, 0.0f, -1, -1};  // pad: the leaf's stat index in its tree (set below), -1 clean
-      const auto gl = static_cast<std::size_t>(o.leaves++);
-      ++ll;
-      h.l_node[gl] = i;
-      const bool refit = T.leaf_needs_refit(i);
-      if (!needs_stats(T, i)) {
-        h.l_stat[gl] = -1;
-        continue;
-      }
-      const auto a = T.attrs(i);
-      const int k = static_cast<int>(a.size()), kv = k + 1;
-      const auto gs = static_cast<std::size_t>(o.stat_leaves++);
-      h.l_stat[gl] = static_cast<int>(gs);
-      pn.pad = static_cast<int>(gs) - at[t].stat_leaves;
-      h.s_leaf[gs] = static_cast<int>(gl);
-      h.s_k[gs] = k;
-      h.s_fit[gs] = refit ? 1 : 0;
-      h.s_attr0[gs] = o.attrs;
-      std::copy(a.begin(), a.end(), h.attrs.begin() + o.attrs);
-      o.attrs += k;
-      h.s_stat0[gs] = o.stats;
-      h.s_work0[gs] = o.work;
-      if (kv <= FusedPolicy::kMaxKv) {
-        o.stats += ls::n_stats(kv);
-        o.work += static_cast<long long>(kv) * kv + kv;
-      }
-      const auto c = T.coef(i);
-      for (int j = 0; j <= k; ++j) h.coef_in[static_cast<std::size_t>(o.coefs++)] = refit || c.empty() ? 0.0 : c[static_cast<std::size_t>(j)];
-    }
-  }, order_.data());
-}
-
 bool FastPath::ensure_capacity(int slot) {
   Host& h = *h_[slot];
   MemoryGuard& mem = *c_.memory;
@@ -495,7 +348,7 @@ bool FastPath::ensure_capacity(int slot) {
   }
   bool grew = false;
   device_buffers([&](auto& b, std::size_t n, const char* what) { grew |= reserve(b, n, mem, what); });
-  reserve(h_in_[slot], in_bytes, nodes_offset(h.B) + bytes_of<PackedNode>(h.n_nodes));  // (the one-pass pack wrote the nodes)
+  reserve(h_in_[slot], in_bytes, nodes_offset(h.B) + bytes_of<PackedNode>(h.n_nodes));  // (pack wrote the nodes: kept)
   reserve(h_out_[slot], out_bytes);
   // launch shapes: grown with headroom, so the graph is captured again only when a batch outgrows them
   auto grow = [&](int& cap, int need) {
@@ -1117,7 +970,6 @@ nlohmann::ordered_json FastPath::describe() const {
                                           " blocks an SM in the every-width variant with shared-memory leaf atomics (GPUDM_GMT_STATS_CAP); "
                                           "the compiler's in the others"
                                     : "the compiler's (GPUDM_GMT_STATS_CAP=0)";
-  j["pack"] = pack_one_pass_ ? "one pass over the nodes" : "two passes (GPUDM_GMT_ONE_PASS_PACK=0)";
   j["after_tree"] = after_tree_here_ ? "in the finish task" : "the caller's step (GPUDM_GMT_AFTER_TREE=0)";
   j["solve"] = merge_solve_ ? "in the merge's block: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory"
                 : solve_smem_ ? "solve kernel: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory (GPUDM_GMT_MERGE_SOLVE=0)"

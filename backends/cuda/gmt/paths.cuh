@@ -209,7 +209,6 @@ class FastPath {
   // timing events are the half's own). The device buffers are shared: one stream orders a half's
   // kernels and download before the next half's upload.
   void pack(int slot, const ::gpudm::gmt::EvalBatch& batch);
-  void pack_two_pass(int slot, const ::gpudm::gmt::EvalBatch& batch);  // GPUDM_GMT_ONE_PASS_PACK=0
   bool ensure_capacity(int slot);
   void write_view(int slot);
   void launch_half(int slot, PhaseMarks& direct);  // upload, graph (or direct launches), download: async
@@ -233,7 +232,6 @@ class FastPath {
   bool after_tree_here_ = true;  // EvalBatch::after_tree in the finish task (GPUDM_GMT_AFTER_TREE, default 1)
   bool solve_smem_ = true;    // the solve kernel in shared memory (GPUDM_GMT_SOLVE_SMEM, default 1)
   bool merge_solve_ = true;   // the solve in the merge kernel (GPUDM_GMT_MERGE_SOLVE, default 1)
-  bool pack_one_pass_ = true;  // the pack in one pass over the nodes (GPUDM_GMT_ONE_PASS_PACK=1, the default; 0: two)
   std::vector<std::size_t> order_;  // a host step's trees, largest first (largest_first)
   int stats_cap_ = 5;         // the every-width stats kernel's registers capped for 5 or 6 blocks an SM, or not (GPUDM_GMT_STATS_CAP=0)
   bool chunk_major_ = false;  // the stats pass's grid chunk-fastest (GPUDM_GMT_CHUNK_MAJOR; default: the data fits in half the L2)
