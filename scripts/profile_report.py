@@ -8,9 +8,9 @@ anywhere on the stack, counted once per sample). Addresses become functions with
 
 --under keeps only the samples whose stack contains a function matching the substring (e.g.
 "GmtEA::run" for the EA's host work) and reports shares of those.
---lines adds, for the samples whose innermost function matches the substring, their counts by
-source line (addr2line -i: the innermost inlined function's line, and the line of the matched
-function the inlined code sits in).
+--lines adds, for the samples in a function matching the substring (or in code inlined into it),
+their counts by that function's source line and the innermost inlined line (addr2line -f -i on the
+interrupted address; needs line tables, e.g. -g1 or RelWithDebInfo).
 """
 import collections
 import subprocess
@@ -57,19 +57,20 @@ def symbolize(maps, addrs):
     return where
 
 
-def lines_of(maps, addrs):
-    """Per address: (innermost file:line, outermost file:line) of its inline chain (addr2line -i)."""
+def chains_of(maps, addrs):
+    """Per address (an interrupted PC: looked up as it is, not as a return address): its inline
+    chain, innermost first, as (function, file:line) pairs (addr2line -a -f -i -C)."""
     out = {}
     by_file = collections.defaultdict(list)
     for a in addrs:
         for lo, hi, off, name in maps:
             if lo <= a < hi and name.startswith("/"):
-                by_file[name].append((a, a - 1 - lo + off))
+                by_file[name].append((a, a - lo + off))
                 break
     for name, items in by_file.items():
-        try:  # one call per file; -a starts each address's inline chain with the address
-            text = subprocess.run(["addr2line", "-a", "-i", "-e", name] + ["%x" % o for _, o in items], capture_output=True, text=True,
-                                  check=False).stdout
+        try:  # one call per file; -a starts each address's chain with the address
+            text = subprocess.run(["addr2line", "-a", "-f", "-i", "-C", "-e", name] + ["%x" % o for _, o in items], capture_output=True,
+                                  text=True, check=False).stdout
         except FileNotFoundError:
             text = ""
         chains, cur = [], None
@@ -78,10 +79,11 @@ def lines_of(maps, addrs):
                 cur = []
                 chains.append(cur)
             elif ln.strip() and cur is not None:
-                cur.append(ln.strip().rsplit("/", 1)[-1])
+                cur.append(ln.strip())
         for k, (a, _) in enumerate(items):
-            chain = chains[k] if k < len(chains) else []
-            out[a] = (chain[0], chain[-1]) if chain else ("?", "?")
+            flat = chains[k] if k < len(chains) else []
+            # (function, file:line) pairs; the line loses its directory and its "(discriminator N)"
+            out[a] = [(flat[i], flat[i + 1].rsplit("/", 1)[-1].split(" (")[0]) for i in range(0, len(flat) - 1, 2)]
     return out
 
 
@@ -136,12 +138,20 @@ def main():
     for fn, c in incl.most_common(top):
         print(f"{100.0 * c / n:6.2f}%  {c:7d}  {short(fn)}")
     if lines:
-        hit = [a for st, a in zip(clean, inner) if st and lines in st[0] and a is not None]
-        where_line = lines_of(maps, set(hit))
-        by_line = collections.Counter(where_line.get(a, ("?", "?")) for a in hit)
-        print(f"\nlines of '{lines}' ({len(hit)} samples innermost there): innermost line  <-  line in the function")
-        for (ln, outer), c in by_line.most_common(top):
-            print(f"{100.0 * c / max(1, len(hit)):6.2f}%  {c:7d}  {ln}" + (f"  <-  {outer}" if outer != ln else ""))
+        # the samples whose innermost address's inline chain has a function matching `lines` (code
+        # inlined into it counts), by that function's line and the innermost line
+        chains = chains_of(maps, {a for a in inner if a is not None})
+        by_line = collections.Counter()
+        for a in inner:
+            chain = chains.get(a, []) if a is not None else []
+            for k, (fn, ln) in enumerate(chain):
+                if lines in fn:
+                    by_line[(ln, chain[0][1] if k > 0 else ln)] += 1
+                    break
+        hit = sum(by_line.values())
+        print(f"\nlines of '{lines}' ({hit} samples in it or in code inlined into it): its line  <-  the innermost (inlined) line")
+        for (ln, innermost), c in by_line.most_common(top):
+            print(f"{100.0 * c / max(1, hit):6.2f}%  {c:7d}  {ln}" + (f"  <-  {innermost}" if innermost != ln else ""))
     return 0
 
 

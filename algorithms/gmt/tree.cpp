@@ -236,6 +236,8 @@ Tree Tree::grafted(const std::vector<int>& at, const std::vector<Source>& with, 
 }
 
 void Tree::set_model(int i, const std::vector<int>& a) {
+  // (a test made a leaf here would orphan its children: make_leaf rebuilds the tree instead)
+  GPUDM_REQUIRE(node(i).is_leaf(), "gmt: set_model on node " + std::to_string(i) + ", a test (make_leaf replaces a subtree)");
   TreeNode& n = node(i);
   n.attr = kLeafNode;
   n.threshold = 0.0f;

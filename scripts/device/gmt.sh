@@ -30,7 +30,8 @@
 #     hostprof whole 10,000-iteration GPU runs (GMT_HOSTPROF_SETS, default "pol elnino") under the
 #              in-process sampler (GPUDM_PROFILE_OUT), reported on the machine by
 #              scripts/profile_report.py (all samples, those under GmtEA::run, and the source lines of
-#              GMT_HOSTPROF_LINES' functions, default "finish_tree GmtEA::mutate propagate_stats_from_keys")  ~1 min
+#              GMT_HOSTPROF_LINES' functions, default "finish_tree GmtEA::mutate propagate_stats_from_keys";
+#              a build without line tables reports them as ??:?)                               ~1 min
 #     ncu      Nsight Compute on the fast path's kernels (3 launches each of a short Armchair 1M and
 #              Pol induction): speed of light, occupancy, warp states          ~1-2 min
 #     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
@@ -224,8 +225,11 @@ if has hostprof; then
       { status=1; echo "!! host profile $name failed"; tail -5 "$OUT_DIR/hostprof_$name.log"; continue; }
     python3 "$ROOT/scripts/profile_report.py" "$OUT_DIR/hostprof_$name.txt" --top 40 >"$OUT_DIR/hostprof_${name}_report.txt" 2>&1
     python3 "$ROOT/scripts/profile_report.py" "$OUT_DIR/hostprof_$name.txt" --top 40 --under GmtEA::run >"$OUT_DIR/hostprof_${name}_report_ea.txt" 2>&1
-    for fn in ${GMT_HOSTPROF_LINES:-finish_tree GmtEA::mutate propagate_stats_from_keys}; do  # where in these functions, by source line
-      python3 "$ROOT/scripts/profile_report.py" "$OUT_DIR/hostprof_$name.txt" --top 30 --lines "$fn" 2>&1 | sed -n '/^lines of/,$p' >>"$OUT_DIR/hostprof_${name}_lines.txt"
+    : >"$OUT_DIR/hostprof_${name}_lines.txt"
+    read -r -a fns <<<"${GMT_HOSTPROF_LINES:-finish_tree GmtEA::mutate propagate_stats_from_keys}"
+    for fn in "${fns[@]}"; do  # where in these functions, by source line (errors kept in the file)
+      python3 "$ROOT/scripts/profile_report.py" "$OUT_DIR/hostprof_$name.txt" --top 30 --lines "$fn" 2>>"$OUT_DIR/hostprof_${name}_lines.txt" |
+        sed -n '/^lines of/,$p' >>"$OUT_DIR/hostprof_${name}_lines.txt"
     done
     head -30 "$OUT_DIR/hostprof_${name}_report_ea.txt"
   done

@@ -335,6 +335,9 @@ TEST(GmtTree, ModelsFollowTheirLeaves) {
   EXPECT_EQ(t.node(1).rank, 3);
   EXPECT_FALSE(t.leaf_needs_refit(1));
   EXPECT_EQ(t.model_attributes(), 4);
+  // a test's model cannot be set (it would orphan the test's children; n_leaves() counts on that)
+  EXPECT_THROW(t.set_model(2, {0}), Error);
+  EXPECT_EQ(gmt_test::layout_error(t, kCols), "");
   // a refit with more attributes than the leaf had (a new model) goes to the end of the pools
   t.set_model(3, {0, 1, 2});
   EXPECT_TRUE(t.leaf_needs_refit(3));

@@ -242,6 +242,9 @@ void FastPath::pack(int slot, const ::gpudm::gmt::EvalBatch& batch) {
         pn[i] = PackedNode{nd.attr, nd.threshold, nd.left, 0};
         continue;
       }
+      // (checked before the writes: a tree with more leaves than (n + 1) / 2 would write into the
+      // next tree's leaf entries)
+      GPUDM_REQUIRE(gl < h.t_leaf0[t + 1], "gmt/cuda: a tree whose tests do not all have two children (internal error)");
       pn[i] = PackedNode{-1 - ll, 0.0f, -1, -1};  // pad: the leaf's stat index in its tree (set below), -1 clean
       h.l_node[static_cast<std::size_t>(gl)] = i;
       h.l_stat[static_cast<std::size_t>(gl)] = -1;  // (a stat leaf's index: the serial step below)
