@@ -32,15 +32,21 @@ def parse(path):
     return maps, samples
 
 
+def locate(maps, a):
+    """(mapped file, offset in it) of address a, or None outside the mapped files."""
+    for lo, hi, off, name in maps:
+        if lo <= a < hi and name.startswith("/"):
+            return name, a - lo + off
+    return None
+
+
 def symbolize(maps, addrs):
     by_file = collections.defaultdict(list)
     where = {}
     for a in addrs:
-        for lo, hi, off, name in maps:
-            if lo <= a < hi and name.startswith("/"):
-                # the return address points after the call: look up a - 1
-                by_file[name].append((a, a - 1 - lo + off))
-                break
+        at = locate(maps, a - 1)  # the return address points after the call: look up a - 1
+        if at:
+            by_file[at[0]].append((a, at[1]))
         else:
             where[a] = "?"
     for name, items in by_file.items():
@@ -63,10 +69,9 @@ def chains_of(maps, addrs):
     out = {}
     by_file = collections.defaultdict(list)
     for a in addrs:
-        for lo, hi, off, name in maps:
-            if lo <= a < hi and name.startswith("/"):
-                by_file[name].append((a, a - lo + off))
-                break
+        at = locate(maps, a)
+        if at:
+            by_file[at[0]].append((a, at[1]))
     for name, items in by_file.items():
         try:  # one call per file; -a starts each address's chain with the address
             text = subprocess.run(["addr2line", "-a", "-f", "-i", "-C", "-e", name] + ["%x" % o for _, o in items], capture_output=True,

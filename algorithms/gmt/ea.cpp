@@ -155,8 +155,6 @@ Tree GmtEA::init_tree(Rng& rng) {
   return grow(ids, 0, rng);
 }
 
-double GmtEA::fitness_of(const Individual& ind) const { return fitness_of(ind, ind.tree.model_attributes()); }
-
 double GmtEA::fitness_of(const Individual& ind, int model_attributes) const {
   return fitness_value(fit_, ind.sse, static_cast<std::int64_t>(data_.rows()), ind.tree.n_leaves(), ind.tree.n_internal(), model_attributes);
 }

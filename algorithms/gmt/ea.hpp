@@ -133,8 +133,9 @@ class GmtEA {
   bool mutate_expand(Tree& t, int n, Rng& rng);
   // Index into a list sorted best-first, drawn with linear ranking.
   std::size_t rank_select(std::size_t n, Rng& rng) const;
-  double fitness_of(const Individual& ind) const;
-  double fitness_of(const Individual& ind, int model_attributes) const;  // (the tree's model_attributes() given)
+  // The individual's fitness from its SSE and its tree's size (`model_attributes`: the tree's
+  // model_attributes(), which the caller also hands to compact_pools).
+  double fitness_of(const Individual& ind, int model_attributes) const;
   const GmtParams& params() const { return p_; }
   // Called with every batch before it is handed to the evaluator: the generation (0 = the initial
   // population) and the batch (trees before their repairs, the salts, the repair rule). Used to

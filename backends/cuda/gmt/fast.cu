@@ -22,7 +22,6 @@
 #include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +30,7 @@
 #include <string>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gmt/eval_steps.hpp"
 #include "algorithms/gmt/leaf_stats.hpp"
 #include "backends/cuda/common/error.cuh"
@@ -866,8 +866,6 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   // Host clock of the call's steps that no phase times (reported by describe(): where a run's
   // time outside its phases goes): the launches' API calls, the waits for the device, the phase
   // events' read-back.
-  using Clock = std::chrono::steady_clock;
-  auto since = [](Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); };
   for (int p = 0; p < n_parts; ++p) {
     {
       auto sc = timer.scope("flattening");
@@ -875,23 +873,23 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
       write_view(p);
     }
     stat_leaves_ += h_[p]->S;
-    const Clock::time_point t0 = Clock::now();
+    const ::gpudm::Stopwatch launch;
     launch_half(p, direct);
     if (p == 0 && n_parts == 2) half_done_.record(s);
-    host_launch_s_ += since(t0);
+    host_launch_s_ += launch.seconds();
   }
   if (n_parts == 2) {  // the first half's results while the device runs the second half
-    const Clock::time_point t0 = Clock::now();
+    const ::gpudm::Stopwatch wait;
     half_done_.synchronize();
-    host_wait_s_ += since(t0);
+    host_wait_s_ += wait.seconds();
     attach_outputs(0);
     finish(0);
   }
-  Clock::time_point t0 = Clock::now();
+  ::gpudm::Stopwatch clock;
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
-  host_wait_s_ += since(t0);
+  host_wait_s_ += clock.seconds();
   in_flight_ = false;
-  t0 = Clock::now();
+  clock.reset();
   direct.flush(timer);
   if (graphs_on_) {
     try {
@@ -907,7 +905,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
       graph_note_ = std::string("off: graph phase timing failed (") + e.what() + ")";
     }
   }
-  host_flush_s_ += since(t0);
+  host_flush_s_ += clock.seconds();
   attach_outputs(n_parts - 1);
   finish(n_parts - 1);
   for (const FinishCounts& c : cnt) {
