@@ -67,9 +67,10 @@ void CpuGmtEvaluator::evaluate(const EvalBatch& batch, PhaseTimer& timer) {
   for (const auto& r : outcomes) count_tree(r);
 }
 
-void CpuGmtEvaluator::split_rows(Comm& comm) {
+bool CpuGmtEvaluator::split_rows(Comm& comm) {
   comm_ = comm.size() > 1 ? &comm : nullptr;
   group_.clear();
+  return true;
 }
 
 nlohmann::ordered_json CpuGmtEvaluator::describe() const {

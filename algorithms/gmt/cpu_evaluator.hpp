@@ -21,7 +21,7 @@ class CpuGmtEvaluator : public ModelTreeEvaluator {
   nlohmann::ordered_json describe() const override;
   // Rows split over `comm`'s ranks (EvalWork::set_ranks; every rank evaluates every tree on its
   // chunks). Every rank must make the same calls.
-  void split_rows(Comm& comm);
+  bool split_rows(Comm& comm) override;
 
  protected:
   explicit CpuGmtEvaluator(std::unique_ptr<TaskRunner> tasks) : tasks_(std::move(tasks)) {}

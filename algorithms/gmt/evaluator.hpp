@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "algorithms/core/backend.hpp"
+#include "algorithms/core/comm.hpp"
 #include "algorithms/core/dataset.hpp"
 #include "algorithms/core/host_workers.hpp"
 #include "algorithms/core/phase_timer.hpp"
@@ -141,6 +142,14 @@ class ModelTreeEvaluator : public BackendOf<EvalOptions> {
   // own host steps use; one thread unless GPUDM_HOST_THREADS says more). The EA's results do not
   // depend on it (every individual's operators draw from their own stream).
   virtual HostWorkers* host_pool() { return nullptr; }
+  // An MPI run's rows split (issue 26): from now on this evaluator works on its rank's block of the
+  // rows of every tree and combines with the other ranks through `comm` (every rank ends each call
+  // with one process's trees). Call before prepare(). False: this backend does not split rows
+  // (the caller splits individuals instead).
+  virtual bool split_rows(Comm& comm) {
+    (void)comm;
+    return false;
+  }
   const EvalCounters& counters() const { return counters_; }
 
  protected:

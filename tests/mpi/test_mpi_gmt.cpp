@@ -76,6 +76,61 @@ TEST(MpiGmt, InducedTreeEqualsOneProcessAtAnyRankCount) {
   }
 }
 
+// The CUDA fast path's rows split (its merge's groups exchanged between the ranks, fused.cuh
+// FusedGroups): every rank's run equals one GPU process's bit for bit at 1, 2 and 3 ranks (the
+// ranks may share one GPU), on 12 chunks (12 merge groups: a rank of 3 holds 4) and on 40 (32
+// groups of one or two chunks), with leaves under the repair limit whose rows lie on several ranks,
+// and with every fitted leaf sent to the exact solver (fast_pivot_guard 1), batched and one by one
+// (exact_batch_max_rows 0): its rows gathered from the ranks. Skips without a GPU.
+TEST(MpiGmt, CudaRowsSplitEqualsOneGpuProcessAtAnyRankCount) {
+  Comm& c = world();
+  if (!gmt_test::registry().info("gmt", "cuda").available) GTEST_SKIP() << "no CUDA device";
+  for (const std::size_t rows : {std::size_t{3000}, std::size_t{40000}})
+    for (const int exact : {0, 1, 2}) {
+      if (rows > 3000 && exact != 0) continue;
+      SCOPED_TRACE(std::to_string(rows) + " rows, exact solver " + std::to_string(exact) + ", " + std::to_string(c.size()) + " ranks");
+      const Dataset d = gmt_test::make_dataset(rows, 4, 17, gmt_test::piecewise, 0.2);
+      GmtParams p;
+      p.iterations = rows > 3000 ? 30 : 50;
+      p.population = 24;
+      p.seed = 5;
+      p.min_leaf_rows = 40;
+      EvalOptions o;
+      if (exact > 0) o.fast_pivot_guard = 1.0;  // (every pivot is at most its column's norm: every fitted leaf with attributes)
+      if (exact == 2) o.exact_batch_max_rows = 0;
+      auto one = gmt_test::registry().create<ModelTreeEvaluator>("gmt", "cuda");
+      one->configure(o);
+      one->prepare(d);
+      const TrainResult want = train(d, p, *one, false);
+      EXPECT_GT(want.best.tree.n_leaves(), 1) << "the case is what it claims: a tree grows";
+      EXPECT_GT(one->counters().repairs, 0) << "the case is what it claims: repairs happen";
+      const nlohmann::ordered_json info1 = one->describe();
+      if (exact > 0) {
+        EXPECT_GT(info1.value("exact_solver_leaves", 0LL), 0) << "the case is what it claims: the exact solver runs";
+      }
+      if (exact == 2) {
+        EXPECT_EQ(info1.value("exact_solver_batched_leaves", 0LL), 0) << "one by one";
+      }
+      std::unique_ptr<ModelTreeEvaluator> ranks = across_ranks(gmt_test::registry().create<ModelTreeEvaluator>("gmt", "cuda"), EvalOptions::RankSplit::kRows);
+      ranks->configure(o);
+      ranks->prepare(d);
+      const TrainResult got = train(d, p, *ranks, false);
+      EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
+      EXPECT_EQ(got.best.fitness, want.best.fitness);
+      EXPECT_EQ(got.summary.iterations, want.summary.iterations);
+      EXPECT_EQ(ranks->counters().trees, one->counters().trees);
+      EXPECT_EQ(ranks->counters().repairs, one->counters().repairs);
+      const nlohmann::ordered_json info = ranks->describe();
+      EXPECT_EQ(info.value("exact_solver_leaves", 0LL), info1.value("exact_solver_leaves", 0LL));
+      if (c.size() > 1) {
+        EXPECT_EQ(info.value("rank_split", std::string()), "rows");
+        EXPECT_GT(info.value("combine_calls", 0LL), 0);
+        const auto rr = info.at("rank_rows");
+        EXPECT_LT(rr.at(1).get<long long>() - rr.at(0).get<long long>(), static_cast<long long>(rows)) << "the device holds its block only";
+      }
+    }
+}
+
 // The combine steps themselves: a tree with leaves under the repair limit whose rows lie on
 // several ranks (and, with 2 chunks at 3 ranks, a rank without chunks) gives every rank one
 // process's counts and small leaves' rows.

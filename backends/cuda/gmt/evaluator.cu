@@ -79,11 +79,20 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     data_ = DeviceDataset();
     memory_ = g::MemoryGuard();  // ... so the count starts again
     memory_.set_limit(options_.device_memory_limit);
-    const std::size_t bytes = train.padded_rows() * train.cols() * sizeof(float) + train.rows() * sizeof(float) +
-                              (train.has_missing() ? train.padded_rows() * train.cols() : 0);
-    memory_.take(bytes, "dataset '" + train.name() + "' (" + std::to_string(train.rows()) + " x " +
-                            std::to_string(train.cols()) + ")");
-    data_ = upload_dataset(train, stream_);
+    // The rows this device holds: all of them, or a rows split's block (issue 26; the host keeps
+    // every row: the finish's repairs read any row)
+    const bool split = comm_ != nullptr && comm_->size() > 1;
+    GPUDM_REQUIRE(!split || !faithful(), "gmt/cuda: rank_split 'rows' needs the fast path (gpu_path 'fast'; the faithful path splits individuals)");
+    ctx_.block = g::RowBlock::of(static_cast<long long>(train.rows()), device_props(device_).sm_count, split ? comm_->rank() : 0,
+                                 split ? comm_->size() : 1);
+    slice_ = split ? train.slice(static_cast<std::size_t>(ctx_.block.row0), static_cast<std::size_t>(ctx_.block.row0 + ctx_.block.rows)) : Dataset();
+    const Dataset& held = split ? slice_ : train;
+    const std::size_t bytes = held.padded_rows() * held.cols() * sizeof(float) + held.rows() * sizeof(float) +
+                              (held.has_missing() ? held.padded_rows() * held.cols() : 0);
+    memory_.take(bytes, "dataset '" + train.name() + "' (" + std::to_string(held.rows()) + " x " +
+                            std::to_string(held.cols()) + ")");
+    data_ = upload_dataset(held, stream_);
+    ctx_.comm = split ? comm_ : nullptr;
     if (!solver_) solver_ = std::make_unique<g::LeafSolver>(stream_.get());
     solver_->set_ormqr_max_rows(options_.ormqr_max_rows);
     ctx_.stream = stream_.get();
@@ -108,6 +117,10 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
   }
 
   ::gpudm::HostWorkers* host_pool() override { return &pool_; }
+  bool split_rows(::gpudm::Comm& comm) override {
+    comm_ = &comm;
+    return true;
+  }
   nlohmann::ordered_json describe() const override {
     nlohmann::ordered_json j = fast_ ? fast_->describe() : faithful_ ? faithful_->describe() : nlohmann::ordered_json::object();
     j["device"] = device_props(device_).name;
@@ -121,6 +134,8 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
   bool faithful() const { return options_.gpu_path == EvalOptions::GpuPath::kFaithful; }
 
   int device_;
+  ::gpudm::Comm* comm_ = nullptr;  // a rows split's ranks (split_rows)
+  Dataset slice_;                  // its block of the rows (the device's copy is uploaded from it)
   Stream stream_;  // declared before everything that frees memory on it
   g::MemoryGuard memory_;
   DeviceDataset data_;

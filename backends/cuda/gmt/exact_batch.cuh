@@ -76,11 +76,21 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
 
 // Outputs per job j: coef[j * ld .. + k + 1) (intercept first, 0 for dropped columns), rank[j],
 // sse[j], found[j] (rows routed to the leaf: must equal m). `mask`: exact_route_kernel's.
+// mode (a rows split over MPI ranks, issue 26; one process: kSolve):
+//   kSolve   the leaf's rows from the mask, gathered, solved, the residuals summed;
+//   kGather  only the rows from this device's mask gathered: the matrix of found[j] rows (ld
+//            found[j]) at mat0, for the ranks to exchange;
+//   kGiven   the matrix at mat0 is given (the ranks' rows stacked in rank order, ld m: the rows in
+//            row order, as kSolve gathers them) and `given` holds a copy of it: solved, the residuals
+//            summed from the copy. The same values and operations as kSolve, so the same bits.
+struct ExactMode {
+  static constexpr int kSolve = 0, kGather = 1, kGiven = 2;
+};
 __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
     exact_batch_kernel(DatasetView d, const ExactJob* __restrict__ jobs, const unsigned* __restrict__ mask, long long words,
                        const int* __restrict__ attrs, int* __restrict__ rows, double* __restrict__ mat, double rank_tol,
                        double* __restrict__ coef, int ld, int* __restrict__ rank, double* __restrict__ sse,
-                       long long* __restrict__ found) {
+                       long long* __restrict__ found, int mode = ExactMode::kSolve, const double* __restrict__ given = nullptr) {
   using Scan = cub::BlockScan<int, ExactBatchPolicy::kBlock>;
   __shared__ typename Scan::TempStorage scan;
   __shared__ double red[ExactBatchPolicy::kBlock];
@@ -100,8 +110,8 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
   // 1. The leaf's rows in row order from its mask: a word per thread and step, a block-wide scan
   //    of the words' bit counts, each word's rows written in bit order.
   const unsigned* jm = mask + static_cast<long long>(blockIdx.x) * words;
-  long long base = 0;
-  for (long long w0 = 0; w0 < words; w0 += ExactBatchPolicy::kBlock) {
+  long long base = mode == ExactMode::kGiven ? m : 0;
+  for (long long w0 = 0; mode != ExactMode::kGiven && w0 < words; w0 += ExactBatchPolicy::kBlock) {
     const long long w = w0 + tid;
     unsigned bits = w < words ? jm[w] : 0u;
     int pos = 0, total = 0;
@@ -116,6 +126,14 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
     __syncthreads();  // (scan's storage is reused)
   }
   if (tid == 0) found[blockIdx.x] = base;
+  if (mode == ExactMode::kGather) {  // this device's rows of the leaf, ld base
+    for (long long e = tid; e < base * nc; e += blockDim.x) {
+      const long long c = e / base, i = e - c * base;
+      const long long row = rw[i];
+      A[e] = c == 0 ? 1.0 : c <= k ? static_cast<double>(d.features[static_cast<long long>(a[c - 1]) * ldf + row]) : static_cast<double>(d.targets[row]);
+    }
+    return;
+  }
   if (base != m || m == 0) {  // a count the pass did not give (the host reports it), or an empty leaf
     for (int c = tid; c < p; c += blockDim.x) coef[static_cast<long long>(blockIdx.x) * ld + c] = 0.0;
     if (tid == 0) {
@@ -125,7 +143,7 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
     return;
   }
   // 2. [1, x_a..., y] in double, column-major.
-  for (long long e = tid; e < m * nc; e += blockDim.x) {
+  for (long long e = tid; mode == ExactMode::kSolve && e < m * nc; e += blockDim.x) {
     const long long c = e / m, i = e - c * m;
     const long long row = rw[i];
     double x;
@@ -209,12 +227,14 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
   // 5. The SSE from the residuals of the original values (as ExactLeaf: 1 x c0 first, then the
   //    attributes in order).
   double e2 = 0.0;
+  const double* O = mode == ExactMode::kGiven ? given + J.mat0 : nullptr;
   for (long long i = tid; i < m; i += blockDim.x) {
-    const long long row = rw[i];
+    const long long row = O ? i : rw[i];
     double pred = 0.0;
     pred += beta[0] * 1.0;
-    for (int c = 1; c <= k; ++c) pred += beta[c] * static_cast<double>(d.features[static_cast<long long>(a[c - 1]) * ldf + row]);
-    const double e = static_cast<double>(d.targets[row]) - pred;
+    for (int c = 1; c <= k; ++c)
+      pred += beta[c] * (O ? O[static_cast<long long>(c) * m + i] : static_cast<double>(d.features[static_cast<long long>(a[c - 1]) * ldf + row]));
+    const double e = (O ? O[static_cast<long long>(k + 1) * m + i] : static_cast<double>(d.targets[row])) - pred;
     e2 += e * e;
   }
   e2 = exact_detail::block_sum(e2, red);

@@ -114,6 +114,19 @@ template <class T>
 std::size_t bytes_of(std::size_t n) {
   return align16(n * sizeof(T));
 }
+// Bytes as 32-bit words (the communicator's unit), padded to whole words.
+void put_bytes(std::vector<std::uint32_t>& w, const void* p, std::size_t bytes) {
+  const std::size_t at = w.size();
+  w.resize(at + (bytes + 3) / 4, 0u);
+  if (bytes) std::memcpy(w.data() + at, p, bytes);
+}
+// `bytes` from word `at` on (at moves past them).
+void take_bytes(const std::vector<std::uint32_t>& w, std::size_t& at, void* p, std::size_t bytes, const char* what) {
+  const std::size_t words = (bytes + 3) / 4;
+  GPUDM_REQUIRE(at + words <= w.size(), std::string("gmt/cuda: ") + what + ": the ranks' parts do not add up (internal error)");
+  if (bytes) std::memcpy(p, w.data() + at, bytes);
+  at += words;
+}
 // Where the packed nodes start in the upload buffer of a batch of B trees (write_view's order: the
 // view, t_node0, t_leaf0, t_stat0, t_salt, then the nodes).
 std::size_t nodes_offset(int B) {
@@ -122,19 +135,43 @@ std::size_t nodes_offset(int B) {
 }
 }  // namespace
 
-FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::make_unique<Host>()}, exact_(c), exact_batch_(c, exact_) {
-  GPUDM_REQUIRE(c_.pool != nullptr, "gmt/cuda: the fast path needs the host pool (internal error)");
-  const long long n = static_cast<long long>(c_.data.rows);
-  GPUDM_REQUIRE(n < 0x7FFFFFFFll && static_cast<long long>(c_.data.padded_rows) < 0x7FFFFFFFll,
-                "gmt/cuda: the fast path takes fewer than 2^31 rows");
+RowBlock RowBlock::of(long long n, int sm_count, int rank, int ranks) {
+  GPUDM_REQUIRE(n >= 1 && n < 0x7FFFFFFFll, "gmt/cuda: the fast path takes 1 to 2^31 - 1 rows");
+  RowBlock b;
   // Chunks: FusedPolicy::kMaxChunkRows rows at most; enough of them that ~56 trees x chunks fill
   // the device a few times over (small sets) — fixed per dataset, so the summation order is too.
-  const long long sms = std::max(1, c_.props->sm_count);
+  const long long sms = std::max(1, sm_count);
   long long chunk = 4096;
   while (chunk > 256 && (n + chunk - 1) / chunk * 32 < sms * 8) chunk /= 2;
-  chunk_rows_ = static_cast<int>(std::min<long long>(chunk, FusedPolicy::kMaxChunkRows));
-  chunks_ = static_cast<int>(std::max<long long>(1, (n + chunk_rows_ - 1) / chunk_rows_));
-  GPUDM_REQUIRE(chunks_ <= 65535, "gmt/cuda: " + std::to_string(chunks_) + " row chunks exceed the grid");
+  b.chunk_rows = static_cast<int>(std::min<long long>(chunk, FusedPolicy::kMaxChunkRows));
+  b.chunks_all = static_cast<int>(std::max<long long>(1, (n + b.chunk_rows - 1) / b.chunk_rows));
+  GPUDM_REQUIRE(b.chunks_all <= 65535, "gmt/cuda: " + std::to_string(b.chunks_all) + " row chunks exceed the grid");
+  b.G = std::min(FusedGroups::kGroups, b.chunks_all);
+  GPUDM_REQUIRE(ranks >= 1 && ranks <= b.G, "gmt/cuda: rank_split 'rows' over " + std::to_string(ranks) + " ranks: the data's " +
+                                                std::to_string(b.chunks_all) + " row chunks form " + std::to_string(b.G) +
+                                                " merge groups and a rank takes whole groups (fewer ranks, or rank_split 'individuals')");
+  const auto [g0, g1] = ::gpudm::shard(static_cast<std::size_t>(b.G), rank, ranks);
+  b.g0 = static_cast<int>(g0);
+  b.g1 = static_cast<int>(g1);
+  b.chunk0 = FusedGroups::chunk_begin(b.g0, b.G, b.chunks_all);
+  const int chunk1 = FusedGroups::chunk_begin(b.g1, b.G, b.chunks_all);
+  b.chunks = chunk1 - b.chunk0;
+  b.row0 = static_cast<long long>(b.chunk0) * b.chunk_rows;
+  b.rows = std::min<long long>(static_cast<long long>(chunk1) * b.chunk_rows, n) - b.row0;
+  return b;
+}
+
+FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::make_unique<Host>()}, exact_(c), exact_batch_(c, exact_) {
+  GPUDM_REQUIRE(c_.pool != nullptr, "gmt/cuda: the fast path needs the host pool (internal error)");
+  GPUDM_REQUIRE(c_.host != nullptr && c_.host->rows() < 0x7FFFFFFFull && static_cast<long long>(c_.data.padded_rows) < 0x7FFFFFFFll,
+                "gmt/cuda: the fast path takes fewer than 2^31 rows");
+  // This device's rows (RowBlock::of: the evaluator uploaded them)
+  const RowBlock& rb = c_.block;
+  GPUDM_REQUIRE(rb.rows == static_cast<long long>(c_.data.rows) && rb.chunk_rows > 0,
+                "gmt/cuda: the device holds " + std::to_string(c_.data.rows) + " rows, its block " + std::to_string(rb.rows) + " (internal error)");
+  chunk_rows_ = rb.chunk_rows;
+  chunks_ = rb.chunks;
+  split_ = c_.split();
   // How the stats pass shares a stat leaf's rows among a block's warps (FusedPolicy::kSplit*): an
   // experiment's switch, not a config param (each mode sums in its own fixed order).
   stat_split_ = FusedPolicy::kSplitAuto;
@@ -172,6 +209,10 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // The caller's per-tree step (the EA's fitness, EvalBatch::after_tree) in the finish task;
   // GPUDM_GMT_AFTER_TREE=0 leaves it to the caller's own step (an experiment's switch).
   after_tree_here_ = ::gpudm::env_integer("GPUDM_GMT_AFTER_TREE", 0, 1, 1) != 0;
+  if (split_) {  // a rows split: one batch a call (no halves), the solve in the merge's level 2 (its shift values from the groups' records)
+    pipeline_ = false;
+    merge_solve_ = true;
+  }
   const int kv = static_cast<int>(c_.data.cols) + 1;
   wide_kv_ = kv > FusedPolicy::kNarrowKv ? std::min(kv, FusedPolicy::kMaxKv) : 0;
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -340,6 +381,9 @@ bool FastPath::ensure_capacity(int slot) {
     f(part_shift_, parts * static_cast<std::size_t>(std::max(1, h.coef_total)), "the per-chunk shift values");
     f(work_, static_cast<std::size_t>(std::max<long long>(1, h.work_total)), "the solves' work space");
     f(work_i_, static_cast<std::size_t>(std::max(1, h.A)), "the solves' work space");
+    f(grec_, static_cast<std::size_t>(c_.block.G) * static_cast<std::size_t>(FusedGroups::record(h.S, h.coef_total, h.stat_total)),
+      "the merge's group records");
+    f(gres_, static_cast<std::size_t>(c_.block.G) * static_cast<std::size_t>(std::max(1, h.S)), "the residuals' group sums");
   };
   if (in_flight_) {  // the other half's work still reads them: wait for it before one is reallocated (rare: grow-only)
     bool grows = false;
@@ -440,6 +484,12 @@ void FastPath::write_view(int slot) {
   v.chunk_rows = chunk_rows_;
   v.stat_split = stat_split_;
   v.chunk_major = chunk_major_ ? 1 : 0;
+  v.row_base = c_.block.row0;
+  v.chunk0 = c_.block.chunk0;
+  v.chunks_all = c_.block.chunks_all;
+  v.G = c_.block.G;
+  v.g0 = c_.block.g0;
+  v.g1 = c_.block.g1;
   unsigned char* ob = d_out_.data();
   std::size_t o = 0;
   v.leaf_out = reinterpret_cast<LeafOut*>(ob + o);
@@ -457,18 +507,38 @@ void FastPath::write_view(int slot) {
   v.part_shift = part_shift_.data();
   v.work = work_.data();
   v.work_i = work_i_.data();
+  v.grec = grec_.data();
+  v.gres = gres_.data();
   std::memcpy(hb, &v, sizeof v);
 }
 
-void FastPath::launch_all(PhaseMarks& marks, bool capture) {
+void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   const cudaStream_t s = c_.stream;
   const auto* vp = reinterpret_cast<const FusedView*>(d_in_.data());
   const ::gpudm::gmt::EvalOptions& o = *c_.options;
   const int aux = FusedPolicy::kAuxBlock;
+  const dim3 grid(static_cast<unsigned>(std::max(1, cap_B_)), static_cast<unsigned>(chunks_));  // (the residual pass's)
+  const int warps_per_block = aux / 32;
+  ls::SolveParams sp;
+  sp.rank_tol = o.rank_tol;
+  sp.pivot_guard = o.fast_pivot_guard;
+  sp.rows_per_param = o.rows_per_param;
+  if (part == kPartB) {  // a rows split's second part: the merge's level 2 on every group's record, the solve, the residuals
+    marks.begin("calc_models", s, capture);
+    fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, 1, 2);
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+    marks.end(s, capture);
+    marks.begin("estimate_errors", s, capture);
+    fused_residual_pass_kernel<<<grid, FusedPolicy::kBlock, 0, s>>>(vp, c_.data);
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+    fused_residual_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp, 1);
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+    marks.end(s, capture);
+    return;
+  }
   marks.begin("redistribute", s, capture);
   fused_init_kernel<<<std::max(1, std::min(1024, (std::max(cap_L_, cap_S_) + aux - 1) / aux)), aux, 0, s>>>(vp);
   GPUDM_CUDA_CHECK(cudaGetLastError());
-  const dim3 grid(static_cast<unsigned>(std::max(1, cap_B_)), static_cast<unsigned>(chunks_));  // (the residual pass's)
   // the stats pass: chunk-fastest (every chunk of the heaviest tree first) or tree-fastest
   const dim3 sgrid = chunk_major_ ? dim3(static_cast<unsigned>(chunks_), static_cast<unsigned>(std::max(1, cap_B_))) : grid;
   const int wkv = launch_wide_kv();
@@ -488,12 +558,13 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
   marks.begin("calc_models", s, capture);
-  const int warps_per_block = aux / 32;
-  ls::SolveParams sp;
-  sp.rank_tol = o.rank_tol;
-  sp.pivot_guard = o.fast_pivot_guard;
-  sp.rows_per_param = o.rows_per_param;
-  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, merge_solve_ ? 1 : 0);
+  if (part == kPartA) {  // a rows split's first part ends with the merge's level 1 (the ranks then exchange the groups' records)
+    fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, 0, 1);
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+    marks.end(s, capture);
+    return;
+  }
+  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, merge_solve_ ? 1 : 0, 3);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   if (!merge_solve_) {
     const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
@@ -505,7 +576,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
   marks.begin("estimate_errors", s, capture);
   fused_residual_pass_kernel<<<grid, FusedPolicy::kBlock, 0, s>>>(vp, c_.data);
   GPUDM_CUDA_CHECK(cudaGetLastError());
-  fused_residual_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp);
+  fused_residual_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp, 3);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
 #if defined(GPUDM_CUDA_DEBUG_SYNC)
@@ -513,14 +584,14 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture) {
 #endif
 }
 
-void FastPath::capture_graph(int slot) {
+void FastPath::capture_graph(int slot, int part) {
   drop_graph(slot);
   const cudaStream_t s = c_.stream;
   PhaseMarks& marks = marks_[slot];
   marks.clear();
   GPUDM_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
   try {
-    launch_all(marks, true);
+    launch_all(marks, true, part);
   } catch (...) {
     cudaGraph_t g = nullptr;
     cudaStreamEndCapture(s, &g);  // leave capture mode whatever happened
@@ -751,11 +822,8 @@ bool FastPath::finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, 
 
 // Upload, graph (captured again when the capacities changed) or direct launches, download: queued
 // on the stream, nothing waited for.
-void FastPath::launch_half(int slot, PhaseMarks& direct) {
+void FastPath::run_part(int slot, int part, PhaseMarks& direct) {
   const cudaStream_t s = c_.stream;
-  direct.begin("transfers", s, false);
-  GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_[slot].data(), in_bytes_[slot], cudaMemcpyHostToDevice, s));
-  direct.end(s, false);
   bool graph = graphs_on_;
   if (graph && graph_epoch_[slot] != epoch_) {
     if (in_flight_) {  // (capture starts on an idle stream)
@@ -763,7 +831,7 @@ void FastPath::launch_half(int slot, PhaseMarks& direct) {
       in_flight_ = false;
     }
     try {
-      capture_graph(slot);
+      capture_graph(slot, part);
     } catch (const ::gpudm::Error& e) {
       drop_graph(0);
       drop_graph(1);
@@ -772,7 +840,15 @@ void FastPath::launch_half(int slot, PhaseMarks& direct) {
     }
   }
   if (graph) GPUDM_CUDA_CHECK(cudaGraphLaunch(exec_[slot], s));
-  else launch_all(direct, false);
+  else launch_all(direct, false, part);
+}
+
+void FastPath::launch_half(int slot, PhaseMarks& direct) {
+  const cudaStream_t s = c_.stream;
+  direct.begin("transfers", s, false);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_[slot].data(), in_bytes_[slot], cudaMemcpyHostToDevice, s));
+  direct.end(s, false);
+  run_part(slot, kAll, direct);
   direct.begin("transfers", s, false);
   GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_[slot].data(), d_out_.data(), out_bytes_[slot], cudaMemcpyDeviceToHost, s));
   direct.end(s, false);
@@ -792,6 +868,139 @@ void FastPath::attach_outputs(int slot) {
   h.coef = reinterpret_cast<const double*>(ob + o);
   o += bytes_of<double>(static_cast<std::size_t>(h.coef_total));
   h.strays = reinterpret_cast<const int*>(ob + o);
+}
+
+void FastPath::launch_split(PhaseMarks& direct, ::gpudm::PhaseTimer& timer) {
+  const cudaStream_t s = c_.stream;
+  ::gpudm::Comm& comm = *c_.comm;
+  const Host& h = *h_[0];
+  const RowBlock& rb = c_.block;
+  const auto rec = static_cast<std::size_t>(FusedGroups::record(h.S, h.coef_total, h.stat_total));
+  const auto G = static_cast<std::size_t>(rb.G), S = static_cast<std::size_t>(h.S), L = static_cast<std::size_t>(h.L);
+  const auto cap = static_cast<std::size_t>(h.stray_cap);
+  const auto g0 = static_cast<std::size_t>(rb.g0), g1 = static_cast<std::size_t>(rb.g1);
+  reserve(h_grec_, G * rec + 1);
+  reserve(h_gres_, G * std::max<std::size_t>(1, S));
+  // part A: the stats pass and the merge's level 1 on this rank's rows; its counts, keys, small
+  // leaves' rows and group records down
+  ::gpudm::Stopwatch launch;
+  direct.begin("transfers", s, false);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(d_in_.data(), h_in_[0].data(), in_bytes_[0], cudaMemcpyHostToDevice, s));
+  direct.end(s, false);
+  run_part(0, kPartA, direct);
+  direct.begin("transfers", s, false);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_[0].data(), d_out_.data(), out_bytes_[0], cudaMemcpyDeviceToHost, s));
+  if (g1 > g0)
+    GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_grec_.data() + g0 * rec, grec_.data() + g0 * rec, (g1 - g0) * rec * sizeof(double), cudaMemcpyDeviceToHost, s));
+  direct.end(s, false);
+  in_flight_ = true;
+  host_launch_s_ += launch.seconds();
+  ::gpudm::Stopwatch wait;
+  GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+  in_flight_ = false;
+  host_wait_s_ += wait.seconds();
+  attach_outputs(0);
+  // the combine: one all-gather of every rank's part; counts summed (integers), keys by min / max,
+  // small leaves' rows in rank order (the host sorts them), the groups' records into place
+  {
+    auto sc = timer.scope("combine");
+    const ::gpudm::Stopwatch sw;
+    std::vector<std::uint32_t> words;
+    put_bytes(words, h.leaf_out, L * sizeof(LeafOut));
+    std::vector<int> nstray(S);
+    for (std::size_t i = 0; i < S; ++i) nstray[i] = h.stat_out[i].nstray;
+    put_bytes(words, nstray.data(), S * sizeof(int));
+    put_bytes(words, h.strays, S * cap * sizeof(int));
+    put_bytes(words, h_grec_.data() + g0 * rec, (g1 - g0) * rec * sizeof(double));
+    const std::vector<std::uint32_t> all = comm.gather_all(words, "gmt/cuda: combining the ranks' leaf statistics");
+    ++combine_calls_;
+    combine_bytes_ += all.size() * sizeof(std::uint32_t);
+    LeafOut none{};
+    none.lo = ls::kNoLoKey;
+    none.hi = ls::kNoHiKey;
+    none.rnd = ls::kNoLoKey;
+    comb_leaf_.assign(L, none);
+    comb_nstray_.assign(S, 0);
+    comb_strays_.assign(S * cap, 0);
+    std::vector<LeafOut> lo(L);
+    std::vector<int> ns(S), st(S * cap);
+    std::size_t at = 0;
+    for (int r = 0; r < comm.size(); ++r) {
+      take_bytes(all, at, lo.data(), L * sizeof(LeafOut), "the leaf results");
+      take_bytes(all, at, ns.data(), S * sizeof(int), "the small leaves' rows");
+      take_bytes(all, at, st.data(), S * cap * sizeof(int), "the small leaves' rows");
+      for (std::size_t i = 0; i < L; ++i) {
+        LeafOut& o = comb_leaf_[i];
+        o.count += lo[i].count;
+        o.lo = std::min(o.lo, lo[i].lo);
+        o.hi = std::max(o.hi, lo[i].hi);
+        o.rnd = std::min(o.rnd, lo[i].rnd);
+      }
+      for (std::size_t i = 0; i < S; ++i) {
+        const std::size_t have = static_cast<std::size_t>(std::max(0, comb_nstray_[i]));
+        const std::size_t mine = std::min<std::size_t>(static_cast<std::size_t>(std::max(0, ns[i])), cap);
+        for (std::size_t q = 0; q < mine && have + q < cap; ++q) comb_strays_[i * cap + have + q] = st[i * cap + q];
+        comb_nstray_[i] += ns[i];
+      }
+      const auto [rg0, rg1] = ::gpudm::shard(G, r, comm.size());
+      take_bytes(all, at, h_grec_.data() + rg0 * rec, (rg1 - rg0) * rec * sizeof(double), "the merge's group records");
+    }
+    GPUDM_REQUIRE(at == all.size(), "gmt/cuda: the ranks' leaf statistics do not add up (internal error)");
+    combine_s_ += sw.seconds();
+  }
+  // part B: every group's record up, the merge's level 2 and the solve (every rank solves every
+  // leaf from the same records), the residual pass on this rank's rows
+  launch.reset();
+  direct.begin("transfers", s, false);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(grec_.data(), h_grec_.data(), G * rec * sizeof(double), cudaMemcpyHostToDevice, s));
+  direct.end(s, false);
+  run_part(1, kPartB, direct);
+  direct.begin("transfers", s, false);
+  GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_[0].data(), d_out_.data(), out_bytes_[0], cudaMemcpyDeviceToHost, s));
+  if (g1 > g0 && S > 0)
+    GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_gres_.data() + g0 * S, gres_.data() + g0 * S, (g1 - g0) * S * sizeof(double), cudaMemcpyDeviceToHost, s));
+  direct.end(s, false);
+  in_flight_ = true;
+  host_launch_s_ += launch.seconds();
+  wait.reset();
+  GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+  in_flight_ = false;
+  host_wait_s_ += wait.seconds();
+  // the combined results into the download, as one process's would be
+  unsigned char* ob = h_out_[0].data();
+  auto* leaf_out = reinterpret_cast<LeafOut*>(ob);
+  auto* stat_out = reinterpret_cast<StatOut*>(ob + bytes_of<LeafOut>(L));
+  auto* strays = reinterpret_cast<int*>(ob + bytes_of<LeafOut>(L) + bytes_of<StatOut>(S) + bytes_of<double>(static_cast<std::size_t>(h.stat_total)) +
+                                        bytes_of<double>(static_cast<std::size_t>(h.coef_total)));
+  std::copy(comb_leaf_.begin(), comb_leaf_.end(), leaf_out);
+  for (std::size_t i = 0; i < S; ++i) stat_out[i].nstray = comb_nstray_[i];
+  std::copy(comb_strays_.begin(), comb_strays_.end(), strays);
+  // the residuals' level 2 (the device's fused_residual_merge_kernel level 2: the same additions in
+  // group order), when a leaf's SSE is summed from its residuals (the same leaves on every rank)
+  bool any = false;
+  for (std::size_t i = 0; i < S; ++i) any = any || stat_out[i].resid != 0;
+  if (any) {
+    auto sc = timer.scope("combine");
+    const ::gpudm::Stopwatch sw;
+    std::vector<std::uint32_t> words;
+    put_bytes(words, h_gres_.data() + g0 * S, (g1 - g0) * S * sizeof(double));
+    const std::vector<std::uint32_t> all = comm.gather_all(words, "gmt/cuda: combining the ranks' residuals");
+    ++combine_calls_;
+    combine_bytes_ += all.size() * sizeof(std::uint32_t);
+    std::size_t at = 0;
+    for (int r = 0; r < comm.size(); ++r) {
+      const auto [rg0, rg1] = ::gpudm::shard(G, r, comm.size());
+      take_bytes(all, at, h_gres_.data() + rg0 * S, (rg1 - rg0) * S * sizeof(double), "the residuals");
+    }
+    GPUDM_REQUIRE(at == all.size(), "gmt/cuda: the ranks' residuals do not add up (internal error)");
+    for (std::size_t i = 0; i < S; ++i) {
+      if (!stat_out[i].resid) continue;
+      double sse = 0.0;
+      for (std::size_t g = 0; g < G; ++g) sse += h_gres_[g * S + i];
+      stat_out[i].sse = sse;
+    }
+    combine_s_ += sw.seconds();
+  }
 }
 
 void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters) {
@@ -873,6 +1082,10 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
       write_view(p);
     }
     stat_leaves_ += h_[p]->S;
+    if (split_) {  // (its waits and combines inside; one part: no halves)
+      launch_split(direct, timer);
+      continue;
+    }
     const ::gpudm::Stopwatch launch;
     launch_half(p, direct);
     if (p == 0 && n_parts == 2) half_done_.record(s);
@@ -893,7 +1106,7 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   direct.flush(timer);
   if (graphs_on_) {
     try {
-      for (int p = 0; p < n_parts; ++p) {  // each half's phases on their own: a failure keeps the halves before it
+      for (int p = 0; p < (split_ ? 2 : n_parts); ++p) {  // each half's (a rows split: part's) phases on their own: a failure keeps those before it
         PhaseTimer phases;
         marks_[p].flush(phases);
         timer.merge(phases);
@@ -963,6 +1176,17 @@ nlohmann::ordered_json FastPath::describe() const {
   j["design"] = "one fused statistics pass per call (fused.cuh): leaf sums in FP64, fixed-order merge, batched solve";
   j["chunk_rows"] = chunk_rows_;
   j["chunks"] = chunks_;
+  j["merge_groups"] = c_.block.G;  // FusedGroups: the merge's two levels
+  if (split_) {
+    j["rank_split"] = "rows";
+    j["ranks"] = c_.comm->size();
+    j["rank_groups"] = nlohmann::ordered_json::array({c_.block.g0, c_.block.g1});
+    j["rank_chunks"] = nlohmann::ordered_json::array({c_.block.chunk0, c_.block.chunk0 + c_.block.chunks});
+    j["rank_rows"] = nlohmann::ordered_json::array({c_.block.row0, c_.block.row0 + c_.block.rows});
+    j["combine_calls"] = combine_calls_;
+    j["combine_bytes"] = combine_bytes_;
+    j["combine_seconds"] = combine_s_;
+  }
   j["block"] = FusedPolicy::kBlock;
   j["narrow_models_up_to_values"] = FusedPolicy::kNarrowKv;
   j["stats_kernel_variant"] = cap_kv_ <= 3 ? "models of <= 3 values" : cap_kv_ <= FusedPolicy::kNarrowKv ? "narrow models only" : "every width";
@@ -1027,6 +1251,41 @@ int pack_tree(const Tree& tree, int leaf_node, std::vector<PackedNode>& out) {
 long long rank_rule_max_params(const ::gpudm::gmt::EvalOptions& o, long long m) {
   if (o.rows_per_param <= 0) return std::numeric_limits<long long>::max();
   return std::max<long long>(1, static_cast<long long>(std::floor(static_cast<double>(m) / o.rows_per_param)));
+}
+
+// A rows split's leaf matrices (issue 26): every rank's rows of leaf j (m_loc[j] x nc[j],
+// column-major, ld m_loc[j], at local + loff[j]) gathered and stacked in rank order into leaf j's
+// whole matrix (m[j] x nc[j], ld m[j], at full + foff[j]). The ranks' row blocks are contiguous
+// and each rank's rows are in row order, so the stack is the leaf's rows in row order: the matrix
+// one process gathers, value for value.
+void stack_matrices(::gpudm::Comm& comm, const std::vector<long long>& m_loc, const std::vector<long long>& m, const std::vector<int>& nc,
+                    const double* local, const std::vector<long long>& loff, double* full, const std::vector<long long>& foff) {
+  const std::size_t J = m.size();
+  std::vector<std::uint32_t> w;
+  for (std::size_t j = 0; j < J; ++j) {
+    put_bytes(w, &m_loc[j], sizeof(long long));
+    put_bytes(w, local + loff[j], static_cast<std::size_t>(m_loc[j]) * static_cast<std::size_t>(nc[j]) * sizeof(double));
+  }
+  const std::vector<std::uint32_t> all = comm.gather_all(w, "gmt/cuda: gathering the exact solver's leaf rows");
+  std::vector<long long> have(J, 0);
+  std::vector<double> tmp;
+  std::size_t at = 0;
+  for (int r = 0; r < comm.size(); ++r)
+    for (std::size_t j = 0; j < J; ++j) {
+      long long mr = 0;
+      take_bytes(all, at, &mr, sizeof mr, "the exact solver's leaf rows");
+      GPUDM_REQUIRE(mr >= 0 && have[j] + mr <= m[j], "gmt/cuda: the ranks found more rows than the " + std::to_string(m[j]) +
+                                                          " of a leaf for the exact solver (internal error)");
+      tmp.resize(static_cast<std::size_t>(mr) * static_cast<std::size_t>(nc[j]));
+      take_bytes(all, at, tmp.data(), tmp.size() * sizeof(double), "the exact solver's leaf rows");
+      for (int c = 0; c < nc[j]; ++c)
+        if (mr > 0) std::memcpy(full + foff[j] + static_cast<long long>(c) * m[j] + have[j], tmp.data() + static_cast<long long>(c) * mr, static_cast<std::size_t>(mr) * sizeof(double));
+      have[j] += mr;
+    }
+  GPUDM_REQUIRE(at == all.size(), "gmt/cuda: the exact solver's leaf rows do not add up (internal error)");
+  for (std::size_t j = 0; j < J; ++j)
+    GPUDM_REQUIRE(have[j] == m[j], "gmt/cuda: the exact solver found " + std::to_string(have[j]) + " rows in a leaf of " + std::to_string(m[j]) +
+                                       " (internal error)");
 }
 
 template <class T>
@@ -1134,10 +1393,44 @@ void ExactBatch::solve_group(const std::vector<Leaf>& leaves, std::size_t first,
   exact_route_kernel<<<route_grid, ExactBatchPolicy::kBlock, 0, s>>>(c_.data, reinterpret_cast<const PackedNode*>(din + at_nodes), djobs,
                                                                        mask_.data(), words);
   GPUDM_CUDA_CHECK(cudaGetLastError());
-  exact_batch_kernel<<<static_cast<unsigned>(J), ExactBatchPolicy::kBlock, 0, s>>>(
-      c_.data, djobs, mask_.data(), words, reinterpret_cast<const int*>(din + at_attrs), rows_.data(), mat_.data(), o.rank_tol, reinterpret_cast<double*>(dout + out_coef), ld,
-      reinterpret_cast<int*>(dout + out_rank), reinterpret_cast<double*>(dout + out_sse), reinterpret_cast<long long*>(dout + out_found));
-  GPUDM_CUDA_CHECK(cudaGetLastError());
+  auto launch = [&](int mode) {
+    exact_batch_kernel<<<static_cast<unsigned>(J), ExactBatchPolicy::kBlock, 0, s>>>(
+        c_.data, djobs, mask_.data(), words, reinterpret_cast<const int*>(din + at_attrs), rows_.data(), mat_.data(), o.rank_tol,
+        reinterpret_cast<double*>(dout + out_coef), ld, reinterpret_cast<int*>(dout + out_rank), reinterpret_cast<double*>(dout + out_sse),
+        reinterpret_cast<long long*>(dout + out_found), mode, orig_.data());
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+  };
+  if (c_.split()) {  // this rank's rows of each leaf gathered, the ranks' rows stacked, the same solve on every rank
+    launch(ExactMode::kGather);
+    reserve(h_found_, J);
+    GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_found_.data(), dout + out_found, J * sizeof(long long), cudaMemcpyDeviceToHost, s));
+    GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<long long> m_loc(J), m(J), loff(J), foff(J);
+    std::vector<int> nc(J);
+    long long local_total = 0;
+    for (std::size_t i = 0; i < J; ++i) {
+      m_loc[i] = h_found_[i];
+      m[i] = jobs[i].m;
+      nc[i] = jobs[i].k + 2;
+      foff[i] = jobs[i].mat0;
+      loff[i] = local_total;
+      local_total += m_loc[i] * nc[i];
+    }
+    reserve(h_mat_, static_cast<std::size_t>(std::max(local_total, mat_total)) + 1);
+    for (std::size_t i = 0; i < J; ++i)
+      if (m_loc[i] > 0)
+        GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_mat_.data() + loff[i], mat_.data() + foff[i], static_cast<std::size_t>(m_loc[i] * nc[i]) * sizeof(double),
+                                         cudaMemcpyDeviceToHost, s));
+    GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+    std::vector<double> local(h_mat_.data(), h_mat_.data() + local_total);
+    stack_matrices(*c_.comm, m_loc, m, nc, local.data(), loff, h_mat_.data(), foff);
+    reserve(orig_, static_cast<std::size_t>(std::max<long long>(1, mat_total)), mem, "the exact solver's leaf matrices");
+    GPUDM_CUDA_CHECK(cudaMemcpyAsync(mat_.data(), h_mat_.data(), static_cast<std::size_t>(mat_total) * sizeof(double), cudaMemcpyHostToDevice, s));
+    GPUDM_CUDA_CHECK(cudaMemcpyAsync(orig_.data(), mat_.data(), static_cast<std::size_t>(mat_total) * sizeof(double), cudaMemcpyDeviceToDevice, s));
+    launch(ExactMode::kGiven);
+  } else {
+    launch(ExactMode::kSolve);
+  }
   GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_out_.data(), dout, out_bytes, cudaMemcpyDeviceToHost, s));
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
   ++launches_;
@@ -1189,18 +1482,41 @@ void ExactLeaf::solve(Tree& tree, int leaf_node, long long rows_expected) {
   GPUDM_CUDA_CHECK(cub::DeviceSelect::If(temp_.data(), temp, first, rows_.data(), n_sel_.data(), static_cast<int>(n), pred, s));
   n_sel_.download_async(h_n_.data(), 1, s);
   GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
-  const long long m = h_n_[0];
-  GPUDM_REQUIRE(m == rows_expected, "gmt/cuda: the exact solver found " + std::to_string(m) + " rows in a leaf of " +
-                                        std::to_string(rows_expected) + " (internal error)");
+  const long long found = h_n_[0];
+  auto gather = [&](long long rows) {  // [1, x_a..., y] of this device's `rows` selected rows into mat_ (ld rows)
+    if (rows <= 0) return;
+    const long long work = rows * (k + 2);
+    const int grid = static_cast<int>(std::min<long long>(4096, (work + FusedPolicy::kAuxBlock - 1) / FusedPolicy::kAuxBlock));
+    fused_gather_kernel<<<std::max(1, grid), FusedPolicy::kAuxBlock, 0, s>>>(c_.data, rows_.data(), rows, attrs_.data(), k, mat_.data());
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+  };
+  const long long m = c_.split() ? rows_expected : found;
+  if (c_.split()) {  // this rank's rows gathered, the ranks' rows stacked (rank order: row order), the same solve on every rank
+    GPUDM_REQUIRE(found <= rows_expected, "gmt/cuda: the exact solver found " + std::to_string(found) + " rows of a leaf of " +
+                                              std::to_string(rows_expected) + " on this rank (internal error)");
+    const std::size_t cells = static_cast<std::size_t>(std::max<long long>(1, rows_expected)) * static_cast<std::size_t>(k + 2);
+    reserve(mat_, cells, mem, "the exact solver's leaf matrix");
+    gather(found);
+    reserve(h_mat_, 2 * cells);
+    if (found > 0)
+      GPUDM_CUDA_CHECK(cudaMemcpyAsync(h_mat_.data() + cells, mat_.data(), static_cast<std::size_t>(found * (k + 2)) * sizeof(double),
+                                       cudaMemcpyDeviceToHost, s));
+    GPUDM_CUDA_CHECK(cudaStreamSynchronize(s));
+    stack_matrices(*c_.comm, {found}, {rows_expected}, {k + 2}, h_mat_.data() + cells, {0}, h_mat_.data(), {0});
+    if (m > 0)
+      GPUDM_CUDA_CHECK(cudaMemcpyAsync(mat_.data(), h_mat_.data(), static_cast<std::size_t>(m * (k + 2)) * sizeof(double), cudaMemcpyHostToDevice, s));
+  } else {
+    GPUDM_REQUIRE(m == rows_expected, "gmt/cuda: the exact solver found " + std::to_string(m) + " rows in a leaf of " +
+                                          std::to_string(rows_expected) + " (internal error)");
+  }
   std::vector<double> beta(static_cast<std::size_t>(k + 1), 0.0);
   int rank = 0;
   double sse = 0.0;
   if (m > 0) {
-    reserve(mat_, static_cast<std::size_t>(m) * static_cast<std::size_t>(k + 2), mem, "the exact solver's leaf matrix");
-    const long long work = m * (k + 2);
-    const int grid = static_cast<int>(std::min<long long>(4096, (work + FusedPolicy::kAuxBlock - 1) / FusedPolicy::kAuxBlock));
-    fused_gather_kernel<<<std::max(1, grid), FusedPolicy::kAuxBlock, 0, s>>>(c_.data, rows_.data(), m, attrs_.data(), k, mat_.data());
-    GPUDM_CUDA_CHECK(cudaGetLastError());
+    if (!c_.split()) {
+      reserve(mat_, static_cast<std::size_t>(m) * static_cast<std::size_t>(k + 2), mem, "the exact solver's leaf matrix");
+      gather(m);
+    }
     rank = c_.solver->solve<double>(mat_.data(), m, k + 1, o.rank_tol, rank_rule_max_params(o, m), beta.data());
     GPUDM_CUDA_CHECK(cudaMemcpyAsync(coef_.data(), beta.data(), beta.size() * sizeof(double), cudaMemcpyHostToDevice, s));
     fused_residual_kernel<<<1, FusedPolicy::kAuxBlock, 0, s>>>(mat_.data(), m, k, coef_.data(), sse_.data());

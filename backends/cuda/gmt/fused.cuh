@@ -115,6 +115,14 @@ struct FusedView {
   int chunk_rows = 0;
   int stat_split = FusedPolicy::kSplitAuto;
   int chunk_major = 0;        // the stats pass's grid: 1 = (chunk, tree rank), 0 = (tree rank, chunk)
+  // The merge's groups (FusedGroups): the data's chunks_all chunks in G groups of consecutive
+  // chunks; this device holds the rows of groups [g0, g1) (every group in one process; a block of
+  // them on each rank of a rows split), i.e. chunks [chunk0, chunk0 + chunks) and rows
+  // [row_base, row_base + rows) of the whole data. Rows are local on the device (feature reads)
+  // and row_base + local in every result (keys, shift rows, strays).
+  long long row_base = 0;
+  int chunk0 = 0, chunks_all = 0;
+  int G = 1, g0 = 0, g1 = 1;
   // inputs
   const int* t_node0 = nullptr;  // [B + 1]
   const int* t_leaf0 = nullptr;  // [B + 1]
@@ -144,6 +152,30 @@ struct FusedView {
   double* part_shift = nullptr;  // [chunks x kWarps x coef_total]: a stat leaf's kv values at the partial's shift row
   double* work = nullptr;        // [work_total]
   int* work_i = nullptr;         // [sum k]
+  // the groups' merged partials: record g (FusedGroups::record words of 8 bytes) holds per stat
+  // leaf its rows n [S], shift row (global; -1 empty) [S], values at the shift row [coef_total],
+  // sums shifted by it [stat_total]
+  double* grec = nullptr;        // [G x record]
+  double* gres = nullptr;        // [G x S] the residual pass's squared residuals per (group, stat leaf)
+};
+
+// The merge's two levels (a documented summation order: every sum of a leaf is its groups' sums,
+// each the group's partials in (chunk, run) order, added in group order): with a rows split each
+// rank merges its groups and the ranks exchange the groups' records, so a leaf's sums are the same
+// bits at any rank count. G = min(kGroups, chunks): a rank holds whole groups (ranks <= G).
+struct FusedGroups {
+  static constexpr int kGroups = 32;
+  // first chunk of group g of G over `chunks` chunks (contiguous, sizes differ by at most one)
+  __host__ __device__ static int chunk_begin(int g, int G, int chunks) {
+    return static_cast<int>(static_cast<long long>(chunks) * g / G);
+  }
+  __host__ __device__ static long long record(int S, int coef_total, long long stat_total) {
+    return 2LL * S + coef_total + stat_total;
+  }
+  __host__ __device__ static long long* n(double* rec, int) { return reinterpret_cast<long long*>(rec); }
+  __host__ __device__ static long long* k(double* rec, int S) { return reinterpret_cast<long long*>(rec) + S; }
+  __host__ __device__ static double* shift(double* rec, int S) { return rec + 2 * S; }
+  __host__ __device__ static double* sums(double* rec, int S, int coef_total) { return rec + 2 * S + coef_total; }
 };
 
 // Shared memory of the fused kernel for trees of up to `leaves` leaves and `stat_leaves` stat
@@ -455,7 +487,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_k
       // The leaf's minimum dipole key: a lane whose key is under the minimum so far updates it
       // (the minimum only falls, so a stale read can only cost an extra atomic, never skip one;
       // after a few rows almost no key is under it). Exact in any order.
-      const unsigned long long krn = ls::dipole_key_s(salt32, static_cast<unsigned long long>(row));
+      const unsigned long long krn = ls::dipole_key_s(salt32, static_cast<unsigned long long>(row + v.row_base));
       unsigned long long* rmin = kSmemLeaves ? rnd_s + ll : &v.leaf_out[leaf0 + ll].rnd;
       if (krn < ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(*rmin).load(::cuda::memory_order_relaxed))
         atomicMin(rmin, krn);
@@ -535,12 +567,12 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_k
     if (lane == 0 && writer) {
       if (runs) {
         v.part_n[part_i * v.S + gs] = m;
-        v.part_k[part_i * v.S + gs] = static_cast<int>(krow);
+        v.part_k[part_i * v.S + gs] = krow >= 0 ? static_cast<int>(krow + v.row_base) : -1;
       } else {  // partial (chunk, 0) holds the chunk; the chunk's other partials stay empty
         for (int q = 0; q < W; ++q) {
           const std::size_t pq = (static_cast<std::size_t>(chunk) * W + q) * v.S + gs;
           v.part_n[pq] = q == 0 ? mall : 0;
-          v.part_k[pq] = q == 0 ? static_cast<int>(krow) : -1;
+          v.part_k[pq] = q == 0 && krow >= 0 ? static_cast<int>(krow + v.row_base) : -1;
         }
       }
     }
@@ -549,9 +581,10 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_k
       for (int q = lane; q < m; q += 32) {
         const long long row = r0 + rows[q];
         const float yr = __ldg(yv + row);
-        const unsigned long long a = ls::lo_key(yr, static_cast<unsigned long long>(row));
-        const unsigned long long b = ls::hi_key(yr, static_cast<unsigned long long>(row));
-        const unsigned long long c = ls::dipole_key_s(salt32, static_cast<unsigned long long>(row));
+        const auto grow = static_cast<unsigned long long>(row + v.row_base);  // (the whole data's row id)
+        const unsigned long long a = ls::lo_key(yr, grow);
+        const unsigned long long b = ls::hi_key(yr, grow);
+        const unsigned long long c = ls::dipole_key_s(salt32, grow);
         klo = a < klo ? a : klo;
         khi = b > khi ? b : khi;
         krn = c < krn ? c : krn;
@@ -577,7 +610,7 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock, kMinBlocks) fused_stats_k
       if (lane == 0) b0 = atomicAdd(&v.stat_out[gs].nstray, m);
       b0 = __shfl_sync(0xFFFFFFFFu, b0, 0);
       for (int q = lane; q < m && b0 + q < v.stray_cap; q += 32)
-        v.strays[static_cast<std::size_t>(gs) * v.stray_cap + b0 + q] = static_cast<int>(r0 + rows[q]);
+        v.strays[static_cast<std::size_t>(gs) * v.stray_cap + b0 + q] = static_cast<int>(r0 + rows[q] + v.row_base);
     }
     const int kv = v.s_k[gs] + 1;
     if (kv > FusedPolicy::kMaxKv || mall == 0) continue;  // the exact solver takes the leaf / no rows (uniform over the block)
@@ -671,128 +704,166 @@ __device__ __forceinline__ void fused_solve_leaf(const FusedView& v, const ::gpu
   }
 }
 
-// A block per stat leaf (kMergeBlock threads): the chunk partials re-shifted to the leaf's first
-// row (leaf_stats.hpp) and added, thread t taking partials first + t, first + t + kMergeBlock, ...
-// in order, a fixed xor tree over each warp's lanes, then the warps' sums in warp order. (One warp
-// per stat leaf walked up to chunks x 4 partials as a chain of dependent loads, 32 per lane.)
-// solve_here (GPUDM_GMT_MERGE_SOLVE, default 1): then the block's thread 0 solves the leaf
-// (fused_solve_leaf), a leaf of at most kSolveSmemKv values from the merged sums and shift values
-// kept in shared memory, a wider one in the global work space; otherwise fused_solve_kernel does,
-// after this kernel. The same sums and the same solve either way, so the same bits.
-__global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d,
-                                                                              ::gpudm::gmt::leafstats::SolveParams sp, int solve_here) {
+// Entry (i, j) of a stat vector (u = [1, v]) whose sums `src` of n rows are shifted by the values
+// `pc` at their shift row, re-shifted to the values `p0` at another: sums of (w + dd), dd = pc - p0
+// (leaf_stats.hpp's algebra).
+__device__ __forceinline__ double fused_reshift(double x, int i, int j, const double* src, int kv, long long n, const double* pc,
+                                                const double* p0) {
   namespace ls = ::gpudm::gmt::leafstats;
-  constexpr int E = 8;  // sums per pass
+  const double dj = pc[j - 1] - p0[j - 1];
+  if (i == 0) return x + static_cast<double>(n) * dj;
+  const double di = pc[i - 1] - p0[i - 1];
+  return x + (di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(n) * di * dj);
+}
+
+// A block per stat leaf (kMergeBlock threads), the merge's two levels (FusedGroups):
+//  level 1 (levels & 1): warp w merges groups g0 + w, g0 + w + 8, ... of this device: the group's
+//    partials re-shifted to its first non-empty partial's shift row and added, lane l taking the
+//    group's partials first + l, first + l + 32, ... in order, then a fixed xor tree; the group's
+//    rows, shift row, values there and sums into its record (grec);
+//  level 2 (levels & 2): the leaf from all G groups' records: the groups re-shifted to the first
+//    non-empty group's shift row (the leaf's first row) and added, lane l taking groups l, l + 32,
+//    ..., then a fixed xor tree; warp w the entries w, w + 8, ...
+// One process runs both in one launch; a rank of a rows split runs level 1, the ranks exchange the
+// records, and every rank runs level 2 on all of them: the same records give the same bits.
+// solve_here (GPUDM_GMT_MERGE_SOLVE, default 1; always with level 2 of a rows split): then the
+// block's thread 0 solves the leaf (fused_solve_leaf), a leaf of at most kSolveSmemKv values from
+// the merged sums and shift values kept in shared memory, a wider one in the global work space;
+// otherwise fused_solve_kernel does, after this kernel. The same sums and the same solve either
+// way, so the same bits.
+__global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d,
+                                                                              ::gpudm::gmt::leafstats::SolveParams sp, int solve_here,
+                                                                              int levels) {
+  namespace ls = ::gpudm::gmt::leafstats;
+  (void)d;
+  constexpr int E = 8;  // sums per pass of level 1
+  constexpr int W = FusedPolicy::kWarps;
   constexpr int MW = FusedPolicy::kMergeBlock / 32;
   constexpr int SK = FusedPolicy::kSolveSmemKv;
-  __shared__ int s_first[MW];
-  __shared__ long long s_n[MW];
-  __shared__ double s_acc[MW][E];
   __shared__ double s_st[(SK + 1) * (SK + 2) / 2 - 1];  // the merged sums of a leaf of <= SK values
   __shared__ double s_work[FusedPolicy::kSolveStride];  // its Gram, shift values and coefficients
   __shared__ int s_kept[SK];
   const FusedView& v = *vp;
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid % 32, wid = tid / 32;
-  const int parts = v.chunks * FusedPolicy::kWarps;
+  const long long rec = FusedGroups::record(v.S, v.coef_total, v.stat_total);
   for (int gs = blockIdx.x; gs < v.S; gs += gridDim.x) {
-    // first non-empty partial, rows in all
-    int first = 0x7FFFFFFF;
+    const int k = v.s_k[gs], kv = k + 1;
+    const int nst = ls::n_stats(kv);
+    const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
+    if (levels & 1) {
+      for (int g = v.g0 + wid; g < v.g1; g += MW) {
+        double* r = v.grec + static_cast<long long>(g) * rec;
+        const int p0 = (FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0) * W;
+        const int p1 = (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W;
+        int first = 0x7FFFFFFF;
+        long long n = 0;
+        for (int c = p0 + lane; c < p1; c += 32) {
+          const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
+          if (nc > 0 && c < first) first = c;
+          n += nc;
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+          const int f = __shfl_xor_sync(0xFFFFFFFFu, first, o);
+          first = f < first ? f : first;
+          n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
+        }
+        const long long kg = n > 0 ? v.part_k[static_cast<std::size_t>(first) * v.S + gs] : -1;
+        if (lane == 0) {
+          FusedGroups::n(r, v.S)[gs] = n;
+          FusedGroups::k(r, v.S)[gs] = kg;
+        }
+        if (n == 0 || kv > FusedPolicy::kMaxKv) continue;  // (uniform over the warp)
+        const double* psf = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
+        double* gsh = FusedGroups::shift(r, v.S) + shift_at;
+        for (int j = lane; j < kv; j += 32) gsh[j] = psf[j];
+        double* gsum = FusedGroups::sums(r, v.S, v.coef_total) + v.s_stat0[gs];
+        for (int e0 = 0; e0 < nst; e0 += E) {
+          int ei[E], ej[E];
+          double acc[E];
+#pragma unroll
+          for (int q = 0; q < E; ++q) {
+            ei[q] = -1;
+            ej[q] = 0;
+            acc[q] = 0.0;
+            if (e0 + q < nst) fused_entry(e0 + q, kv, &ei[q], &ej[q]);
+          }
+          for (int c = first + lane; c < p1; c += 32) {
+            const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
+            const int nc = v.part_n[pc];
+            if (nc == 0) continue;
+            const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+            const long long kc = v.part_k[pc];
+            const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
+#pragma unroll
+            for (int q = 0; q < E; ++q) {
+              if (ei[q] < 0) continue;
+              double x = src[e0 + q];
+              if (kc != kg) x = fused_reshift(x, ei[q], ej[q], src, kv, nc, psc, psf);
+              acc[q] += x;
+            }
+          }
+          fused_warp_sum<E>(acc);
+          if (lane == 0)
+#pragma unroll
+            for (int q = 0; q < E; ++q)
+              if (e0 + q < nst) gsum[e0 + q] = acc[q];
+        }
+      }
+      if (!(levels & 2)) continue;
+      __syncthreads();  // the block's records of this leaf are seen by level 2
+    }
+    // level 2: the leaf's rows and first non-empty group (every warp the same)
+    int gf = 0x7FFFFFFF;
     long long n = 0;
-    for (int c = tid; c < parts; c += FusedPolicy::kMergeBlock) {
-      const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
-      if (nc > 0 && c < first) first = c;
-      n += nc;
+    for (int g = lane; g < v.G; g += 32) {
+      const long long ng = FusedGroups::n(v.grec + static_cast<long long>(g) * rec, v.S)[gs];
+      if (ng > 0 && g < gf) gf = g;
+      n += ng;
     }
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) {
-      const int f = __shfl_xor_sync(0xFFFFFFFFu, first, o);
-      first = f < first ? f : first;
+      const int f = __shfl_xor_sync(0xFFFFFFFFu, gf, o);
+      gf = f < gf ? f : gf;
       n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
     }
-    if (lane == 0) {
-      s_first[wid] = first;
-      s_n[wid] = n;
-    }
-    __syncthreads();
-    first = s_first[0];
-    n = s_n[0];
-    for (int q = 1; q < MW; ++q) {
-      first = s_first[q] < first ? s_first[q] : first;
-      n += s_n[q];
-    }
-    const int k = v.s_k[gs], kv = k + 1;
+    double* r0 = n > 0 ? v.grec + static_cast<long long>(gf) * rec : nullptr;
     StatOut& so = v.stat_out[gs];
     if (tid == 0) {
       so.n = n;
-      so.krow = n > 0 ? v.part_k[static_cast<std::size_t>(first) * v.S + gs] : -1;
+      so.krow = n > 0 ? static_cast<int>(FusedGroups::k(r0, v.S)[gs]) : -1;
     }
-    // the solve here: a leaf of <= SK values from shared memory (its sums kept there by the merge)
     const bool local = kv <= SK;
-    if (solve_here) {  // its values at the shift row (the solve kernel's), one thread each
+    if (solve_here && kv <= FusedPolicy::kMaxKv) {  // the values at the shift row (the leaf's first row), one thread each
       double* shift = local ? s_work + kv * kv : v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv;
-      const int* a = v.attrs + v.s_attr0[gs];
-      if (kv <= FusedPolicy::kMaxKv)
-        for (int j = tid; j < kv; j += FusedPolicy::kMergeBlock)
-          shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.part_k[static_cast<std::size_t>(first) * v.S + gs]) : 0.0;
+      for (int j = tid; j < kv; j += FusedPolicy::kMergeBlock) shift[j] = n > 0 ? FusedGroups::shift(r0, v.S)[shift_at + j] : 0.0;
     }
-    if (n == 0 || kv > FusedPolicy::kMaxKv) {  // nothing to merge (uniform over the block)
-      __syncthreads();  // s_first / s_n are written again for the next leaf (and the shift values are in place)
-    } else {
-      const long long k0 = v.part_k[static_cast<std::size_t>(first) * v.S + gs];
-      const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
-      const double* ps0 = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
-      const int nst = ls::n_stats(kv);
+    if (n > 0 && kv <= FusedPolicy::kMaxKv) {  // (uniform over the block)
+      const long long k0 = FusedGroups::k(r0, v.S)[gs];
+      const double* ps0 = FusedGroups::shift(r0, v.S) + shift_at;
       double* dst = v.stats + v.s_stat0[gs];
-      for (int e0 = 0; e0 < nst; e0 += E) {
-        int ei[E], ej[E];
-#pragma unroll
-        for (int q = 0; q < E; ++q) {
-          ei[q] = -1;
-          ej[q] = 0;
-          if (e0 + q < nst) fused_entry(e0 + q, kv, &ei[q], &ej[q]);
+      for (int e = wid; e < nst; e += MW) {
+        int i = 0, j = 0;
+        fused_entry(e, kv, &i, &j);
+        double acc = 0.0;
+        for (int g = gf + lane; g < v.G; g += 32) {
+          double* r = v.grec + static_cast<long long>(g) * rec;
+          const long long ng = FusedGroups::n(r, v.S)[gs];
+          if (ng == 0) continue;
+          const double* src = FusedGroups::sums(r, v.S, v.coef_total) + v.s_stat0[gs];
+          double x = src[e];
+          if (FusedGroups::k(r, v.S)[gs] != k0) x = fused_reshift(x, i, j, src, kv, ng, FusedGroups::shift(r, v.S) + shift_at, ps0);
+          acc += x;
         }
-        double acc[E];
-#pragma unroll
-        for (int q = 0; q < E; ++q) acc[q] = 0.0;
-        for (int c = first + tid; c < parts; c += FusedPolicy::kMergeBlock) {
-          const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
-          const int nc = v.part_n[pc];
-          if (nc == 0) continue;
-          const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-          const long long kc = v.part_k[pc];
-          const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
-#pragma unroll
-          for (int q = 0; q < E; ++q) {
-            if (ei[q] < 0) continue;
-            const int i = ei[q], j = ej[q];
-            double x = src[e0 + q];
-            if (kc != k0) {  // sums of (w + dd): dd = value at this partial's shift row - value at the leaf's
-              const double dj = psc[j - 1] - ps0[j - 1];
-              if (i == 0) {
-                x += static_cast<double>(nc) * dj;
-              } else {
-                const double di = psc[i - 1] - ps0[i - 1];
-                x += di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(nc) * di * dj;
-              }
-            }
-            acc[q] += x;
-          }
+        fused_warp_sum<1>(&acc);
+        if (lane == 0) {
+          dst[e] = acc;
+          if (solve_here && local) s_st[e] = acc;
         }
-        fused_warp_sum<E>(acc);
-        if (lane == 0)
-#pragma unroll
-          for (int q = 0; q < E; ++q) s_acc[wid][q] = acc[q];
-        __syncthreads();
-        if (tid < E && e0 + tid < nst) {
-          double t = s_acc[0][tid];
-          for (int q = 1; q < MW; ++q) t += s_acc[q][tid];
-          dst[e0 + tid] = t;
-          if (solve_here && local) s_st[e0 + tid] = t;
-        }
-        __syncthreads();  // s_acc is written again by the next pass (and the block sees the sums)
       }
     }
+    __syncthreads();  // the block sees the sums and the shift values
     if (solve_here) {
       if (tid == 0) {
         if (local) fused_solve_leaf(v, sp, gs, n, s_st, s_work + kv * kv, s_work, s_kept, s_work + kv * kv + kv);
@@ -825,13 +896,13 @@ __global__ void __launch_bounds__(FusedPolicy::kAuxBlock) fused_solve_kernel(con
     if (local) {  // (its own call, so the compiler sees shared-memory pointers: no generic accesses)
       double* w = s_work + threadIdx.x * FusedPolicy::kSolveStride;
       double* shift = w + static_cast<std::size_t>(kv) * kv;
-      for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.stat_out[gs].krow) : 0.0;
+      for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.stat_out[gs].krow - v.row_base) : 0.0;
       fused_solve_leaf(v, sp, gs, n, st, shift, w, s_kept + threadIdx.x * FusedPolicy::kSolveSmemKv, shift + kv);
     } else {
       double* work = v.work + v.s_work0[gs];
       double* shift = work + static_cast<std::size_t>(kv) * kv;
       if (kv <= FusedPolicy::kMaxKv)
-        for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.stat_out[gs].krow) : 0.0;
+        for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.stat_out[gs].krow - v.row_base) : 0.0;
       fused_solve_leaf(v, sp, gs, n, st, shift, work, v.work_i + v.s_attr0[gs], v.coef + v.s_attr0[gs] + gs);
     }
   }
@@ -908,23 +979,36 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_residual_pass_kerne
   }
 }
 
-// Warp per marked stat leaf: its SSE, the chunks' slots added in chunk order (lane c takes chunks
-// c, c + 32, ...; the slots of a chunk in warp order), then a fixed xor tree.
-__global__ void fused_residual_merge_kernel(const FusedView* __restrict__ vp) {
+// Warp per marked stat leaf: its SSE in two levels (FusedGroups). Level 1 (levels & 1): per group
+// g0 .. g1 of this device, the group's chunks' slots (lane l: chunks l, l + 32, ... of the group;
+// a chunk's slots in warp order), a fixed xor tree, into gres (group, leaf). Level 2 (levels & 2):
+// lane 0 adds the G groups' values in group order (a rank of a rows split does this on the host,
+// FastPath::residual_level2: the same additions in the same order).
+__global__ void fused_residual_merge_kernel(const FusedView* __restrict__ vp, int levels) {
   const FusedView& v = *vp;
   const int lane = threadIdx.x % 32;
   const int warps = gridDim.x * blockDim.x / 32;
   for (int gs = (blockIdx.x * blockDim.x + threadIdx.x) / 32; gs < v.S; gs += warps) {
     if (!v.stat_out[gs].resid) continue;
-    double acc = 0.0;
-    for (int c = lane; c < v.chunks; c += 32) {  // (a chunk without the leaf's rows has zero slots: the pass zeroed them)
-      const double* slot = v.part + static_cast<std::size_t>(c) * FusedPolicy::kWarps * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+    if (levels & 1)
+      for (int g = v.g0; g < v.g1; ++g) {
+        const int c0 = FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0;
+        const int c1 = FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0;
+        double acc = 0.0;
+        for (int c = c0 + lane; c < c1; c += 32) {  // (a chunk without the leaf's rows has zero slots: the pass zeroed them)
+          const double* slot = v.part + static_cast<std::size_t>(c) * FusedPolicy::kWarps * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
 #pragma unroll
-      for (int q = 0; q < FusedPolicy::kWarps; ++q) acc += slot[q];
+          for (int q = 0; q < FusedPolicy::kWarps; ++q) acc += slot[q];
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
+        if (lane == 0) v.gres[static_cast<std::size_t>(g) * v.S + gs] = acc;
+      }
+    if ((levels & 2) && lane == 0) {
+      double sse = 0.0;
+      for (int g = 0; g < v.G; ++g) sse += v.gres[static_cast<std::size_t>(g) * v.S + gs];
+      v.stat_out[gs].sse = sse;
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
-    if (lane == 0) v.stat_out[gs].sse = acc;
   }
 }
 

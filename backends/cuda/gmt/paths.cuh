@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "algorithms/core/comm.hpp"
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/gmt/evaluator.hpp"
 #include "backends/cuda/common/buffer.cuh"
@@ -67,15 +68,31 @@ class MemoryGuard {
   std::size_t held_ = 0;
 };
 
+// This device's block of the rows for the fast path (FusedGroups, fused.cuh): the chunking of the
+// whole data (chunk rows from its row count and the device's SM count: the same on every rank of a
+// run and in one process, so the summation order is too), its groups [g0, g1) of G, chunks
+// [chunk0, chunk0 + chunks) of chunks_all and rows [row0, row0 + rows). One process holds every
+// group; rank r of a rows split (issue 26) the groups shard(G, r, ranks).
+struct RowBlock {
+  int chunk_rows = 0, chunks_all = 0, G = 1, g0 = 0, g1 = 1, chunk0 = 0, chunks = 0;
+  long long row0 = 0, rows = 0;
+  static RowBlock of(long long n, int sm_count, int rank, int ranks);
+};
+
 struct Context {
   cudaStream_t stream = nullptr;
-  DatasetView data{};
+  DatasetView data{};  // the rows this device holds (RowBlock: all of them in one process)
   const ::gpudm::Dataset* host = nullptr;  // the training set on the host (repairs, moved rows)
   const ::gpudm::gmt::EvalOptions* options = nullptr;
   LeafSolver* solver = nullptr;
   const DeviceProps* props = nullptr;
   MemoryGuard* memory = nullptr;
   ::gpudm::HostWorkers* pool = nullptr;  // the host steps' threads (the evaluator's pool)
+  // A rows split over MPI ranks (issue 26; nullptr or one rank: one process): the fast path's
+  // ranks combine their groups' statistics, counts and the exact solver's rows through it.
+  ::gpudm::Comm* comm = nullptr;
+  RowBlock block;
+  bool split() const { return comm != nullptr && comm->size() > 1; }
 };
 
 // Grows a buffer to at least n elements (1.5x headroom), through the memory guard; returns true
@@ -119,6 +136,7 @@ class ExactLeaf {
   DeviceBuffer<std::byte> temp_;
   PinnedBuffer<int> h_n_;
   PinnedBuffer<double> h_sse_;
+  PinnedBuffer<double> h_mat_;  // a rows split's leaf rows (this rank's, then the stack)
 };
 
 // The exact solve of many leaves in one launch (exact_batch.cuh: one block per leaf, the CPU's
@@ -145,8 +163,10 @@ class ExactBatch {
   PinnedBuffer<unsigned char> h_in_, h_out_;
   DeviceBuffer<unsigned char> d_in_, d_out_;
   DeviceBuffer<int> rows_;
-  DeviceBuffer<double> mat_;
+  DeviceBuffer<double> mat_, orig_;  // (orig_: a rows split's gathered matrices as gathered, for the residuals)
   DeviceBuffer<unsigned> mask_;
+  PinnedBuffer<double> h_mat_;
+  PinnedBuffer<long long> h_found_;
 };
 
 // The paper's six procedures, one individual after the other (the compact tree flattened to the
@@ -189,6 +209,8 @@ class FaithfulPath {
   PinnedBuffer<double> h_coef_;
 };
 
+struct LeafOut;  // (fused.cuh)
+
 // The fast path (issue 23): a call's trees in one fused statistics pass, one graph, one upload,
 // one download, one synchronisation (fused.cuh has the kernels; fast.cu the host side). With
 // GPUDM_GMT_PIPELINE=1 a call of kPipelineMinTrees or more trees runs as two halves in flight, so
@@ -214,8 +236,16 @@ class FastPath {
   void launch_half(int slot, PhaseMarks& direct);  // upload, graph (or direct launches), download: async
   int launch_wide_kv() const;                   // the wide path's tile width in the variant launched (0: none)
   static std::vector<const void*> stats_kernels();  // every variant of fused_stats_kernel
-  void launch_all(PhaseMarks& marks, bool capture);
-  void capture_graph(int slot);
+  // part: kAll (one process: the whole call's kernels), kPartA (a rows split's init, stats pass and
+  // the merge's level 1), kPartB (the merge's level 2 and solve, the residual pass and its level 1)
+  static constexpr int kAll = 0, kPartA = 1, kPartB = 2;
+  void launch_all(PhaseMarks& marks, bool capture, int part = kAll);
+  void capture_graph(int slot, int part = kAll);
+  void run_part(int slot, int part, PhaseMarks& direct);  // the graph of `part` in `slot` (captured when stale) or direct launches
+  // A rows split's call on the device (its two parts, the ranks' combine between them and after
+  // them): upload, part A, download, combine, upload, part B, download; leaves h_out_[0] as one
+  // process's download would be.
+  void launch_split(PhaseMarks& direct, ::gpudm::PhaseTimer& timer);
   void drop_graph(int slot);
   struct FinishCounts {
     std::int64_t repairs = 0, repaired_trees = 0;
@@ -247,6 +277,16 @@ class FastPath {
   DeviceBuffer<double> part_, work_;
   DeviceBuffer<int> part_n_, part_k_, work_i_;
   DeviceBuffer<double> part_shift_;  // the values at each partial's shift row (FusedView::part_shift)
+  DeviceBuffer<double> grec_, gres_;  // the merge's group records, the residuals per (group, stat leaf) (FusedView)
+  // a rows split (Context::split): the group records and residual groups on the host, the combined
+  // leaf results, the combine's counters
+  bool split_ = false;
+  PinnedBuffer<double> h_grec_, h_gres_;
+  std::vector<LeafOut> comb_leaf_;
+  std::vector<int> comb_nstray_, comb_strays_;
+  long long combine_calls_ = 0;
+  std::uint64_t combine_bytes_ = 0;
+  double combine_s_ = 0.0;
   ExactLeaf exact_;
   ExactBatch exact_batch_;
   cudaGraphExec_t exec_[2] = {nullptr, nullptr};
