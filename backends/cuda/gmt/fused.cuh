@@ -716,14 +716,15 @@ __device__ __forceinline__ double fused_reshift(double x, int i, int j, const do
   return x + (di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(n) * di * dj);
 }
 
-// A block per stat leaf (kMergeBlock threads), the merge's two levels (FusedGroups):
-//  level 1 (levels & 1): warp w merges groups g0 + w, g0 + w + 8, ... of this device: the group's
-//    partials re-shifted to its first non-empty partial's shift row and added, lane l taking the
-//    group's partials first + l, first + l + 32, ... in order, then a fixed xor tree; the group's
-//    rows, shift row, values there and sums into its record (grec);
-//  level 2 (levels & 2): the leaf from all G groups' records: the groups re-shifted to the first
-//    non-empty group's shift row (the leaf's first row) and added, lane l taking groups l, l + 32,
-//    ..., then a fixed xor tree; warp w the entries w, w + 8, ...
+// A block per stat leaf (kMergeBlock threads), the merge's two levels (FusedGroups). Every sum
+// is one thread's chain in a fixed order (no reduction tree), so its bits do not depend on which
+// thread, block or rank forms it:
+//  level 1 (levels & 1), per group g of this device's groups [g0, g1): its rows and first non-empty
+//    partial (a thread per group), then a thread per (group, entry) adds the group's partials in
+//    (chunk, run) order, each re-shifted to the group's first partial's shift row; the group's rows,
+//    shift row, values there and sums into its record (grec);
+//  level 2 (levels & 2), from all G groups' records: a thread per entry adds the groups in group
+//    order, each re-shifted to the first non-empty group's shift row (the leaf's first row).
 // One process runs both in one launch; a rank of a rows split runs level 1, the ranks exchange the
 // records, and every rank runs level 2 on all of them: the same records give the same bits.
 // solve_here (GPUDM_GMT_MERGE_SOLVE, default 1; always with level 2 of a rows split): then the
@@ -736,134 +737,152 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
                                                                               int levels) {
   namespace ls = ::gpudm::gmt::leafstats;
   (void)d;
-  constexpr int E = 8;  // sums per pass of level 1
   constexpr int W = FusedPolicy::kWarps;
-  constexpr int MW = FusedPolicy::kMergeBlock / 32;
   constexpr int SK = FusedPolicy::kSolveSmemKv;
+  constexpr int TB = FusedPolicy::kMergeBlock;
   __shared__ double s_st[(SK + 1) * (SK + 2) / 2 - 1];  // the merged sums of a leaf of <= SK values
   __shared__ double s_work[FusedPolicy::kSolveStride];  // its Gram, shift values and coefficients
   __shared__ int s_kept[SK];
+  __shared__ int s_first[FusedGroups::kGroups];         // level 1: a group's first non-empty partial
+  __shared__ long long s_k[FusedGroups::kGroups];       // and its shift row
+  __shared__ int s_gf;                                  // level 2: the first non-empty group
+  __shared__ long long s_n;                             // and the leaf's rows
+  constexpr int SNS = (SK + 1) * (SK + 2) / 2 - 1;      // level 2 of a leaf of <= SK values: its records staged here
+  __shared__ long long s_gn[FusedGroups::kGroups], s_gk[FusedGroups::kGroups];
+  __shared__ double s_gsh[FusedGroups::kGroups * SK], s_gsum[FusedGroups::kGroups * SNS];
   const FusedView& v = *vp;
   const int tid = static_cast<int>(threadIdx.x);
-  const int lane = tid % 32, wid = tid / 32;
   const long long rec = FusedGroups::record(v.S, v.coef_total, v.stat_total);
   for (int gs = blockIdx.x; gs < v.S; gs += gridDim.x) {
     const int k = v.s_k[gs], kv = k + 1;
     const int nst = ls::n_stats(kv);
     const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
+    const bool sums = kv <= FusedPolicy::kMaxKv;  // (wider: the exact solver takes the leaf; rows and shift row only)
     if (levels & 1) {
-      for (int g = v.g0 + wid; g < v.g1; g += MW) {
+      const int ngl = v.g1 - v.g0;
+      for (int q = tid; q < ngl; q += TB) {  // a thread per group: rows, first partial, shift row and values
+        const int g = v.g0 + q;
         double* r = v.grec + static_cast<long long>(g) * rec;
         const int p0 = (FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0) * W;
         const int p1 = (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W;
-        int first = 0x7FFFFFFF;
+        int first = p1;
         long long n = 0;
-        for (int c = p0 + lane; c < p1; c += 32) {
+        for (int c = p0; c < p1; ++c) {
           const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
-          if (nc > 0 && c < first) first = c;
+          if (nc > 0 && first == p1) first = c;
           n += nc;
         }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) {
-          const int f = __shfl_xor_sync(0xFFFFFFFFu, first, o);
-          first = f < first ? f : first;
-          n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
-        }
         const long long kg = n > 0 ? v.part_k[static_cast<std::size_t>(first) * v.S + gs] : -1;
-        if (lane == 0) {
-          FusedGroups::n(r, v.S)[gs] = n;
-          FusedGroups::k(r, v.S)[gs] = kg;
+        FusedGroups::n(r, v.S)[gs] = n;
+        FusedGroups::k(r, v.S)[gs] = kg;
+        s_first[q] = first;
+        s_k[q] = kg;
+        if (n > 0 && sums) {
+          const double* psf = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
+          double* gsh = FusedGroups::shift(r, v.S) + shift_at;
+          for (int j = 0; j < kv; ++j) gsh[j] = psf[j];
         }
-        if (n == 0 || kv > FusedPolicy::kMaxKv) continue;  // (uniform over the warp)
-        const double* psf = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
-        double* gsh = FusedGroups::shift(r, v.S) + shift_at;
-        for (int j = lane; j < kv; j += 32) gsh[j] = psf[j];
-        double* gsum = FusedGroups::sums(r, v.S, v.coef_total) + v.s_stat0[gs];
-        for (int e0 = 0; e0 < nst; e0 += E) {
-          int ei[E], ej[E];
-          double acc[E];
-#pragma unroll
-          for (int q = 0; q < E; ++q) {
-            ei[q] = -1;
-            ej[q] = 0;
-            acc[q] = 0.0;
-            if (e0 + q < nst) fused_entry(e0 + q, kv, &ei[q], &ej[q]);
-          }
-          for (int c = first + lane; c < p1; c += 32) {
+      }
+      __syncthreads();
+      if (sums)
+        for (int t = tid; t < ngl * nst; t += TB) {  // a thread per (group, entry): the group's partials in order
+          const int q = t % ngl, e = t / ngl;
+          const int g = v.g0 + q;
+          const int first = s_first[q];
+          const int p1 = (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W;
+          if (first >= p1) continue;  // (no rows)
+          const long long kg = s_k[q];
+          const double* psf = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
+          int i = 0, j = 0;
+          fused_entry(e, kv, &i, &j);
+          double acc = 0.0;
+#pragma unroll 4
+          for (int c = first; c < p1; ++c) {
             const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
             const int nc = v.part_n[pc];
             if (nc == 0) continue;
             const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-            const long long kc = v.part_k[pc];
-            const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
-#pragma unroll
-            for (int q = 0; q < E; ++q) {
-              if (ei[q] < 0) continue;
-              double x = src[e0 + q];
-              if (kc != kg) x = fused_reshift(x, ei[q], ej[q], src, kv, nc, psc, psf);
-              acc[q] += x;
-            }
+            double x = src[e];
+            if (v.part_k[pc] != kg)
+              x = fused_reshift(x, i, j, src, kv, nc, v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at, psf);
+            acc += x;
           }
-          fused_warp_sum<E>(acc);
-          if (lane == 0)
-#pragma unroll
-            for (int q = 0; q < E; ++q)
-              if (e0 + q < nst) gsum[e0 + q] = acc[q];
+          FusedGroups::sums(v.grec + static_cast<long long>(g) * rec, v.S, v.coef_total)[v.s_stat0[gs] + e] = acc;
         }
+      if (!(levels & 2)) {
+        __syncthreads();  // (s_first / s_k are written again for the next leaf)
+        continue;
       }
-      if (!(levels & 2)) continue;
       __syncthreads();  // the block's records of this leaf are seen by level 2
     }
-    // level 2: the leaf's rows and first non-empty group (every warp the same)
-    int gf = 0x7FFFFFFF;
-    long long n = 0;
-    for (int g = lane; g < v.G; g += 32) {
-      const long long ng = FusedGroups::n(v.grec + static_cast<long long>(g) * rec, v.S)[gs];
-      if (ng > 0 && g < gf) gf = g;
-      n += ng;
+    // level 2: a leaf of <= SK values reads the G records from shared memory (staged by every
+    // thread at once: one round trip), a wider one from the records; then its rows and first
+    // non-empty group
+    const bool local = kv <= SK;
+    for (int t = tid; t < v.G * 2; t += TB) {
+      const double* r = v.grec + static_cast<long long>(t >> 1) * rec;
+      if (t & 1) s_gk[t >> 1] = FusedGroups::k(const_cast<double*>(r), v.S)[gs];
+      else s_gn[t >> 1] = FusedGroups::n(const_cast<double*>(r), v.S)[gs];
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-      const int f = __shfl_xor_sync(0xFFFFFFFFu, gf, o);
-      gf = f < gf ? f : gf;
-      n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
+    if (local)
+      for (int t = tid; t < v.G * (kv + nst); t += TB) {
+        const int g = t / (kv + nst), e = t - g * (kv + nst);
+        double* r = v.grec + static_cast<long long>(g) * rec;
+        if (e < kv) s_gsh[g * SK + e] = FusedGroups::shift(r, v.S)[shift_at + e];
+        else s_gsum[g * SNS + e - kv] = FusedGroups::sums(r, v.S, v.coef_total)[v.s_stat0[gs] + e - kv];
+      }
+    __syncthreads();
+    if (tid == 0) {
+      int gf = v.G;
+      long long n = 0;
+      for (int g = 0; g < v.G; ++g) {
+        const long long ng = s_gn[g];
+        if (ng > 0 && gf == v.G) gf = g;
+        n += ng;
+      }
+      s_gf = gf;
+      s_n = n;
     }
-    double* r0 = n > 0 ? v.grec + static_cast<long long>(gf) * rec : nullptr;
+    __syncthreads();
+    const int gf = s_gf;
+    const long long n = s_n;
+    // group g's sums and values at its shift row (shared or the record)
+    auto gsum = [&](int g) -> const double* {
+      return local ? s_gsum + g * SNS : FusedGroups::sums(v.grec + static_cast<long long>(g) * rec, v.S, v.coef_total) + v.s_stat0[gs];
+    };
+    auto gshift = [&](int g) -> const double* {
+      return local ? s_gsh + g * SK : FusedGroups::shift(v.grec + static_cast<long long>(g) * rec, v.S) + shift_at;
+    };
     StatOut& so = v.stat_out[gs];
     if (tid == 0) {
       so.n = n;
-      so.krow = n > 0 ? static_cast<int>(FusedGroups::k(r0, v.S)[gs]) : -1;
+      so.krow = n > 0 ? static_cast<int>(s_gk[gf]) : -1;
     }
-    const bool local = kv <= SK;
-    if (solve_here && kv <= FusedPolicy::kMaxKv) {  // the values at the shift row (the leaf's first row), one thread each
+    if (solve_here && sums) {  // the values at the shift row (the leaf's first row), one thread each
       double* shift = local ? s_work + kv * kv : v.work + v.s_work0[gs] + static_cast<long long>(kv) * kv;
-      for (int j = tid; j < kv; j += FusedPolicy::kMergeBlock) shift[j] = n > 0 ? FusedGroups::shift(r0, v.S)[shift_at + j] : 0.0;
+      for (int j = tid; j < kv; j += TB) shift[j] = n > 0 ? gshift(gf)[j] : 0.0;
     }
-    if (n > 0 && kv <= FusedPolicy::kMaxKv) {  // (uniform over the block)
-      const long long k0 = FusedGroups::k(r0, v.S)[gs];
-      const double* ps0 = FusedGroups::shift(r0, v.S) + shift_at;
+    if (n > 0 && sums) {
+      const long long k0 = s_gk[gf];
+      const double* ps0 = gshift(gf);
       double* dst = v.stats + v.s_stat0[gs];
-      for (int e = wid; e < nst; e += MW) {
+      for (int e = tid; e < nst; e += TB) {  // a thread per entry: the groups in order
         int i = 0, j = 0;
         fused_entry(e, kv, &i, &j);
         double acc = 0.0;
-        for (int g = gf + lane; g < v.G; g += 32) {
-          double* r = v.grec + static_cast<long long>(g) * rec;
-          const long long ng = FusedGroups::n(r, v.S)[gs];
+        for (int g = gf; g < v.G; ++g) {
+          const long long ng = s_gn[g];
           if (ng == 0) continue;
-          const double* src = FusedGroups::sums(r, v.S, v.coef_total) + v.s_stat0[gs];
+          const double* src = gsum(g);
           double x = src[e];
-          if (FusedGroups::k(r, v.S)[gs] != k0) x = fused_reshift(x, i, j, src, kv, ng, FusedGroups::shift(r, v.S) + shift_at, ps0);
+          if (s_gk[g] != k0) x = fused_reshift(x, i, j, src, kv, ng, gshift(g), ps0);
           acc += x;
         }
-        fused_warp_sum<1>(&acc);
-        if (lane == 0) {
-          dst[e] = acc;
-          if (solve_here && local) s_st[e] = acc;
-        }
+        dst[e] = acc;
+        if (solve_here && local) s_st[e] = acc;
       }
     }
-    __syncthreads();  // the block sees the sums and the shift values
+    __syncthreads();  // the block sees the sums and the shift values (and s_gf / s_n are written again for the next leaf)
     if (solve_here) {
       if (tid == 0) {
         if (local) fused_solve_leaf(v, sp, gs, n, s_st, s_work + kv * kv, s_work, s_kept, s_work + kv * kv + kv);
@@ -979,31 +998,31 @@ __global__ void __launch_bounds__(FusedPolicy::kBlock) fused_residual_pass_kerne
   }
 }
 
-// Warp per marked stat leaf: its SSE in two levels (FusedGroups). Level 1 (levels & 1): per group
-// g0 .. g1 of this device, the group's chunks' slots (lane l: chunks l, l + 32, ... of the group;
-// a chunk's slots in warp order), a fixed xor tree, into gres (group, leaf). Level 2 (levels & 2):
+// Warp per marked stat leaf: its SSE in two levels (FusedGroups), each sum one lane's chain in a
+// fixed order. Level 1 (levels & 1): lane g (a group of this device: G <= 32) adds its chunks'
+// slots in chunk order (a chunk's in warp order) into gres (group, leaf). Level 2 (levels & 2):
 // lane 0 adds the G groups' values in group order (a rank of a rows split does this on the host,
-// FastPath::residual_level2: the same additions in the same order).
+// FastPath::launch_split: the same additions in the same order).
 __global__ void fused_residual_merge_kernel(const FusedView* __restrict__ vp, int levels) {
+  static_assert(FusedGroups::kGroups <= 32, "a lane per group");
   const FusedView& v = *vp;
   const int lane = threadIdx.x % 32;
   const int warps = gridDim.x * blockDim.x / 32;
   for (int gs = (blockIdx.x * blockDim.x + threadIdx.x) / 32; gs < v.S; gs += warps) {
     if (!v.stat_out[gs].resid) continue;
-    if (levels & 1)
-      for (int g = v.g0; g < v.g1; ++g) {
-        const int c0 = FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0;
-        const int c1 = FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0;
-        double acc = 0.0;
-        for (int c = c0 + lane; c < c1; c += 32) {  // (a chunk without the leaf's rows has zero slots: the pass zeroed them)
-          const double* slot = v.part + static_cast<std::size_t>(c) * FusedPolicy::kWarps * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+    if ((levels & 1) && lane >= v.g0 && lane < v.g1) {
+      const int g = lane;
+      const int c0 = FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0;
+      const int c1 = FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0;
+      double acc = 0.0;
+      for (int c = c0; c < c1; ++c) {  // (a chunk without the leaf's rows has zero slots: the pass zeroed them)
+        const double* slot = v.part + static_cast<std::size_t>(c) * FusedPolicy::kWarps * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
 #pragma unroll
-          for (int q = 0; q < FusedPolicy::kWarps; ++q) acc += slot[q];
-        }
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xFFFFFFFFu, acc, o);
-        if (lane == 0) v.gres[static_cast<std::size_t>(g) * v.S + gs] = acc;
+        for (int q = 0; q < FusedPolicy::kWarps; ++q) acc += slot[q];
       }
+      v.gres[static_cast<std::size_t>(g) * v.S + gs] = acc;
+    }
+    __syncwarp();
     if ((levels & 2) && lane == 0) {
       double sse = 0.0;
       for (int g = 0; g < v.G; ++g) sse += v.gres[static_cast<std::size_t>(g) * v.S + gs];
