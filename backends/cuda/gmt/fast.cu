@@ -172,6 +172,7 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   chunk_rows_ = rb.chunk_rows;
   chunks_ = rb.chunks;
   split_ = c_.split();
+  for (int g = rb.g0; g < rb.g1; ++g) runs_ += FusedGroups::runs(g, rb.G, rb.chunks_all);
   // How the stats pass shares a stat leaf's rows among a block's warps (FusedPolicy::kSplit*): an
   // experiment's switch, not a config param (each mode sums in its own fixed order).
   stat_split_ = FusedPolicy::kSplitAuto;
@@ -384,6 +385,7 @@ bool FastPath::ensure_capacity(int slot) {
     f(grec_, static_cast<std::size_t>(c_.block.G) * static_cast<std::size_t>(FusedGroups::record(h.S, h.coef_total, h.stat_total)),
       "the merge's group records");
     f(gres_, static_cast<std::size_t>(c_.block.G) * static_cast<std::size_t>(std::max(1, h.S)), "the residuals' group sums");
+    f(grun_, static_cast<std::size_t>(runs_) * static_cast<std::size_t>(std::max<long long>(1, h.stat_total)), "the merge's run sums");
   };
   if (in_flight_) {  // the other half's work still reads them: wait for it before one is reallocated (rare: grow-only)
     bool grows = false;
@@ -509,6 +511,7 @@ void FastPath::write_view(int slot) {
   v.work_i = work_i_.data();
   v.grec = grec_.data();
   v.gres = gres_.data();
+  v.grun = grun_.data();
   std::memcpy(hb, &v, sizeof v);
 }
 

@@ -157,6 +157,7 @@ struct FusedView {
   // sums shifted by it [stat_total]
   double* grec = nullptr;        // [G x record]
   double* gres = nullptr;        // [G x S] the residual pass's squared residuals per (group, stat leaf)
+  double* grun = nullptr;        // [runs of this device's groups x stat_total] level 1's run sums (FusedGroups::runs)
 };
 
 // The merge's two levels (a documented summation order: every sum of a leaf is its groups' sums,
@@ -168,6 +169,12 @@ struct FusedGroups {
   // first chunk of group g of G over `chunks` chunks (contiguous, sizes differ by at most one)
   __host__ __device__ static int chunk_begin(int g, int G, int chunks) {
     return static_cast<int>(static_cast<long long>(chunks) * g / G);
+  }
+  // Level 1 adds a group's partials in runs of kRunParts (each run's partials in order, then the
+  // runs in order): short dependent chains on large data (Susy-shaped: ~150 partials a group).
+  static constexpr int kRunParts = 8;
+  __host__ __device__ static int runs(int g, int G, int chunks) {
+    return ((chunk_begin(g + 1, G, chunks) - chunk_begin(g, G, chunks)) * FusedPolicy::kWarps + kRunParts - 1) / kRunParts;
   }
   __host__ __device__ static long long record(int S, int coef_total, long long stat_total) {
     return 2LL * S + coef_total + stat_total;
@@ -745,6 +752,7 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
   __shared__ int s_kept[SK];
   __shared__ int s_first[FusedGroups::kGroups];         // level 1: a group's first non-empty partial
   __shared__ long long s_k[FusedGroups::kGroups];       // and its shift row
+  __shared__ int s_run0[FusedGroups::kGroups + 1];      // level 1: the device's groups' first runs (FusedGroups::runs)
   __shared__ int s_gf;                                  // level 2: the first non-empty group
   __shared__ long long s_n;                             // and the leaf's rows
   constexpr int SNS = (SK + 1) * (SK + 2) / 2 - 1;      // level 2 of a leaf of <= SK values: its records staged here
@@ -753,6 +761,11 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
   const FusedView& v = *vp;
   const int tid = static_cast<int>(threadIdx.x);
   const long long rec = FusedGroups::record(v.S, v.coef_total, v.stat_total);
+  if (tid == 0) {
+    s_run0[0] = 0;
+    for (int q = 0; q < v.g1 - v.g0; ++q) s_run0[q + 1] = s_run0[q] + FusedGroups::runs(v.g0 + q, v.G, v.chunks_all);
+  }
+  __syncthreads();
   for (int gs = blockIdx.x; gs < v.S; gs += gridDim.x) {
     const int k = v.s_k[gs], kv = k + 1;
     const int nst = ls::n_stats(kv);
@@ -784,31 +797,65 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
         }
       }
       __syncthreads();
-      if (sums)
-        for (int t = tid; t < ngl * nst; t += TB) {  // a thread per (group, entry): the group's partials in order
-          const int q = t % ngl, e = t / ngl;
+      if (sums) {
+        // 1a: a thread per (run of kRunParts partials, block of E entries): the run's partials in
+        // order, re-shifted to the group's first partial's shift row (E independent chains: E loads
+        // in flight a step)
+        constexpr int E = 8;
+        const int RT = s_run0[ngl], EB = (nst + E - 1) / E;
+        for (int t = tid; t < RT * EB; t += TB) {
+          const int rr = t % RT, e0 = t / RT * E;
+          int q = 0;
+          while (s_run0[q + 1] <= rr) ++q;
           const int g = v.g0 + q;
           const int first = s_first[q];
-          const int p1 = (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W;
-          if (first >= p1) continue;  // (no rows)
+          const int gp1 = (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W;
+          if (first >= gp1) continue;  // (the group has no rows of the leaf)
+          const int p0 = (FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0) * W + (rr - s_run0[q]) * FusedGroups::kRunParts;
+          const int p1 = p0 + FusedGroups::kRunParts < gp1 ? p0 + FusedGroups::kRunParts : gp1;
           const long long kg = s_k[q];
           const double* psf = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
-          int i = 0, j = 0;
-          fused_entry(e, kv, &i, &j);
-          double acc = 0.0;
-#pragma unroll 4
-          for (int c = first; c < p1; ++c) {
+          int ei[E], ej[E];
+          double acc[E];
+#pragma unroll
+          for (int u = 0; u < E; ++u) {
+            ei[u] = -1;
+            ej[u] = 0;
+            acc[u] = 0.0;
+            if (e0 + u < nst) fused_entry(e0 + u, kv, &ei[u], &ej[u]);
+          }
+          for (int c = p0; c < p1; ++c) {
             const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
             const int nc = v.part_n[pc];
             if (nc == 0) continue;
             const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-            double x = src[e];
-            if (v.part_k[pc] != kg)
-              x = fused_reshift(x, i, j, src, kv, nc, v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at, psf);
-            acc += x;
+            const bool shifted = v.part_k[pc] != kg;
+            const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
+#pragma unroll
+            for (int u = 0; u < E; ++u) {
+              if (ei[u] < 0) continue;
+              double x = src[e0 + u];
+              if (shifted) x = fused_reshift(x, ei[u], ej[u], src, kv, nc, psc, psf);
+              acc[u] += x;
+            }
           }
+          double* out = v.grun + static_cast<std::size_t>(rr) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+#pragma unroll
+          for (int u = 0; u < E; ++u)
+            if (e0 + u < nst) out[e0 + u] = acc[u];
+        }
+        __syncthreads();
+        // 1b: a thread per (group, entry): the group's runs in order
+        for (int t = tid; t < ngl * nst; t += TB) {
+          const int q = t % ngl, e = t / ngl;
+          const int g = v.g0 + q;
+          if (s_first[q] >= (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W) continue;  // (no rows)
+          double acc = 0.0;
+          for (int rr = s_run0[q]; rr < s_run0[q + 1]; ++rr)
+            acc += v.grun[static_cast<std::size_t>(rr) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs] + e];
           FusedGroups::sums(v.grec + static_cast<long long>(g) * rec, v.S, v.coef_total)[v.s_stat0[gs] + e] = acc;
         }
+      }
       if (!(levels & 2)) {
         __syncthreads();  // (s_first / s_k are written again for the next leaf)
         continue;

@@ -277,7 +277,8 @@ class FastPath {
   DeviceBuffer<double> part_, work_;
   DeviceBuffer<int> part_n_, part_k_, work_i_;
   DeviceBuffer<double> part_shift_;  // the values at each partial's shift row (FusedView::part_shift)
-  DeviceBuffer<double> grec_, gres_;  // the merge's group records, the residuals per (group, stat leaf) (FusedView)
+  DeviceBuffer<double> grec_, gres_, grun_;  // the merge's group records, the residuals per (group, stat leaf), level 1's run sums (FusedView)
+  long long runs_ = 0;                       // level 1's runs of this device's groups (FusedGroups::runs)
   // a rows split (Context::split): the group records and residual groups on the host, the combined
   // leaf results, the combine's counters
   bool split_ = false;
