@@ -61,10 +61,11 @@ struct EvalOptions {
   OmpMode omp_mode = OmpMode::kAuto;
   // An MPI run's split (issue 26; one process: ignored). kRows: each rank a block of whole row
   // chunks of every tree, the leaf counts, small leaves' rows, TSQR R factors and error partials
-  // combined (the sequential and OpenMP backends: EvalWork::set_ranks); kIndividuals: each rank a
+  // combined (the sequential and OpenMP backends: EvalWork::set_ranks; the CUDA fast path: each
+  // GPU a block of whole merge groups, the groups' statistics combined: split_rows); kIndividuals: each rank a
   // block of every call's trees on all rows, the evaluated trees gathered (sharded_evaluator.hpp:
-  // any backend); kAuto: rows where the backend splits rows and the data has at least one row
-  // chunk a rank, else individuals. Every split gives one process's run bit for bit.
+  // any backend); kAuto: rows on the CPU backends when the data has at least one row chunk a
+  // rank, else individuals. Every split gives one process's run bit for bit.
   enum class RankSplit { kAuto, kRows, kIndividuals };
   RankSplit rank_split = RankSplit::kAuto;
 

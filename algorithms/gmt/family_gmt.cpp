@@ -234,7 +234,8 @@ class GmtFamily final : public Family {
 
   std::string split_across_ranks() const override {
     return "rank_split (auto: rows on the sequential and OpenMP backends when the data has a row chunk a rank, else individuals): rows = each rank a block of "
-           "whole row chunks of every tree, leaf counts / small leaves' rows / TSQR R factors / error partials combined; "
+           "whole row chunks of every tree, leaf counts / small leaves' rows / TSQR R factors / error partials combined (CUDA fast path: each GPU a block of "
+           "whole merge groups, leaf counts / keys / small leaves' rows / the groups' statistics combined); "
            "individuals = each rank a block of every generation's trees on all rows, the evaluated trees gathered (either "
            "way bit-identical to one process)";
   }

@@ -93,10 +93,10 @@ const ParamTable<GmtCase>& params_table() {
     t.add_enum<E::RankSplit>(
          "rank_split", ev(&E::rank_split),
          {{"auto", E::RankSplit::kAuto}, {"rows", E::RankSplit::kRows}, {"individuals", E::RankSplit::kIndividuals}},
-         "MPI runs: rows (each rank a block of whole row chunks; leaf counts, R factors and error partials combined: "
-         "sequential and OpenMP backends) | individuals (each rank a block of every generation's trees on all rows) | auto "
-         "(rows where the backend splits rows and the data has a row chunk a rank, else individuals); same results in every "
-         "mode and at any rank count")
+         "MPI runs: rows (each rank a block of whole row chunks; sequential and OpenMP: leaf counts, R factors and error "
+         "partials combined; CUDA fast path: each GPU a block of whole merge groups, the groups' statistics combined) | "
+         "individuals (each rank a block of every generation's trees on all rows) | auto (rows on the CPU backends when the "
+         "data has a row chunk a rank, else individuals); each split gives the same results at any rank count")
         .backend_only();
     t.add<int>("chunk_rows", ev(&E::chunk_rows),
                "rows per fixed chunk of the data-parallel passes (results do not depend on threads)")

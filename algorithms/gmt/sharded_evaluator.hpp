@@ -1,9 +1,12 @@
 #pragma once
 // GMT over the ranks of an MPI run (issue 26). The EA runs identically on every rank from the same
 // seed; an evaluate() call is split one of two ways (EvalOptions::rank_split):
-//  - rows (the sequential and OpenMP backends, CpuGmtEvaluator::split_rows): each rank works on a
-//    block of whole row chunks of every tree and the ranks combine the leaf counts, the small
-//    leaves' rows, the TSQR R factors and the error partials (eval_steps.hpp);
+//  - rows (ModelTreeEvaluator::split_rows): the sequential and OpenMP backends
+//    (CpuGmtEvaluator) work on a block of whole row chunks of every tree and the ranks combine the
+//    leaf counts, the small leaves' rows, the TSQR R factors and the error partials
+//    (eval_steps.hpp); the CUDA fast path's GPU holds a block of whole merge groups of the rows and
+//    the ranks combine the counts, keys, small leaves' rows and the groups' statistics between its
+//    stats pass and its solve (backends/cuda/gmt/fused.cuh FusedGroups, fast.cu launch_split);
 //  - individuals (any backend, ShardedEvaluator below): each call's trees are split into
 //    contiguous blocks, each rank evaluates its block on all rows with its own backend, and the
 //    evaluated trees (structure after repairs, leaf models, per-node statistics) are gathered in

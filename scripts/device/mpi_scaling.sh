@@ -6,7 +6,7 @@
 # scripts/mpi_scaling.py gathers speedup, efficiency and the combine step's share into
 # results/<tag>/mpi_scaling.{json,md} and plots/mpi_scaling.png.
 #   OUT=$OUT scripts/device/mpi_scaling.sh [--smoke] [NP ...]      (default NP: 1 2 4 8)
-#   MPI_SCALING_CFGS="gp pitt vfdt gmt gmtrows" (default; on GPUs "gp pitt gmt vfdt gmt10m") picks the workloads; runs already in the results
+#   MPI_SCALING_CFGS="gp pitt vfdt gmt gmtrows" (default; on GPUs "gp pitt gmt vfdt gmt10m gmtrows gmt10mrows") picks the workloads; runs already in the results
 #   folder are kept (--resume), so a cut call continues where it stopped.
 #   MPI_TESTS=1 / only: build and run the mpi tests here first (or only those).
 #   MPI_SCALING_DEVICE=cuda: ranks = GPUs (GPUDM_GPU_PER_RANK=1: local rank r uses GPU r), default NP
@@ -14,7 +14,8 @@
 #   on a GPU: GP (the CUDA rule engine on each rank's rows; strong 4,100,040 Poker rows, weak
 #   1,025,010 a rank, 100 generations) and GMT (the CUDA fast path on each rank's block of
 #   individuals; Armchair 1M, 2,000 iterations, population 64, weak 64 a rank; gmt10m: Armchair 10M,
-#   200 iterations, GPU runs only by default) and Pittsburgh (the
+#   200 iterations, GPU runs only by default; gmtrows / gmt10mrows on GPUs: the same problems with the
+#   rows split, each GPU a block of whole merge groups, weak 1,000,000 / 2,500,000 rows a GPU) and Pittsburgh (the
 #   CUDA backend on each rank's rows, RowShardedEvaluator; Poker rows as GP's, population 50).
 #   and the forest (the CUDA backend, persistent engine, on each rank's block of trees over the whole
 #   RT stream: strong 96 trees, weak 96 a rank, 2,000,000 rows; per-class votes summed per call).
@@ -61,7 +62,7 @@ BASE="${MPI_SCALING_DIR:-$ROOT/results/$(results_tag)/mpi_scaling$SUFFIX}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
 status=0
-DEFAULT_CFGS="gp pitt vfdt gmt gmtrows"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp pitt gmt vfdt gmt10m"
+DEFAULT_CFGS="gp pitt vfdt gmt gmtrows"; [ "$DEVICE" = cuda ] && DEFAULT_CFGS="gp pitt gmt vfdt gmt10m gmtrows gmt10mrows"
 for cfg in ${MPI_SCALING_CFGS:-$DEFAULT_CFGS}; do
   for mode in strong weak; do
     for np in "${NPS[@]}"; do
@@ -84,6 +85,12 @@ if device == "cuda":  # ranks = GPUs: the CUDA backend, a problem that keeps a G
         c["params"]["iterations"] = 2000 if cfg == "gmt" else 200
         if mode == "weak":
             c["params"]["population"] = 64 * np
+    elif cfg in ("gmtrows", "gmt10mrows"):  # the CUDA fast path's rows split (each GPU a block of whole merge groups)
+        c["cases"] = [{"backend": "cuda", "params": {"gpu_path": "fast"}}]
+        c["params"]["iterations"] = 2000 if cfg == "gmtrows" else 200
+        c["params"]["rank_split"] = "rows"
+        if mode == "weak":
+            c["datasets"] = [{"name": "armchair", "options": {"rows": (1000000 if cfg == "gmtrows" else 2500000) * np}}]
     elif cfg == "vfdt":
         c["cases"] = [{"backend": "cuda"}]
         c["params"]["trees"] = 96 * np if mode == "weak" else 96

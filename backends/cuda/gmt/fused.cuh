@@ -16,8 +16,10 @@
 //          lanes over the sums with the rows staged in shared memory; a stat leaf with fewer
 //          rows in the chunk than the repair limit also records its rows (the strays: a leaf
 //          under the limit has all its rows recorded).
-//   merge  warp per stat leaf: the runs' partial sums re-shifted to the leaf's first row and
-//          added in (chunk, run) order (leafstats::shift_stats's algebra).
+//   merge  block per stat leaf, two levels (FusedGroups: 32 groups of consecutive chunks, so a
+//          rows split over MPI ranks gives the same bits): each group's partials re-shifted to
+//          the group's first row and added in (chunk, run) order, then the groups re-shifted to
+//          the leaf's first row and added in group order (leafstats::shift_stats's algebra).
 //   solve  thread per stat leaf: leafstats::solve_stats (the CPU's rank rule, ambiguous pivots
 //          flagged for the exact QR solver) or, for given coefficients, sse_with_coef; a leaf
 //          whose SSE lost digits to cancellation (a near-exact fit) is marked for the residual pass.
