@@ -83,8 +83,13 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     // every row: the finish's repairs read any row)
     const bool split = comm_ != nullptr && comm_->size() > 1;
     GPUDM_REQUIRE(!split || !faithful(), "gmt/cuda: rank_split 'rows' needs the fast path (gpu_path 'fast'; the faithful path splits individuals)");
-    ctx_.block = g::RowBlock::of(static_cast<long long>(train.rows()), device_props(device_).sm_count, split ? comm_->rank() : 0,
-                                 split ? comm_->size() : 1);
+    // (the fast path's chunking, from the SM count: a rows split takes the ranks' least, so every
+    // rank cuts the same chunks; one process with the same SM count then gives the same bits)
+    if (!faithful()) {
+      int sms = device_props(device_).sm_count;
+      if (split) sms = static_cast<int>(-comm_->max(-static_cast<double>(sms), "gmt/cuda: the ranks' least SM count"));
+      ctx_.block = g::RowBlock::of(static_cast<long long>(train.rows()), sms, split ? comm_->rank() : 0, split ? comm_->size() : 1);
+    }
     slice_ = split ? train.slice(static_cast<std::size_t>(ctx_.block.row0), static_cast<std::size_t>(ctx_.block.row0 + ctx_.block.rows)) : Dataset();
     const Dataset& held = split ? slice_ : train;
     const std::size_t bytes = held.padded_rows() * held.cols() * sizeof(float) + held.rows() * sizeof(float) +

@@ -126,9 +126,10 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
     __syncthreads();  // (scan's storage is reused)
   }
   if (tid == 0) found[blockIdx.x] = base;
-  if (mode == ExactMode::kGather) {  // this device's rows of the leaf, ld base
-    for (long long e = tid; e < base * nc; e += blockDim.x) {
-      const long long c = e / base, i = e - c * base;
+  if (mode == ExactMode::kGather) {  // this device's rows of the leaf, ld mr (found[] keeps base: more than m is the host's error to report)
+    const long long mr = base < m ? base : m;
+    for (long long e = tid; e < mr * nc; e += blockDim.x) {
+      const long long c = e / mr, i = e - c * mr;
       const long long row = rw[i];
       A[e] = c == 0 ? 1.0 : c <= k ? static_cast<double>(d.features[static_cast<long long>(a[c - 1]) * ldf + row]) : static_cast<double>(d.targets[row]);
     }

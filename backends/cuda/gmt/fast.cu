@@ -909,6 +909,13 @@ void FastPath::launch_split(PhaseMarks& direct, ::gpudm::PhaseTimer& timer) {
     auto sc = timer.scope("combine");
     const ::gpudm::Stopwatch sw;
     std::vector<std::uint32_t> words;
+    // each rank's part opens with what shapes it (checked below: the ranks must agree on them)
+    const auto shape = [&](int r) {
+      const auto [rg0, rg1] = ::gpudm::shard(G, r, comm.size());
+      return std::vector<std::uint64_t>{G, rg0, rg1, L, S, cap, rec};
+    };
+    const std::vector<std::uint64_t> mine = shape(comm.rank());
+    put_bytes(words, mine.data(), mine.size() * sizeof(std::uint64_t));
     put_bytes(words, h.leaf_out, L * sizeof(LeafOut));
     std::vector<int> nstray(S);
     for (std::size_t i = 0; i < S; ++i) nstray[i] = h.stat_out[i].nstray;
@@ -929,6 +936,10 @@ void FastPath::launch_split(PhaseMarks& direct, ::gpudm::PhaseTimer& timer) {
     std::vector<int> ns(S), st(S * cap);
     std::size_t at = 0;
     for (int r = 0; r < comm.size(); ++r) {
+      std::vector<std::uint64_t> theirs(mine.size());
+      take_bytes(all, at, theirs.data(), theirs.size() * sizeof(std::uint64_t), "the leaf results");
+      GPUDM_REQUIRE(theirs == shape(r), "gmt/cuda: rank " + std::to_string(r) + "'s part of the combine has another shape (merge groups, "
+                                        "leaves or records) than rank " + std::to_string(comm.rank()) + " expects: the ranks disagree on the data or the batch");
       take_bytes(all, at, lo.data(), L * sizeof(LeafOut), "the leaf results");
       take_bytes(all, at, ns.data(), S * sizeof(int), "the small leaves' rows");
       take_bytes(all, at, st.data(), S * cap * sizeof(int), "the small leaves' rows");
@@ -1123,6 +1134,8 @@ void FastPath::evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTime
   }
   host_flush_s_ += clock.seconds();
   attach_outputs(n_parts - 1);
+  for (int p = 0; p < n_parts; ++p)
+    for (int i = 0; i < h_[p]->S; ++i) resid_leaves_ += h_[p]->stat_out[i].resid != 0 ? 1 : 0;  // (the first half's views are still attached)
   finish(n_parts - 1);
   for (const FinishCounts& c : cnt) {
     counters.repairs += c.repairs;
@@ -1220,6 +1233,7 @@ nlohmann::ordered_json FastPath::describe() const {
   j["stat_leaves"] = stat_leaves_;
   j["host_solves_after_repair"] = host_solves_;
   j["exact_solver_leaves"] = exact_leaves_;
+  j["residual_pass_leaves"] = resid_leaves_;  // near-exact fits whose SSE was summed from the residuals
   j["exact_solver_batched_leaves"] = exact_batch_.batched();
   j["exact_solver_batch_launches"] = exact_batch_.launches();
   j["second_passes"] = second_passes_;
@@ -1308,13 +1322,16 @@ void ExactBatch::solve(const std::vector<Leaf>& leaves) {
     if (l.rows > o.exact_batch_max_rows || kv > ExactBatchPolicy::kMaxCols) single_.solve(*l.tree, l.node, l.rows);
     else batch.push_back(l);
   }
-  // Groups whose matrices fit a budget (the device memory guard has the last word).
+  // Groups whose matrices fit a budget (the device memory guard has the last word). A rows split
+  // counts the masks of the whole data's rows, not this rank's: every rank must form the same
+  // groups (each group is one collective of every rank; a leaf's solve does not depend on its group).
   constexpr std::size_t kGroupBytes = std::size_t{256} << 20;
+  const long long mask_rows = c_.split() ? static_cast<long long>(c_.host->rows()) : static_cast<long long>(c_.data.rows);
   std::size_t first = 0, bytes = 0;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     // the leaf's matrix and its row mask
     const std::size_t b = static_cast<std::size_t>(batch[i].rows) * (batch[i].tree->attrs(batch[i].node).size() + 2) * sizeof(double) +
-                          static_cast<std::size_t>(exact_mask_words(static_cast<long long>(c_.data.rows))) * sizeof(unsigned);
+                          static_cast<std::size_t>(exact_mask_words(mask_rows)) * sizeof(unsigned);
     if (i > first && (bytes + b > kGroupBytes || i - first >= 65535)) {  // (the routing grid's y: a leaf each)
       solve_group(batch, first, i);
       first = i;

@@ -964,6 +964,7 @@ __global__ void __launch_bounds__(FusedPolicy::kAuxBlock) fused_solve_kernel(con
     if (local) {  // (its own call, so the compiler sees shared-memory pointers: no generic accesses)
       double* w = s_work + threadIdx.x * FusedPolicy::kSolveStride;
       double* shift = w + static_cast<std::size_t>(kv) * kv;
+      // (krow - row_base: this device's row; one process only — a rows split always solves in the merge, FastPath's constructor)
       for (int j = 0; j < kv; ++j) shift[j] = n > 0 ? fused_value(d.features, d.targets, v.ld, a, j, kv, v.stat_out[gs].krow - v.row_base) : 0.0;
       fused_solve_leaf(v, sp, gs, n, st, shift, w, s_kept + threadIdx.x * FusedPolicy::kSolveSmemKv, shift + kv);
     } else {

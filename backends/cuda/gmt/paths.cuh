@@ -297,7 +297,7 @@ class FastPath {
   std::string graph_note_;
   long long epoch_ = 0, graph_epoch_[2] = {-1, -1}, captures_ = 0;
   long long calls_ = 0, trees_ = 0, stat_leaves_ = 0, exact_leaves_ = 0, host_solves_ = 0, second_passes_ = 0,
-            clean_mismatches_ = 0, pipelined_calls_ = 0;
+            clean_mismatches_ = 0, pipelined_calls_ = 0, resid_leaves_ = 0;
   double host_launch_s_ = 0.0, host_wait_s_ = 0.0, host_flush_s_ = 0.0;  // describe(): host time outside the phases
 };
 
