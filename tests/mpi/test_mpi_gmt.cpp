@@ -33,6 +33,16 @@ bool same_tree(const Tree& a, const Tree& b) {
   return true;
 }
 
+// A run across the ranks against one process's: the same tree bit for bit, fitness, iterations,
+// and every evaluation counted once over the ranks.
+void expect_same_run(const TrainResult& got, const TrainResult& want, const ModelTreeEvaluator& ranks, const ModelTreeEvaluator& one) {
+  EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
+  EXPECT_EQ(got.best.fitness, want.best.fitness);
+  EXPECT_EQ(got.summary.iterations, want.summary.iterations);
+  EXPECT_EQ(ranks.counters().trees, one.counters().trees);
+  EXPECT_EQ(ranks.counters().repairs, one.counters().repairs);
+}
+
 TEST(MpiGmt, InducedTreeEqualsOneProcessAtAnyRankCount) {
   Comm& c = world();
   const Dataset d = gmt_test::make_dataset(3000, 4, 17, gmt_test::piecewise, 0.2);
@@ -63,11 +73,7 @@ TEST(MpiGmt, InducedTreeEqualsOneProcessAtAnyRankCount) {
         ranks->configure(o);
         ranks->prepare(d);
         const TrainResult got = train(d, p, *ranks, false);
-        EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
-        EXPECT_EQ(got.best.fitness, want.best.fitness);
-        EXPECT_EQ(got.summary.iterations, want.summary.iterations);
-        EXPECT_EQ(ranks->counters().trees, one->counters().trees);  // every evaluation counted once over the ranks
-        EXPECT_EQ(ranks->counters().repairs, one->counters().repairs);
+        expect_same_run(got, want, *ranks, *one);
         if (c.size() > 1) {
           EXPECT_EQ(ranks->describe().value("rank_split", std::string("individuals")), split == S::kRows ? "rows" : "individuals");
         }
@@ -130,11 +136,7 @@ TEST(MpiGmt, CudaRowsSplitEqualsOneGpuProcessAtAnyRankCount) {
       ranks->configure(o);
       ranks->prepare(d);
       const TrainResult got = train(d, p, *ranks, false);
-      EXPECT_TRUE(same_tree(got.best.tree, want.best.tree)) << "the induced trees differ";
-      EXPECT_EQ(got.best.fitness, want.best.fitness);
-      EXPECT_EQ(got.summary.iterations, want.summary.iterations);
-      EXPECT_EQ(ranks->counters().trees, one->counters().trees);
-      EXPECT_EQ(ranks->counters().repairs, one->counters().repairs);
+      expect_same_run(got, want, *ranks, *one);
       const nlohmann::ordered_json info = ranks->describe();
       EXPECT_EQ(info.value("exact_solver_leaves", 0LL), info1.value("exact_solver_leaves", 0LL));
       EXPECT_EQ(info.value("residual_pass_leaves", 0LL), info1.value("residual_pass_leaves", 0LL));
