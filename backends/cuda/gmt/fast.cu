@@ -526,40 +526,29 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   sp.rank_tol = o.rank_tol;
   sp.pivot_guard = o.fast_pivot_guard;
   sp.rows_per_param = o.rows_per_param;
-  if (part == kPartB) {  // a rows split's second part: the merge's level 2 on every group's record, the solve, the residuals
-    marks.begin("calc_models", s, capture);
-    fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, 1, 2);
+  if (part != kPartB) {  // (a rows split's second part starts at the merge's level 2 on every group's record)
+    marks.begin("redistribute", s, capture);
+    fused_init_kernel<<<std::max(1, std::min(1024, (std::max(cap_L_, cap_S_) + aux - 1) / aux)), aux, 0, s>>>(vp);
+    GPUDM_CUDA_CHECK(cudaGetLastError());
+    // the stats pass: chunk-fastest (every chunk of the heaviest tree first) or tree-fastest
+    const dim3 sgrid = chunk_major_ ? dim3(static_cast<unsigned>(chunks_), static_cast<unsigned>(std::max(1, cap_B_))) : grid;
+    const int wkv = launch_wide_kv();
+    const int var = cap_kv_ <= 3 ? 0 : cap_kv_ <= FusedPolicy::kNarrowKv ? 1 : 2;
+    if (var == 2 && smem_leaves_ && stats_cap_ == 5) {  // the every-width variant with its registers capped (GPUDM_GMT_STATS_CAP)
+      fused_stats_kernel<true, 0, 5><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
+    } else if (var == 2 && smem_leaves_ && stats_cap_ == 6) {
+      fused_stats_kernel<true, 0, 6><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
+    } else switch (var + (smem_leaves_ ? 0 : 3)) {
+      case 0: fused_stats_kernel<true, 3><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+      case 1: fused_stats_kernel<true, FusedPolicy::kNarrowKv><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+      case 2: fused_stats_kernel<true, 0><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+      case 3: fused_stats_kernel<false, 3><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+      case 4: fused_stats_kernel<false, FusedPolicy::kNarrowKv><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+      default: fused_stats_kernel<false, 0><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
+    }
     GPUDM_CUDA_CHECK(cudaGetLastError());
     marks.end(s, capture);
-    marks.begin("estimate_errors", s, capture);
-    fused_residual_pass_kernel<<<grid, FusedPolicy::kBlock, 0, s>>>(vp, c_.data);
-    GPUDM_CUDA_CHECK(cudaGetLastError());
-    fused_residual_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp, 1);
-    GPUDM_CUDA_CHECK(cudaGetLastError());
-    marks.end(s, capture);
-    return;
   }
-  marks.begin("redistribute", s, capture);
-  fused_init_kernel<<<std::max(1, std::min(1024, (std::max(cap_L_, cap_S_) + aux - 1) / aux)), aux, 0, s>>>(vp);
-  GPUDM_CUDA_CHECK(cudaGetLastError());
-  // the stats pass: chunk-fastest (every chunk of the heaviest tree first) or tree-fastest
-  const dim3 sgrid = chunk_major_ ? dim3(static_cast<unsigned>(chunks_), static_cast<unsigned>(std::max(1, cap_B_))) : grid;
-  const int wkv = launch_wide_kv();
-  const int var = cap_kv_ <= 3 ? 0 : cap_kv_ <= FusedPolicy::kNarrowKv ? 1 : 2;
-  if (var == 2 && smem_leaves_ && stats_cap_ == 5) {  // the every-width variant with its registers capped (GPUDM_GMT_STATS_CAP)
-    fused_stats_kernel<true, 0, 5><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
-  } else if (var == 2 && smem_leaves_ && stats_cap_ == 6) {
-    fused_stats_kernel<true, 0, 6><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv);
-  } else switch (var + (smem_leaves_ ? 0 : 3)) {
-    case 0: fused_stats_kernel<true, 3><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 1: fused_stats_kernel<true, FusedPolicy::kNarrowKv><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 2: fused_stats_kernel<true, 0><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 3: fused_stats_kernel<false, 3><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    case 4: fused_stats_kernel<false, FusedPolicy::kNarrowKv><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-    default: fused_stats_kernel<false, 0><<<sgrid, FusedPolicy::kBlock, smem_, s>>>(vp, c_.data, wkv); break;
-  }
-  GPUDM_CUDA_CHECK(cudaGetLastError());
-  marks.end(s, capture);
   marks.begin("calc_models", s, capture);
   if (part == kPartA) {  // a rows split's first part ends with the merge's level 1 (the ranks then exchange the groups' records)
     fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, 0, 1);
@@ -567,9 +556,12 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
     marks.end(s, capture);
     return;
   }
-  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, merge_solve_ ? 1 : 0, 3);
+  // the merge (levels 1 and 2; a rows split's part B: level 2), the solve, the residuals
+  const bool part_b = part == kPartB;
+  const bool solve_here = part_b || merge_solve_;
+  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, solve_here ? 1 : 0, part_b ? 2 : 3);
   GPUDM_CUDA_CHECK(cudaGetLastError());
-  if (!merge_solve_) {
+  if (!solve_here) {
     const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
     fused_solve_kernel<<<std::max(1, (cap_S_ + sblock - 1) / sblock), sblock, 0, s>>>(vp, c_.data, sp, solve_smem_ ? FusedPolicy::kSolveSmemKv : 0);
     GPUDM_CUDA_CHECK(cudaGetLastError());
@@ -579,7 +571,8 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   marks.begin("estimate_errors", s, capture);
   fused_residual_pass_kernel<<<grid, FusedPolicy::kBlock, 0, s>>>(vp, c_.data);
   GPUDM_CUDA_CHECK(cudaGetLastError());
-  fused_residual_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp, 3);
+  // (part B: level 1 of the residual sums; the ranks then exchange them when a leaf needs them)
+  fused_residual_merge_kernel<<<std::max(1, (cap_S_ + warps_per_block - 1) / warps_per_block), aux, 0, s>>>(vp, part_b ? 1 : 3);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   marks.end(s, capture);
 #if defined(GPUDM_CUDA_DEBUG_SYNC)

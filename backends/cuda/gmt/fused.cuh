@@ -841,21 +841,28 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(c
               acc[u] += x;
             }
           }
-          double* out = v.grun + static_cast<std::size_t>(rr) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+          // a group of one run writes its record here: 1b's 0.0 + acc is acc's bits (acc began at
+          // 0.0, so it is never -0.0); a longer group's runs go through the run sums
+          double* out = s_run0[q + 1] - s_run0[q] == 1
+                            ? FusedGroups::sums(v.grec + static_cast<long long>(g) * rec, v.S, v.coef_total) + v.s_stat0[gs]
+                            : v.grun + static_cast<std::size_t>(rr) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
 #pragma unroll
           for (int u = 0; u < E; ++u)
             if (e0 + u < nst) out[e0 + u] = acc[u];
         }
-        __syncthreads();
-        // 1b: a thread per (group, entry): the group's runs in order
-        for (int t = tid; t < ngl * nst; t += TB) {
-          const int q = t % ngl, e = t / ngl;
-          const int g = v.g0 + q;
-          if (s_first[q] >= (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W) continue;  // (no rows)
-          double acc = 0.0;
-          for (int rr = s_run0[q]; rr < s_run0[q + 1]; ++rr)
-            acc += v.grun[static_cast<std::size_t>(rr) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs] + e];
-          FusedGroups::sums(v.grec + static_cast<long long>(g) * rec, v.S, v.coef_total)[v.s_stat0[gs] + e] = acc;
+        if (RT > ngl) {  // (block-uniform: some group has more than one run)
+          __syncthreads();
+          // 1b: a thread per (group of more than one run, entry): the group's runs in order
+          for (int t = tid; t < ngl * nst; t += TB) {
+            const int q = t % ngl, e = t / ngl;
+            const int g = v.g0 + q;
+            if (s_run0[q + 1] - s_run0[q] == 1) continue;  // (written in 1a)
+            if (s_first[q] >= (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W) continue;  // (no rows)
+            double acc = 0.0;
+            for (int rr = s_run0[q]; rr < s_run0[q + 1]; ++rr)
+              acc += v.grun[static_cast<std::size_t>(rr) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs] + e];
+            FusedGroups::sums(v.grec + static_cast<long long>(g) * rec, v.S, v.coef_total)[v.s_stat0[gs] + e] = acc;
+          }
         }
       }
       if (!(levels & 2)) {
