@@ -741,7 +741,10 @@ __device__ __forceinline__ double fused_reshift(double x, int i, int j, const do
 // the merged sums and shift values kept in shared memory, a wider one in the global work space;
 // otherwise fused_solve_kernel does, after this kernel. The same sums and the same solve either
 // way, so the same bits.
-__global__ void __launch_bounds__(FusedPolicy::kMergeBlock) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d,
+// Two blocks an SM (128 registers): the merge is latency-bound, and at 6fb43c0 ptxas gave it 166
+// registers (one block an SM), which cost Elnino / Pol +0.037 / +0.026 ms an iteration
+// (perf-notes-mpi, nineteenth session).
+__global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d,
                                                                               ::gpudm::gmt::leafstats::SolveParams sp, int solve_here,
                                                                               int levels) {
   namespace ls = ::gpudm::gmt::leafstats;
