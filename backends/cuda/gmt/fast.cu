@@ -201,6 +201,18 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // sums solved from shared memory); GPUDM_GMT_MERGE_SOLVE=0: the solve kernel after the merge, as
   // GPUDM_GMT_SOLVE_SMEM says (an experiment's switch: the same bits either way).
   merge_solve_ = ::gpudm::env_integer("GPUDM_GMT_MERGE_SOLVE", 0, 1, 1) != 0;
+  // The merge's grid: at most the blocks resident at once (its blocks loop over the stat leaves),
+  // not the launch shape's capacity: blocks past a call's leaves would each be scheduled for nothing.
+  // GPUDM_GMT_MERGE_BLOCK: its threads a block, 256 or 128 (twice the leaves resident: the kernel
+  // is capped at 128 registers a thread), an experiment's switch: every sum is one thread's chain
+  // in a fixed order, so the same bits either way.
+  merge_block_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_MERGE_BLOCK", 128, FusedPolicy::kMergeBlock, GPUDM_GMT_MERGE_BLOCK_DEFAULT));
+  GPUDM_REQUIRE(merge_block_ == 128 || merge_block_ == FusedPolicy::kMergeBlock, "GPUDM_GMT_MERGE_BLOCK: expected 128 or 256");
+  {
+    int per_sm = 0;
+    GPUDM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_merge_kernel, merge_block_, 0));
+    merge_grid_max_ = std::max(1, per_sm) * std::max(1, c_.props->sm_count);
+  }
   // The every-width stats kernel (shared-memory leaf atomics) with its registers capped for 5
   // blocks an SM (default: 96 registers, 12 bytes spilled; Elnino's pass -3 %, Pol's -8 %, 1x H200),
   // for 6 (GPUDM_GMT_STATS_CAP=6: 80 registers, 148 bytes spilled) or as the compiler allocates
@@ -551,7 +563,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   }
   marks.begin("calc_models", s, capture);
   if (part == kPartA) {  // a rows split's first part ends with the merge's level 1 (the ranks then exchange the groups' records)
-    fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, 0, 1);
+    fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, 0, 1);
     GPUDM_CUDA_CHECK(cudaGetLastError());
     marks.end(s, capture);
     return;
@@ -559,7 +571,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   // the merge (levels 1 and 2; a rows split's part B: level 2), the solve, the residuals
   const bool part_b = part == kPartB;
   const bool solve_here = part_b || merge_solve_;
-  fused_merge_kernel<<<std::max(1, cap_S_), FusedPolicy::kMergeBlock, 0, s>>>(vp, c_.data, sp, solve_here ? 1 : 0, part_b ? 2 : 3);
+  fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, solve_here ? 1 : 0, part_b ? 2 : 3);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   if (!solve_here) {
     const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
@@ -1208,6 +1220,8 @@ nlohmann::ordered_json FastPath::describe() const {
   j["solve"] = merge_solve_ ? "in the merge's block: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory"
                 : solve_smem_ ? "solve kernel: leaves of up to " + std::to_string(FusedPolicy::kSolveSmemKv) + " values in shared memory (GPUDM_GMT_MERGE_SOLVE=0)"
                               : "solve kernel: global work space (GPUDM_GMT_MERGE_SOLVE=0, GPUDM_GMT_SOLVE_SMEM=0)";
+  j["merge_block"] = merge_block_;
+  j["merge_grid_max"] = merge_grid_max_;
   j["stats_grid"] = chunk_major_ ? "chunk-fastest, heaviest tree first" : "tree-fastest, heaviest tree first in each chunk";
   j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf    ? "leaf"
                     : stat_split_ == FusedPolicy::kSplitBlock ? "block"

@@ -166,6 +166,12 @@ struct FusedView {
 // each the group's partials in (chunk, run) order, added in group order): with a rows split each
 // rank merges its groups and the ranks exchange the groups' records, so a leaf's sums are the same
 // bits at any rank count. G = min(kGroups, chunks): a rank holds whole groups (ranks <= G).
+#ifndef GPUDM_GMT_MERGE_UNROLL
+#define GPUDM_GMT_MERGE_UNROLL 1
+#endif
+#ifndef GPUDM_GMT_MERGE_BLOCK_DEFAULT
+#define GPUDM_GMT_MERGE_BLOCK_DEFAULT 256
+#endif
 struct FusedGroups {
   static constexpr int kGroups = 32;
   // first chunk of group g of G over `chunks` chunks (contiguous, sizes differ by at most one)
@@ -175,9 +181,8 @@ struct FusedGroups {
   // Level 1 adds a group's partials in runs of kRunParts (each run's partials in order, then the
   // runs in order): short dependent chains on large data (Susy-shaped: ~150 partials a group).
   static constexpr int kRunParts = 8;
-  __host__ __device__ static int runs(int g, int G, int chunks) {
-    return ((chunk_begin(g + 1, G, chunks) - chunk_begin(g, G, chunks)) * FusedPolicy::kWarps + kRunParts - 1) / kRunParts;
-  }
+  __host__ __device__ static int runs_of(int group_chunks) { return (group_chunks * FusedPolicy::kWarps + kRunParts - 1) / kRunParts; }
+  __host__ __device__ static int runs(int g, int G, int chunks) { return runs_of(chunk_begin(g + 1, G, chunks) - chunk_begin(g, G, chunks)); }
   __host__ __device__ static long long record(int S, int coef_total, long long stat_total) {
     return 2LL * S + coef_total + stat_total;
   }
@@ -751,58 +756,92 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
   (void)d;
   constexpr int W = FusedPolicy::kWarps;
   constexpr int SK = FusedPolicy::kSolveSmemKv;
-  constexpr int TB = FusedPolicy::kMergeBlock;
   __shared__ double s_st[(SK + 1) * (SK + 2) / 2 - 1];  // the merged sums of a leaf of <= SK values
   __shared__ double s_work[FusedPolicy::kSolveStride];  // its Gram, shift values and coefficients
   __shared__ int s_kept[SK];
   __shared__ int s_first[FusedGroups::kGroups];         // level 1: a group's first non-empty partial
   __shared__ long long s_k[FusedGroups::kGroups];       // and its shift row
   __shared__ int s_run0[FusedGroups::kGroups + 1];      // level 1: the device's groups' first runs (FusedGroups::runs)
+  __shared__ int s_c0[FusedGroups::kGroups + 1];        // and first chunks (of this device's, FusedGroups::chunk_begin - chunk0)
+  __shared__ unsigned long long s_ln[FusedGroups::kGroups];  // level 1: a group's rows of the leaf
   __shared__ int s_gf;                                  // level 2: the first non-empty group
   __shared__ long long s_n;                             // and the leaf's rows
   constexpr int SNS = (SK + 1) * (SK + 2) / 2 - 1;      // level 2 of a leaf of <= SK values: its records staged here
   __shared__ long long s_gn[FusedGroups::kGroups], s_gk[FusedGroups::kGroups];
   __shared__ double s_gsh[FusedGroups::kGroups * SK], s_gsum[FusedGroups::kGroups * SNS];
   const FusedView& v = *vp;
-  const int tid = static_cast<int>(threadIdx.x);
+  const int tid = static_cast<int>(threadIdx.x), TB = static_cast<int>(blockDim.x);
+  // The grid is the launch shape's capacity (a captured graph's): a block past this call's stat
+  // leaves ends here, before any barrier (block-uniform).
+  if (static_cast<int>(blockIdx.x) >= v.S) return;
   const long long rec = FusedGroups::record(v.S, v.coef_total, v.stat_total);
-  if (tid == 0) {
-    s_run0[0] = 0;
-    for (int q = 0; q < v.g1 - v.g0; ++q) s_run0[q + 1] = s_run0[q] + FusedGroups::runs(v.g0 + q, v.G, v.chunks_all);
+  const int ngl = v.g1 - v.g0;  // this device's groups (<= kGroups: a lane each)
+  if (tid < 32) {  // warp 0: the groups' first chunks, and their first runs by an inclusive scan (integers)
+    const int q = tid;
+    int c0 = 0, c1 = 0;
+    if (q < ngl) {
+      c0 = FusedGroups::chunk_begin(v.g0 + q, v.G, v.chunks_all) - v.chunk0;
+      c1 = FusedGroups::chunk_begin(v.g0 + q + 1, v.G, v.chunks_all) - v.chunk0;
+    }
+    int r = q < ngl ? FusedGroups::runs_of(c1 - c0) : 0;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int up = __shfl_up_sync(0xFFFFFFFFu, r, o);
+      if (q >= o) r += up;
+    }
+    if (q < ngl) {
+      s_c0[q] = c0;
+      s_run0[q + 1] = r;
+      if (q == ngl - 1) s_c0[ngl] = c1;
+    }
+    if (q == 0) s_run0[0] = 0;
   }
   __syncthreads();
+  // a group's most partials (its chunks differ from the others' by at most one)
+  const int pmax = (v.chunks_all + v.G - 1) / v.G * W;
   for (int gs = blockIdx.x; gs < v.S; gs += gridDim.x) {
     const int k = v.s_k[gs], kv = k + 1;
     const int nst = ls::n_stats(kv);
     const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
     const bool sums = kv <= FusedPolicy::kMaxKv;  // (wider: the exact solver takes the leaf; rows and shift row only)
     if (levels & 1) {
-      const int ngl = v.g1 - v.g0;
-      for (int q = tid; q < ngl; q += TB) {  // a thread per group: rows, first partial, shift row and values
+      for (int q = tid; q < ngl; q += TB) {
+        s_first[q] = 0x7FFFFFFF;
+        s_ln[q] = 0;
+      }
+      __syncthreads();
+      // a thread per (group, partial): the group's rows and first non-empty partial (integers: the
+      // same whatever the order of the shared-memory atomics)
+      for (int t = tid; t < ngl * pmax; t += TB) {
+        const int q = t / pmax, c = s_c0[q] * W + (t - q * pmax);
+        if (c >= s_c0[q + 1] * W) continue;
+        const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
+        if (nc > 0) {
+          atomicAdd(&s_ln[q], static_cast<unsigned long long>(nc));
+          atomicMin(&s_first[q], c);
+        }
+      }
+      __syncthreads();
+      for (int q = tid; q < ngl; q += TB) {  // a thread per group: its record's rows, shift row and values there
         const int g = v.g0 + q;
         double* r = v.grec + static_cast<long long>(g) * rec;
-        const int p0 = (FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0) * W;
-        const int p1 = (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W;
-        int first = p1;
-        long long n = 0;
-        for (int c = p0; c < p1; ++c) {
-          const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
-          if (nc > 0 && first == p1) first = c;
-          n += nc;
-        }
+        const int p1 = s_c0[q + 1] * W;
+        const int first = s_first[q] < p1 ? s_first[q] : p1;
+        const long long n = static_cast<long long>(s_ln[q]);
         const long long kg = n > 0 ? v.part_k[static_cast<std::size_t>(first) * v.S + gs] : -1;
         FusedGroups::n(r, v.S)[gs] = n;
         FusedGroups::k(r, v.S)[gs] = kg;
         s_first[q] = first;
         s_k[q] = kg;
-        if (n > 0 && sums) {
-          const double* psf = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
-          double* gsh = FusedGroups::shift(r, v.S) + shift_at;
-          for (int j = 0; j < kv; ++j) gsh[j] = psf[j];
-        }
       }
       __syncthreads();
       if (sums) {
+        for (int t = tid; t < ngl * kv; t += TB) {  // a thread per (group, value): the values at its shift row into its record
+          const int q = t / kv, j = t - q * kv;
+          if (s_first[q] >= s_c0[q + 1] * W) continue;  // (no rows)
+          FusedGroups::shift(v.grec + static_cast<long long>(v.g0 + q) * rec, v.S)[shift_at + j] =
+              v.part_shift[static_cast<std::size_t>(s_first[q]) * static_cast<std::size_t>(v.coef_total) + shift_at + j];
+        }
         // 1a: a thread per (run of kRunParts partials, block of E entries): the run's partials in
         // order, re-shifted to the group's first partial's shift row (E independent chains: E loads
         // in flight a step)
@@ -814,9 +853,9 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
           while (s_run0[q + 1] <= rr) ++q;
           const int g = v.g0 + q;
           const int first = s_first[q];
-          const int gp1 = (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W;
+          const int gp1 = s_c0[q + 1] * W;
           if (first >= gp1) continue;  // (the group has no rows of the leaf)
-          const int p0 = (FusedGroups::chunk_begin(g, v.G, v.chunks_all) - v.chunk0) * W + (rr - s_run0[q]) * FusedGroups::kRunParts;
+          const int p0 = s_c0[q] * W + (rr - s_run0[q]) * FusedGroups::kRunParts;
           const int p1 = p0 + FusedGroups::kRunParts < gp1 ? p0 + FusedGroups::kRunParts : gp1;
           const long long kg = s_k[q];
           const double* psf = v.part_shift + static_cast<std::size_t>(first) * static_cast<std::size_t>(v.coef_total) + shift_at;
@@ -829,19 +868,31 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
             acc[u] = 0.0;
             if (e0 + u < nst) fused_entry(e0 + u, kv, &ei[u], &ej[u]);
           }
-          for (int c = p0; c < p1; ++c) {
-            const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
-            const int nc = v.part_n[pc];
-            if (nc == 0) continue;
+          // The run's partials unrolled and read without a branch on their rows, so their loads can
+          // be in flight together (a partial past the run reads its last one): an empty one adds
+          // 0.0, which leaves acc's bits as skipping it did (acc began at 0.0: never -0.0).
+          constexpr int RP = FusedGroups::kRunParts;
+          static_assert(RP <= 32, "a bit a partial");
+          constexpr int kUnrollRun = GPUDM_GMT_MERGE_UNROLL;
+          unsigned rows_m = 0, shift_m = 0;  // the run's partials with rows, and those shifted from the group's shift row
+#pragma unroll
+          for (int i = 0; i < RP; ++i) {
+            const std::size_t pc = static_cast<std::size_t>(p0 + i < p1 ? p0 + i : p1 - 1) * v.S + gs;
+            if (p0 + i < p1 && v.part_n[pc] > 0) rows_m |= 1u << i;
+            if (v.part_k[pc] != kg) shift_m |= 1u << i;
+          }
+#pragma unroll kUnrollRun
+          for (int i = 0; i < RP; ++i) {
+            const int c = p0 + i < p1 ? p0 + i : p1 - 1;
             const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-            const bool shifted = v.part_k[pc] != kg;
             const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
+            const bool has = (rows_m >> i) & 1u, shifted = (shift_m >> i) & 1u;
 #pragma unroll
             for (int u = 0; u < E; ++u) {
               if (ei[u] < 0) continue;
               double x = src[e0 + u];
-              if (shifted) x = fused_reshift(x, ei[u], ej[u], src, kv, nc, psc, psf);
-              acc[u] += x;
+              if (shifted && has) x = fused_reshift(x, ei[u], ej[u], src, kv, v.part_n[static_cast<std::size_t>(c) * v.S + gs], psc, psf);
+              acc[u] += has ? x : 0.0;
             }
           }
           // a group of one run writes its record here: 1b's 0.0 + acc is acc's bits (acc began at
@@ -860,7 +911,7 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
             const int q = t % ngl, e = t / ngl;
             const int g = v.g0 + q;
             if (s_run0[q + 1] - s_run0[q] == 1) continue;  // (written in 1a)
-            if (s_first[q] >= (FusedGroups::chunk_begin(g + 1, v.G, v.chunks_all) - v.chunk0) * W) continue;  // (no rows)
+            if (s_first[q] >= s_c0[q + 1] * W) continue;  // (no rows)
             double acc = 0.0;
             for (int rr = s_run0[q]; rr < s_run0[q + 1]; ++rr)
               acc += v.grun[static_cast<std::size_t>(rr) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs] + e];
@@ -891,16 +942,16 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
         else s_gsum[g * SNS + e - kv] = FusedGroups::sums(r, v.S, v.coef_total)[v.s_stat0[gs] + e - kv];
       }
     __syncthreads();
-    if (tid == 0) {
-      int gf = v.G;
-      long long n = 0;
-      for (int g = 0; g < v.G; ++g) {
-        const long long ng = s_gn[g];
-        if (ng > 0 && gf == v.G) gf = g;
-        n += ng;
+    if (tid < 32) {  // warp 0, a lane per group: the first non-empty group and the leaf's rows (integers)
+      static_assert(FusedGroups::kGroups <= 32, "a lane per group");
+      long long n = tid < v.G ? s_gn[tid] : 0;
+      const unsigned nz = __ballot_sync(0xFFFFFFFFu, n > 0);
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
+      if (tid == 0) {
+        s_gf = nz ? __ffs(static_cast<int>(nz)) - 1 : v.G;
+        s_n = n;
       }
-      s_gf = gf;
-      s_n = n;
     }
     __syncthreads();
     const int gf = s_gf;
