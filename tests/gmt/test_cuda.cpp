@@ -447,6 +447,37 @@ TEST(GmtCuda, SolveInTheMergeAndCappedStatsRegistersGiveTheSameRun) {
   expect_same_ea_run(13, "GPUDM_GMT_MERGE_SOLVE", {"0", "1", "1"}, "GPUDM_GMT_STATS_CAP", {"0", "5", "6"});
 }
 
+// The merge kernel's blocks of 128 threads instead of 256 (GPUDM_GMT_MERGE_BLOCK), and a grid of a
+// few blocks each looping over many stat leaves (GPUDM_GMT_MERGE_GRID, a test's switch; by default
+// the grid is the blocks resident at once, which the tests' small calls rarely exceed): every sum is
+// one thread's chain in a fixed order, so the same trees and the same run bit for bit.
+TEST(GmtCuda, MergeBlockSizeAndGridGiveTheSameTrees) {
+  GMT_REQUIRE_CUDA();
+  const EnvRestore restore_block("GPUDM_GMT_MERGE_BLOCK");
+  const EnvRestore restore_grid("GPUDM_GMT_MERGE_GRID");
+  std::vector<Named> sets = armchair_and_year();
+  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
+  for (const Named& s : sets) {
+    SCOPED_TRACE(s.name);
+    const double attrs = s.data.cols() > 40 ? 40.0 : s.data.cols() > 10 ? 0.7 * static_cast<double>(s.data.cols()) : 2.0;
+    const Batch pop = population(s.data, 12, 6, attrs, 5);
+    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_BLOCK", "256", 1), 0);
+    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_GRID", "0", 1), 0);
+    auto wide = make("cuda", fast_options());
+    const auto a = run(*wide, s.data, pop);
+    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_BLOCK", "128", 1), 0);
+    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_GRID", "3", 1), 0);
+    auto few = make("cuda", fast_options());
+    const auto b = run(*few, s.data, pop);
+    expect_same_trees(a, b);
+    EXPECT_EQ(wide->describe().value("merge_block", 0), 256);
+    EXPECT_EQ(few->describe().value("merge_block", 0), 128);
+    EXPECT_EQ(few->describe().value("merge_grid_max", 0), 3);
+    EXPECT_GT(wide->describe().value("merge_grid_max", 0), 3);
+  }
+  expect_same_ea_run(17, "GPUDM_GMT_MERGE_BLOCK", {"256", "128", "256"}, "GPUDM_GMT_MERGE_GRID", {"0", "0", "2"});
+}
+
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore("GPUDM_GMT_PIPELINE");

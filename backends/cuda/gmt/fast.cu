@@ -213,6 +213,8 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
     GPUDM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_merge_kernel, merge_block_, 0));
     merge_grid_max_ = std::max(1, per_sm) * std::max(1, c_.props->sm_count);
   }
+  // GPUDM_GMT_MERGE_GRID=N (tests): at most N blocks, each looping over more leaves (0: as above).
+  if (const long long g = ::gpudm::env_integer("GPUDM_GMT_MERGE_GRID", 0, 1 << 20, 0); g > 0) merge_grid_max_ = static_cast<int>(g);
   // The every-width stats kernel (shared-memory leaf atomics) with its registers capped for 5
   // blocks an SM (default: 96 registers, 12 bytes spilled; Elnino's pass -3 %, Pol's -8 %, 1x H200),
   // for 6 (GPUDM_GMT_STATS_CAP=6: 80 registers, 148 bytes spilled) or as the compiler allocates
