@@ -206,7 +206,7 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
   // GPUDM_GMT_MERGE_BLOCK: its threads a block, 256 or 128 (twice the leaves resident: the kernel
   // is capped at 128 registers a thread), an experiment's switch: every sum is one thread's chain
   // in a fixed order, so the same bits either way.
-  merge_block_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_MERGE_BLOCK", 128, FusedPolicy::kMergeBlock, GPUDM_GMT_MERGE_BLOCK_DEFAULT));
+  merge_block_ = static_cast<int>(::gpudm::env_integer("GPUDM_GMT_MERGE_BLOCK", 128, FusedPolicy::kMergeBlock, FusedPolicy::kMergeBlock));
   GPUDM_REQUIRE(merge_block_ == 128 || merge_block_ == FusedPolicy::kMergeBlock, "GPUDM_GMT_MERGE_BLOCK: expected 128 or 256");
   {
     int per_sm = 0;

@@ -166,12 +166,6 @@ struct FusedView {
 // each the group's partials in (chunk, run) order, added in group order): with a rows split each
 // rank merges its groups and the ranks exchange the groups' records, so a leaf's sums are the same
 // bits at any rank count. G = min(kGroups, chunks): a rank holds whole groups (ranks <= G).
-#ifndef GPUDM_GMT_MERGE_UNROLL
-#define GPUDM_GMT_MERGE_UNROLL 1
-#endif
-#ifndef GPUDM_GMT_MERGE_BLOCK_DEFAULT
-#define GPUDM_GMT_MERGE_BLOCK_DEFAULT 256
-#endif
 struct FusedGroups {
   static constexpr int kGroups = 32;
   // first chunk of group g of G over `chunks` chunks (contiguous, sizes differ by at most one)
@@ -730,13 +724,14 @@ __device__ __forceinline__ double fused_reshift(double x, int i, int j, const do
   return x + (di * src[ls::stat_index(0, j, kv)] + dj * src[ls::stat_index(0, i, kv)] + static_cast<double>(n) * di * dj);
 }
 
-// A block per stat leaf (kMergeBlock threads), the merge's two levels (FusedGroups). Every sum
+// A block per stat leaf at a time (kMergeBlock threads, or 128: GPUDM_GMT_MERGE_BLOCK; at most the
+// blocks resident at once, each looping over the leaves), the merge's two levels (FusedGroups). Every sum
 // is one thread's chain in a fixed order (no reduction tree), so its bits do not depend on which
 // thread, block or rank forms it:
 //  level 1 (levels & 1), per group g of this device's groups [g0, g1): its rows and first non-empty
-//    partial (a thread per group), then a thread per (group, entry) adds the group's partials in
-//    (chunk, run) order, each re-shifted to the group's first partial's shift row; the group's rows,
-//    shift row, values there and sums into its record (grec);
+//    partial (lanes of a warp a group, integers), then a thread per (run, 8 entries) adds the run's
+//    partials in order and the group's runs in order, each re-shifted to the group's first partial's
+//    shift row; the group's rows, shift row, values there and sums into its record (grec);
 //  level 2 (levels & 2), from all G groups' records: a thread per entry adds the groups in group
 //    order, each re-shifted to the first non-empty group's shift row (the leaf's first row).
 // One process runs both in one launch; a rank of a rows split runs level 1, the ranks exchange the
@@ -797,28 +792,47 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
     if (q == 0) s_run0[0] = 0;
   }
   __syncthreads();
-  // a group's most partials (its chunks differ from the others' by at most one)
-  const int pmax = (v.chunks_all + v.G - 1) / v.G * W;
   for (int gs = blockIdx.x; gs < v.S; gs += gridDim.x) {
     const int k = v.s_k[gs], kv = k + 1;
     const int nst = ls::n_stats(kv);
     const std::size_t shift_at = static_cast<std::size_t>(v.s_attr0[gs] + gs);
     const bool sums = kv <= FusedPolicy::kMaxKv;  // (wider: the exact solver takes the leaf; rows and shift row only)
     if (levels & 1) {
-      for (int q = tid; q < ngl; q += TB) {
-        s_first[q] = 0x7FFFFFFF;
-        s_ln[q] = 0;
-      }
-      __syncthreads();
-      // a thread per (group, partial): the group's rows and first non-empty partial (integers: the
-      // same whatever the order of the shared-memory atomics)
-      for (int t = tid; t < ngl * pmax; t += TB) {
-        const int q = t / pmax, c = s_c0[q] * W + (t - q * pmax);
-        if (c >= s_c0[q + 1] * W) continue;
-        const int nc = v.part_n[static_cast<std::size_t>(c) * v.S + gs];
-        if (nc > 0) {
-          atomicAdd(&s_ln[q], static_cast<unsigned long long>(nc));
-          atomicMin(&s_first[q], c);
+      // tpg lanes of one warp per group (a power of two <= 32): a group's rows and first non-empty
+      // partial, each lane over every tpg-th partial, then shuffles within the lanes (integers: the
+      // same in any order; every lane of the warps in play shuffles)
+      {
+        int tpg = 32;
+        while (tpg > 1 && tpg * ngl > TB) tpg >>= 1;
+        const int q = tid / tpg, sub = tid - q * tpg;
+        if (tid < (ngl * tpg + 31) / 32 * 32) {
+          long long n = 0;
+          int first = 0x7FFFFFFF;
+          if (q < ngl) {
+            const int c0 = s_c0[q] * W, np = s_c0[q + 1] * W - c0;
+            for (int i0 = sub; i0 < np; i0 += 4 * tpg) {  // 4 loads in flight a lane
+              int nc[4];
+#pragma unroll
+              for (int u = 0; u < 4; ++u) {
+                const int i = i0 + u * tpg;
+                nc[u] = i < np ? v.part_n[static_cast<std::size_t>(c0 + i) * v.S + gs] : 0;
+              }
+#pragma unroll
+              for (int u = 0; u < 4; ++u) {
+                n += nc[u];
+                if (nc[u] > 0 && c0 + i0 + u * tpg < first) first = c0 + i0 + u * tpg;
+              }
+            }
+          }
+          for (int o = tpg / 2; o > 0; o >>= 1) {
+            n += __shfl_xor_sync(0xFFFFFFFFu, n, o);
+            const int f = __shfl_xor_sync(0xFFFFFFFFu, first, o);
+            first = f < first ? f : first;
+          }
+          if (q < ngl && sub == 0) {
+            s_ln[q] = static_cast<unsigned long long>(n);
+            s_first[q] = first;
+          }
         }
       }
       __syncthreads();
@@ -868,12 +882,12 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
             acc[u] = 0.0;
             if (e0 + u < nst) fused_entry(e0 + u, kv, &ei[u], &ej[u]);
           }
-          // The run's partials unrolled and read without a branch on their rows, so their loads can
-          // be in flight together (a partial past the run reads its last one): an empty one adds
-          // 0.0, which leaves acc's bits as skipping it did (acc began at 0.0: never -0.0).
+          // The run's partials' rows and shift rows first (8 loads at once), then its partials in
+          // order without a branch on their rows (a partial past the run reads its last one): an
+          // empty one adds 0.0, which leaves acc's bits as skipping it did (acc began at 0.0, so it
+          // is never -0.0).
           constexpr int RP = FusedGroups::kRunParts;
           static_assert(RP <= 32, "a bit a partial");
-          constexpr int kUnrollRun = GPUDM_GMT_MERGE_UNROLL;
           unsigned rows_m = 0, shift_m = 0;  // the run's partials with rows, and those shifted from the group's shift row
 #pragma unroll
           for (int i = 0; i < RP; ++i) {
@@ -881,7 +895,7 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
             if (p0 + i < p1 && v.part_n[pc] > 0) rows_m |= 1u << i;
             if (v.part_k[pc] != kg) shift_m |= 1u << i;
           }
-#pragma unroll kUnrollRun
+#pragma unroll 1  // (unrolled by 2, 40 bytes spilled and slower: perf-notes-mpi, twentieth session)
           for (int i = 0; i < RP; ++i) {
             const int c = p0 + i < p1 ? p0 + i : p1 - 1;
             const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
