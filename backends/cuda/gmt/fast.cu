@@ -1230,7 +1230,6 @@ nlohmann::ordered_json FastPath::describe() const {
                     : stat_split_ == FusedPolicy::kSplitWarps ? "warps"
                                                               : "auto";
   j["stat_split_min_rows"] = FusedPolicy::kSplitMinRows;
-  j["merge_block"] = FusedPolicy::kMergeBlock;
   j["shared_memory_bytes"] = smem_;
   j["leaf_atomics"] = smem_leaves_ ? "shared" : "global";
   j["pipeline"] = pipeline_ ? "two halves in flight per call of " + std::to_string(kPipelineMinTrees) + " or more trees (GPUDM_GMT_PIPELINE=1)" : "off";
