@@ -478,17 +478,6 @@ TEST(GmtCuda, MergeBlockSizeAndGridGiveTheSameTrees) {
   expect_same_ea_run(17, "GPUDM_GMT_MERGE_BLOCK", {"256", "128", "256"}, "GPUDM_GMT_MERGE_GRID", {"0", "0", "2"});
 }
 
-// Level 1a of the merge reading a run's partials' rows first and then every partial without a
-// branch (default) or one after another, empty ones skipped (GPUDM_GMT_MERGE_PREFETCH=0): the
-// same bits (an empty partial adds 0.0 to a sum that is never -0.0).
-TEST(GmtCuda, MergePrefetchEitherWayGivesTheSameTrees) {
-  GMT_REQUIRE_CUDA();
-  const EnvRestore restore("GPUDM_GMT_MERGE_PREFETCH");
-  std::vector<Named> sets = armchair_and_year();
-  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
-  expect_switch_keeps_trees("GPUDM_GMT_MERGE_PREFETCH", "merge_level1", sets);
-}
-
 TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore("GPUDM_GMT_PIPELINE");

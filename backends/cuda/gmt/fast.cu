@@ -213,9 +213,6 @@ FastPath::FastPath(const Context& c) : c_(c), h_{std::make_unique<Host>(), std::
     GPUDM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_merge_kernel, merge_block_, 0));
     merge_grid_max_ = std::max(1, per_sm) * std::max(1, c_.props->sm_count);
   }
-  // GPUDM_GMT_MERGE_PREFETCH=0: level 1a's partials one after another, empty ones skipped (an
-  // experiment's switch: the same bits either way, perf-notes-mpi, twentieth session).
-  merge_prefetch_ = ::gpudm::env_integer("GPUDM_GMT_MERGE_PREFETCH", 0, 1, 1) != 0;
   // GPUDM_GMT_MERGE_GRID=N (tests): at most N blocks, each looping over more leaves (0: as above).
   if (const long long g = ::gpudm::env_integer("GPUDM_GMT_MERGE_GRID", 0, 1 << 20, 0); g > 0) merge_grid_max_ = static_cast<int>(g);
   // The every-width stats kernel (shared-memory leaf atomics) with its registers capped for 5
@@ -568,7 +565,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   }
   marks.begin("calc_models", s, capture);
   if (part == kPartA) {  // a rows split's first part ends with the merge's level 1 (the ranks then exchange the groups' records)
-    fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, 0, 1 | (merge_prefetch_ ? kMergePrefetch : 0));
+    fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, 0, 1);
     GPUDM_CUDA_CHECK(cudaGetLastError());
     marks.end(s, capture);
     return;
@@ -576,7 +573,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   // the merge (levels 1 and 2; a rows split's part B: level 2), the solve, the residuals
   const bool part_b = part == kPartB;
   const bool solve_here = part_b || merge_solve_;
-  fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, solve_here ? 1 : 0, (part_b ? 2 : 3) | (merge_prefetch_ ? kMergePrefetch : 0));
+  fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, solve_here ? 1 : 0, part_b ? 2 : 3);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   if (!solve_here) {
     const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
@@ -1227,8 +1224,6 @@ nlohmann::ordered_json FastPath::describe() const {
                               : "solve kernel: global work space (GPUDM_GMT_MERGE_SOLVE=0, GPUDM_GMT_SOLVE_SMEM=0)";
   j["merge_block"] = merge_block_;
   j["merge_grid_max"] = merge_grid_max_;
-  j["merge_level1"] = merge_prefetch_ ? "a run's partials' rows first, then its partials without a branch"
-                                      : "a run's partials one after another, empty ones skipped (GPUDM_GMT_MERGE_PREFETCH=0)";
   j["stats_grid"] = chunk_major_ ? "chunk-fastest, heaviest tree first" : "tree-fastest, heaviest tree first in each chunk";
   j["stat_split"] = stat_split_ == FusedPolicy::kSplitLeaf    ? "leaf"
                     : stat_split_ == FusedPolicy::kSplitBlock ? "block"

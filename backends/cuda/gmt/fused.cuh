@@ -744,9 +744,6 @@ __device__ __forceinline__ double fused_reshift(double x, int i, int j, const do
 // Two blocks an SM (128 registers): the merge is latency-bound, and at 6fb43c0 ptxas gave it 166
 // registers (one block an SM), which cost Elnino / Pol +0.037 / +0.026 ms an iteration
 // (perf-notes-mpi, nineteenth session).
-// fused_merge_kernel's `levels` bit: level 1a reads a run's partials' rows first and then its
-// partials without a branch (GPUDM_GMT_MERGE_PREFETCH, default 1), else one after another.
-constexpr int kMergePrefetch = 4;
 __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kernel(const FusedView* __restrict__ vp, DatasetView d,
                                                                               ::gpudm::gmt::leafstats::SolveParams sp, int solve_here,
                                                                               int levels) {
@@ -885,49 +882,19 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
             acc[u] = 0.0;
             if (e0 + u < nst) fused_entry(e0 + u, kv, &ei[u], &ej[u]);
           }
-          if (levels & kMergePrefetch) {
-            // The run's partials' rows and shift rows first (8 loads at once), then its partials in
-            // order without a branch on their rows (a partial past the run reads its last one): an
-            // empty one adds 0.0, which leaves acc's bits as skipping it did (acc began at 0.0, so
-            // it is never -0.0).
-            constexpr int RP = FusedGroups::kRunParts;
-            static_assert(RP <= 32, "a bit a partial");
-            unsigned rows_m = 0, shift_m = 0;  // the run's partials with rows, and those shifted from the group's shift row
+          for (int c = p0; c < p1; ++c) {
+            const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
+            const int nc = v.part_n[pc];
+            if (nc == 0) continue;
+            const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
+            const bool shifted = v.part_k[pc] != kg;
+            const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
 #pragma unroll
-            for (int i = 0; i < RP; ++i) {
-              const std::size_t pc = static_cast<std::size_t>(p0 + i < p1 ? p0 + i : p1 - 1) * v.S + gs;
-              if (p0 + i < p1 && v.part_n[pc] > 0) rows_m |= 1u << i;
-              if (v.part_k[pc] != kg) shift_m |= 1u << i;
-            }
-#pragma unroll 1  // (unrolled by 2, 40 bytes spilled and slower: perf-notes-mpi, twentieth session)
-            for (int i = 0; i < RP; ++i) {
-              const int c = p0 + i < p1 ? p0 + i : p1 - 1;
-              const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-              const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
-              const bool has = (rows_m >> i) & 1u, shifted = (shift_m >> i) & 1u;
-#pragma unroll
-              for (int u = 0; u < E; ++u) {
-                if (ei[u] < 0) continue;
-                double x = src[e0 + u];
-                if (shifted && has) x = fused_reshift(x, ei[u], ej[u], src, kv, v.part_n[static_cast<std::size_t>(c) * v.S + gs], psc, psf);
-                acc[u] += has ? x : 0.0;
-              }
-            }
-          } else {  // the partials one after another, an empty one skipped (GPUDM_GMT_MERGE_PREFETCH=0)
-            for (int c = p0; c < p1; ++c) {
-              const std::size_t pc = static_cast<std::size_t>(c) * v.S + gs;
-              const int nc = v.part_n[pc];
-              if (nc == 0) continue;
-              const double* src = v.part + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.stat_total) + v.s_stat0[gs];
-              const bool shifted = v.part_k[pc] != kg;
-              const double* psc = v.part_shift + static_cast<std::size_t>(c) * static_cast<std::size_t>(v.coef_total) + shift_at;
-#pragma unroll
-              for (int u = 0; u < E; ++u) {
-                if (ei[u] < 0) continue;
-                double x = src[e0 + u];
-                if (shifted) x = fused_reshift(x, ei[u], ej[u], src, kv, nc, psc, psf);
-                acc[u] += x;
-              }
+            for (int u = 0; u < E; ++u) {
+              if (ei[u] < 0) continue;
+              double x = src[e0 + u];
+              if (shifted) x = fused_reshift(x, ei[u], ej[u], src, kv, nc, psc, psf);
+              acc[u] += x;
             }
           }
           // a group of one run writes its record here: 1b's 0.0 + acc is acc's bits (acc began at

@@ -263,8 +263,7 @@ class FastPath {
   bool solve_smem_ = true;    // the solve kernel in shared memory (GPUDM_GMT_SOLVE_SMEM, default 1)
   bool merge_solve_ = true;   // the solve in the merge kernel (GPUDM_GMT_MERGE_SOLVE, default 1)
   int merge_block_ = 256;     // the merge kernel's threads a block (GPUDM_GMT_MERGE_BLOCK)
-  int merge_grid_max_ = 1;
-  bool merge_prefetch_ = true;  // level 1a's loads of a run's partials at once (GPUDM_GMT_MERGE_PREFETCH)    // the merge kernel's blocks resident at once (its grid's most)
+  int merge_grid_max_ = 1;    // the merge kernel's blocks resident at once (its grid's most; GPUDM_GMT_MERGE_GRID)
   std::vector<std::size_t> order_;  // a host step's trees, largest first (largest_first)
   int stats_cap_ = 5;         // the every-width stats kernel's registers capped for 5 or 6 blocks an SM, or not (GPUDM_GMT_STATS_CAP=0)
   bool chunk_major_ = false;  // the stats pass's grid chunk-fastest (GPUDM_GMT_CHUNK_MAJOR; default: the data fits in half the L2)
