@@ -766,8 +766,8 @@ __global__ void __launch_bounds__(FusedPolicy::kMergeBlock, 2) fused_merge_kerne
   __shared__ double s_gsh[FusedGroups::kGroups * SK], s_gsum[FusedGroups::kGroups * SNS];
   const FusedView& v = *vp;
   const int tid = static_cast<int>(threadIdx.x), TB = static_cast<int>(blockDim.x);
-  // The grid is the launch shape's capacity (a captured graph's): a block past this call's stat
-  // leaves ends here, before any barrier (block-uniform).
+  // The grid is fixed when the graph is captured (at most the blocks resident at once, launch_all):
+  // a block past this call's stat leaves ends here, before any barrier (block-uniform).
   if (static_cast<int>(blockIdx.x) >= v.S) return;
   const long long rec = FusedGroups::record(v.S, v.coef_total, v.stat_total);
   const int ngl = v.g1 - v.g0;  // this device's groups (<= kGroups: a lane each)
