@@ -353,26 +353,32 @@ void expect_same_trees(const Trees& a, const Trees& b) {
   }
 }
 
-// An experiment's switch `env` (0 | 1, read when the evaluator is made) keeps the trees: a
+// An experiment's switch `env` (off | on, read when the evaluator is made) keeps the trees: a
 // population of trees of each set (Armchair and Year-shaped unless given) evaluated by an
 // evaluator made with each value, the same trees; the evaluators' describe() says which by `key`.
 // Models of ~2 attributes on narrow sets, ~40 on Year's 90, ~70 % of the attributes in between.
-// `on`: the switch's other value (the first is "0").
-void expect_switch_keeps_trees(const char* env, const char* key, const std::vector<Named>& sets = armchair_and_year(),
-                               const char* on = "1") {
+// `on`: the switch's other value, `off` its first (default "0"); the switch is left at `on`.
+// Returns what describe() said by `key` with each value (the last set's evaluators).
+std::pair<nlohmann::ordered_json, nlohmann::ordered_json> expect_switch_keeps_trees(const char* env, const char* key,
+                                                                                    const std::vector<Named>& sets = armchair_and_year(),
+                                                                                    const char* on = "1", const char* off = "0") {
+  std::pair<nlohmann::ordered_json, nlohmann::ordered_json> said;
   for (const Named& s : sets) {
     SCOPED_TRACE(s.name);
     const double attrs = s.data.cols() > 40 ? 40.0 : s.data.cols() > 10 ? 0.7 * static_cast<double>(s.data.cols()) : 2.0;
     const Batch pop = population(s.data, 12, 6, attrs, 5);
-    EXPECT_EQ(setenv(env, "0", 1), 0);
-    auto off = make("cuda", fast_options());
-    const auto a = run(*off, s.data, pop);
+    EXPECT_EQ(setenv(env, off, 1), 0);
+    auto first = make("cuda", fast_options());
+    const auto a = run(*first, s.data, pop);
     EXPECT_EQ(setenv(env, on, 1), 0);
     auto other = make("cuda", fast_options());
     const auto b = run(*other, s.data, pop);
     expect_same_trees(a, b);
-    EXPECT_NE(off->describe().value(key, std::string()), other->describe().value(key, std::string()));
+    said = {first->describe().value(key, nlohmann::ordered_json()), other->describe().value(key, nlohmann::ordered_json())};
+    EXPECT_FALSE(said.first.is_null()) << key;
+    EXPECT_NE(said.first, said.second) << key;
   }
+  return said;
 }
 
 // The best individual of a whole EA run on the fast path (model file and fitness), the
@@ -457,24 +463,13 @@ TEST(GmtCuda, MergeBlockSizeAndGridGiveTheSameTrees) {
   const EnvRestore restore_grid("GPUDM_GMT_MERGE_GRID");
   std::vector<Named> sets = armchair_and_year();
   sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
-  for (const Named& s : sets) {
-    SCOPED_TRACE(s.name);
-    const double attrs = s.data.cols() > 40 ? 40.0 : s.data.cols() > 10 ? 0.7 * static_cast<double>(s.data.cols()) : 2.0;
-    const Batch pop = population(s.data, 12, 6, attrs, 5);
-    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_BLOCK", "256", 1), 0);
-    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_GRID", "0", 1), 0);
-    auto wide = make("cuda", fast_options());
-    const auto a = run(*wide, s.data, pop);
-    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_BLOCK", "128", 1), 0);
-    EXPECT_EQ(setenv("GPUDM_GMT_MERGE_GRID", "3", 1), 0);
-    auto few = make("cuda", fast_options());
-    const auto b = run(*few, s.data, pop);
-    expect_same_trees(a, b);
-    EXPECT_EQ(wide->describe().value("merge_block", 0), 256);
-    EXPECT_EQ(few->describe().value("merge_block", 0), 128);
-    EXPECT_EQ(few->describe().value("merge_grid_max", 0), 3);
-    EXPECT_GT(wide->describe().value("merge_grid_max", 0), 3);
-  }
+  const auto block = expect_switch_keeps_trees("GPUDM_GMT_MERGE_BLOCK", "merge_block", sets, "128", "256");
+  EXPECT_EQ(block.first, 256);
+  EXPECT_EQ(block.second, 128);
+  // (blocks of 128 threads from here on: the few looping blocks with them)
+  const auto grid = expect_switch_keeps_trees("GPUDM_GMT_MERGE_GRID", "merge_grid_max", sets, "3");
+  EXPECT_GT(grid.first, 3);
+  EXPECT_EQ(grid.second, 3);
   expect_same_ea_run(17, "GPUDM_GMT_MERGE_BLOCK", {"256", "128", "256"}, "GPUDM_GMT_MERGE_GRID", {"0", "0", "2"});
 }
 
