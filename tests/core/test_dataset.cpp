@@ -59,3 +59,47 @@ TEST(Dataset, SelectKeepsRowsAndMetadata) {
   EXPECT_EQ(s.label(1), 0);
   EXPECT_EQ(s.num_classes(), 2);
 }
+
+// slice() copies each column's range; it must equal select() of the same rows: values, missing
+// cells (mask and NaN), labels and targets, at an offset and across the padding of both
+static void expect_same(const Dataset& a, const Dataset& b) {
+  ASSERT_EQ(a.rows(), b.rows());
+  ASSERT_EQ(a.cols(), b.cols());
+  EXPECT_EQ(a.has_missing(), b.has_missing());
+  for (std::size_t c = 0; c < a.cols(); ++c)
+    for (std::size_t r = 0; r < a.rows(); ++r) {
+      EXPECT_EQ(a.is_missing(r, c), b.is_missing(r, c)) << r << "," << c;
+      if (!a.is_missing(r, c)) EXPECT_EQ(a.at(r, c), b.at(r, c)) << r << "," << c;
+      else EXPECT_TRUE(std::isnan(b.at(r, c)));
+    }
+  for (std::size_t r = 0; r < a.rows(); ++r) {
+    if (a.task() == Task::classification) EXPECT_EQ(a.label(r), b.label(r));
+    else EXPECT_EQ(a.target(r), b.target(r));
+  }
+}
+
+TEST(Dataset, SliceEqualsSelectOfTheSameRows) {
+  std::vector<Attribute> attrs{{"x", AttributeKind::numeric, {}}, {"y", AttributeKind::numeric, {}}};
+  Dataset reg("reg", Task::regression, 100, attrs);
+  Dataset cls("cls", Task::classification, 100, attrs, {"a", "b", "c"});
+  for (std::size_t r = 0; r < 100; ++r) {
+    for (Dataset* d : {&reg, &cls}) {
+      d->at(r, 0) = float(r) * 0.5f;
+      d->at(r, 1) = float(r % 7) - 3.0f;
+    }
+    reg.set_target(r, float(r) * 0.25f - 1.0f);
+    cls.set_label(r, int(r % 3));
+  }
+  reg.set_missing(40, 1);
+  reg.set_missing(70, 0);
+  for (const Dataset* d : {&reg, &cls})
+    for (auto [b, e] : {std::pair<std::size_t, std::size_t>{0, 100}, {33, 97}, {40, 41}, {50, 50}}) {
+      std::vector<std::size_t> idx;
+      for (std::size_t r = b; r < e; ++r) idx.push_back(r);
+      SCOPED_TRACE(d->name() + " " + std::to_string(b) + ".." + std::to_string(e));
+      expect_same(d->select(idx), d->slice(b, e));
+    }
+  EXPECT_TRUE(reg.slice(33, 97).has_missing());
+  EXPECT_FALSE(reg.slice(0, 40).has_missing());
+  EXPECT_THROW(reg.slice(60, 101), Error);
+}
