@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "algorithms/core/dataset.hpp"
@@ -29,6 +30,15 @@ __global__ void spin(long long cycles) {
   const long long t0 = clock64();
   while (clock64() - t0 < cycles) {
   }
+}
+
+// Writes every int of its dynamic shared memory (n of them) and one sum per block: a launch with n
+// * 4 bytes that the function's attribute does not allow fails (cudaErrorInvalidValue).
+__global__ void fill_smem(int n, int* out) {
+  extern __shared__ int s[];
+  for (int i = threadIdx.x; i < n; i += blockDim.x) s[i] = i;
+  __syncthreads();
+  if (threadIdx.x == 0) out[blockIdx.x] = s[0] + s[n - 1];
 }
 
 // Sums column `col` and counts labels per class: checks the view's layout on the device.
@@ -105,6 +115,42 @@ TEST(CudaCommon, LaunchCheckReportsBadConfiguration) {
   add_one<<<1, 4096>>>(nullptr, 0);  // more threads per block than any GPU allows
   EXPECT_THROW(GPUDM_CUDA_CHECK_LAUNCH(), gpudm::Error);
   EXPECT_NO_THROW(GPUDM_CUDA_CHECK(cudaGetLastError()));  // the error was consumed
+}
+
+// allow_dynamic_smem only raises a kernel's dynamic shared-memory attribute: after a larger size
+// was allowed, allowing a smaller one (what a second host thread's launch of the same kernel did
+// with cudaFuncSetAttribute: Pittsburgh's two-device split under compute-sanitizer) must not lower
+// it; and two host threads launching the same kernel with different sizes never fail.
+TEST(CudaCommon, DynamicSharedMemoryAttributeOnlyGrows) {
+  REQUIRE_GPU();
+  const auto& p = cu::device_props();
+  const std::size_t small = 64 * 1024, big = p.smem_per_block_optin / 1024 * 1024;
+  if (big <= small) GTEST_SKIP() << "the device allows only " << p.smem_per_block_optin << " bytes a block";
+  cu::DeviceBuffer<int> out(2);
+  cu::allow_dynamic_smem(fill_smem, big);
+  cu::allow_dynamic_smem(fill_smem, small);
+  fill_smem<<<1, 256, big>>>(static_cast<int>(big / sizeof(int)), out.data());
+  EXPECT_NO_THROW(GPUDM_CUDA_CHECK_LAUNCH());
+  GPUDM_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(out.to_host()[0], static_cast<int>(big / sizeof(int)) - 1);
+  std::vector<std::thread> threads;
+  std::vector<int> failures(2, 0);
+  const int dev = cu::current_device();
+  for (int t = 0; t < 2; ++t)
+    threads.emplace_back([&, t] {
+      cu::set_device(dev);
+      const std::size_t bytes = t == 0 ? big : small;
+      cu::Stream stream;
+      cu::DeviceBuffer<int> o(1, stream);
+      for (int i = 0; i < 50; ++i) {
+        cu::allow_dynamic_smem(fill_smem, bytes);
+        fill_smem<<<1, 128, bytes, stream>>>(static_cast<int>(bytes / sizeof(int)), o.data());
+        if (cudaGetLastError() != cudaSuccess) ++failures[t];
+      }
+      stream.synchronize();
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures, std::vector<int>(2, 0));
 }
 
 TEST(CudaCommon, EventTimerAndDevicePhases) {

@@ -1,6 +1,7 @@
 #include "backends/cuda/common/device.cuh"
 
 #include <map>
+#include <utility>
 #include <memory>
 #include <mutex>
 
@@ -29,6 +30,18 @@ int current_device() {
   int d = 0;
   GPUDM_CUDA_CHECK(cudaGetDevice(&d));
   return d;
+}
+
+void allow_dynamic_smem(const void* kernel, std::size_t bytes) {
+  if (bytes <= 48u * 1024u) return;  // (the default limit of every function)
+  static std::mutex mu;
+  static std::map<std::pair<const void*, int>, std::size_t> set;  // (kernel, device) -> the attribute
+  const int device = current_device();
+  std::lock_guard<std::mutex> lock(mu);
+  std::size_t& now = set[{kernel, device}];
+  if (bytes <= now) return;
+  GPUDM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
+  now = bytes;
 }
 
 const DeviceProps& device_props(int device) {

@@ -48,6 +48,20 @@ int current_device();
 // Properties of `device` (default: current), queried once and cached (thread-safe).
 const DeviceProps& device_props(int device = -1);
 
+// Lets `kernel` launch with up to `bytes` of dynamic shared memory on the current device
+// (cudaFuncAttributeMaxDynamicSharedMemorySize). The attribute is the function's on that device,
+// shared by every host thread: set to each launch's own size, a thread launching a larger shape
+// could find it lowered by another thread between its set and its launch (cudaErrorInvalidValue;
+// seen under compute-sanitizer memcheck in Pittsburgh's two-device split, whose halves launch the
+// same kernel from two host threads with different sizes). So it only grows, under a lock: after
+// this returns the attribute is >= bytes until the process ends. No-op at or below the default
+// 48 KB a block.
+void allow_dynamic_smem(const void* kernel, std::size_t bytes);
+template <class K>
+void allow_dynamic_smem(K* kernel, std::size_t bytes) {
+  allow_dynamic_smem(reinterpret_cast<const void*>(kernel), bytes);
+}
+
 // Blocks per grid to cover n items with `block` threads, capped at `max_blocks`
 // (grid-stride loops handle the rest).
 inline unsigned grid_for(std::size_t n, unsigned block, std::size_t max_blocks = 1u << 30) {

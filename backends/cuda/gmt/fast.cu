@@ -33,6 +33,7 @@
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gmt/eval_steps.hpp"
 #include "algorithms/gmt/leaf_stats.hpp"
+#include "backends/cuda/common/device.cuh"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/gmt/exact_batch.cuh"
 #include "backends/cuda/gmt/fused.cuh"
@@ -443,7 +444,7 @@ bool FastPath::ensure_capacity(int slot) {
                                     " bytes of shared memory, the device has " + std::to_string(limit));
   if (grew) {
     for (const void* k : stats_kernels())
-      GPUDM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(limit)));
+      allow_dynamic_smem(k, limit);
     ++epoch_;
   }
   return grew;

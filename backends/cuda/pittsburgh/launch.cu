@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "backends/cuda/common/device.cuh"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/pittsburgh/kernels.cuh"
 #include "backends/cuda/pittsburgh/policy.cuh"
@@ -23,7 +24,7 @@ void launch_fused_shape(const FastLaunch& c, const FastArgs& a, const DeviceProp
   if (c.shared_bytes > p.smem_per_block_optin)
     throw Error("pittsburgh/cuda fast path: needs " + std::to_string(c.shared_bytes) +
                 " bytes of shared memory, device has " + std::to_string(p.smem_per_block_optin));
-  GPUDM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(c.shared_bytes)));
+  allow_dynamic_smem(k, c.shared_bytes);
   int per_sm = 0;
   GPUDM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, c.shared_bytes));
   per_sm = std::clamp(per_sm, 1, FastPolicy::kBlocksPerSmCap);

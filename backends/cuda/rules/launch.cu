@@ -1,6 +1,7 @@
 #include "backends/cuda/rules/launch.cuh"
 
 #include <algorithm>
+#include "backends/cuda/common/device.cuh"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/rules/kernels.cuh"
 
@@ -56,7 +57,7 @@ void launch_reduce(const std::uint8_t* result, std::size_t stride, std::size_t r
                 " bytes of shared memory in the reduction kernel; the device allows " +
                 std::to_string(props.smem_per_block_optin));
   if (smem > props.smem_per_block)
-    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(reduce_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    allow_dynamic_smem(reduce_kernel, smem);
   reduce_kernel<<<static_cast<unsigned>(rules), FaithfulPolicy::kReduceThreads, smem, stream>>>(result, stride, rows, classes,
                                                                                                   counts);
   GPUDM_CUDA_CHECK_LAUNCH();
@@ -139,7 +140,7 @@ template <int B, int R, class Rows>
 void launch_t(const DatasetView& d, int classes, FastPlan& plan, const FastBuffers& b, const DeviceProps& p,
               cudaStream_t stream) {
   auto k = fused_kernel<B, R, Rows>;
-  GPUDM_CUDA_CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(plan.smem)));
+  allow_dynamic_smem(k, plan.smem);
   int per_sm = 0;
   GPUDM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, B, plan.smem));
   per_sm = std::clamp(per_sm, 1, FastPolicy::kBlocksPerSmCap);

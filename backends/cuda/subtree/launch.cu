@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "backends/cuda/common/device.cuh"
 #include "backends/cuda/common/error.cuh"
 #include "backends/cuda/subtree/kernels.cuh"
 
@@ -44,7 +45,7 @@ void launch_subtree(const DatasetView& d, const ::gpudm::subtree::Node* levels, 
       throw ::gpudm::Error("subtree/cuda: interpreter 'subtree' needs " + std::to_string(smem) +
                            " bytes of shared memory for depth " + std::to_string(depth) + "; the device allows " +
                            std::to_string(props.smem_per_block_optin));
-    GPUDM_CUDA_CHECK(cudaFuncSetAttribute(subtree_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    allow_dynamic_smem(subtree_kernel, smem);
   }
   if (grid.x == 0) return;
   subtree_kernel<<<grid, block, smem, stream>>>(d, levels, depth, cov, words_per_tree);
