@@ -1,9 +1,9 @@
 #include "backends/cuda/common/device.cuh"
 
 #include <map>
-#include <utility>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/machine.hpp"
