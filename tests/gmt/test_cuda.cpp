@@ -219,6 +219,14 @@ std::vector<Named> armchair_and_year() {
   return sets;
 }
 
+// armchair_and_year() and 16 attributes with models of ~11 values: leaves on both sides of the
+// shared-memory solve's 12 values
+std::vector<Named> armchair_year_and_16_attributes() {
+  std::vector<Named> sets = armchair_and_year();
+  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
+  return sets;
+}
+
 // A left-deep chain of `levels` levels (x1 <= 9.5, <= 9.1, ...) with linear leaves.
 Tree chain(int levels, int attrs) {
   std::vector<int> m;
@@ -429,9 +437,7 @@ TEST(GmtCuda, SolveInSharedMemoryAndFitnessInTheFinishGiveTheSameRun) {
   const EnvRestore restore_after("GPUDM_GMT_AFTER_TREE");
   const EnvRestore restore_merge("GPUDM_GMT_MERGE_SOLVE");
   EXPECT_EQ(setenv("GPUDM_GMT_MERGE_SOLVE", "0", 1), 0);  // the solve kernel, whose two ways this compares
-  // 16 attributes, models of ~11: leaves on both sides of the shared-memory solve's 12 values
-  std::vector<Named> sets = armchair_and_year();
-  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
+  const std::vector<Named> sets = armchair_year_and_16_attributes();
   expect_switch_keeps_trees("GPUDM_GMT_SOLVE_SMEM", "solve", sets);
   expect_same_ea_run(11, "GPUDM_GMT_SOLVE_SMEM", {"0", "1", "1"}, "GPUDM_GMT_AFTER_TREE", {"0", "0", "1"});
 }
@@ -445,8 +451,7 @@ TEST(GmtCuda, SolveInTheMergeAndCappedStatsRegistersGiveTheSameRun) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore_merge("GPUDM_GMT_MERGE_SOLVE");
   const EnvRestore restore_cap("GPUDM_GMT_STATS_CAP");
-  std::vector<Named> sets = armchair_and_year();
-  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
+  const std::vector<Named> sets = armchair_year_and_16_attributes();
   expect_switch_keeps_trees("GPUDM_GMT_MERGE_SOLVE", "solve", sets);
   expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "5");
   expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "6");
@@ -461,8 +466,7 @@ TEST(GmtCuda, MergeBlockSizeAndGridGiveTheSameTrees) {
   GMT_REQUIRE_CUDA();
   const EnvRestore restore_block("GPUDM_GMT_MERGE_BLOCK");
   const EnvRestore restore_grid("GPUDM_GMT_MERGE_GRID");
-  std::vector<Named> sets = armchair_and_year();
-  sets.push_back({"16 attributes", gmt_test::make_dataset(20000, 16, 29, gmt_test::piecewise, 0.1)});
+  const std::vector<Named> sets = armchair_year_and_16_attributes();
   const auto block = expect_switch_keeps_trees("GPUDM_GMT_MERGE_BLOCK", "merge_block", sets, "128", "256");
   EXPECT_EQ(block.first, 256);
   EXPECT_EQ(block.second, 128);

@@ -565,8 +565,9 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
     marks.end(s, capture);
   }
   marks.begin("calc_models", s, capture);
+  const int merge_grid = std::max(1, std::min(cap_S_, merge_grid_max_));  // (its blocks loop over the stat leaves)
   if (part == kPartA) {  // a rows split's first part ends with the merge's level 1 (the ranks then exchange the groups' records)
-    fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, 0, 1);
+    fused_merge_kernel<<<merge_grid, merge_block_, 0, s>>>(vp, c_.data, sp, 0, 1);
     GPUDM_CUDA_CHECK(cudaGetLastError());
     marks.end(s, capture);
     return;
@@ -574,7 +575,7 @@ void FastPath::launch_all(PhaseMarks& marks, bool capture, int part) {
   // the merge (levels 1 and 2; a rows split's part B: level 2), the solve, the residuals
   const bool part_b = part == kPartB;
   const bool solve_here = part_b || merge_solve_;
-  fused_merge_kernel<<<std::max(1, std::min(cap_S_, merge_grid_max_)), merge_block_, 0, s>>>(vp, c_.data, sp, solve_here ? 1 : 0, part_b ? 2 : 3);
+  fused_merge_kernel<<<merge_grid, merge_block_, 0, s>>>(vp, c_.data, sp, solve_here ? 1 : 0, part_b ? 2 : 3);
   GPUDM_CUDA_CHECK(cudaGetLastError());
   if (!solve_here) {
     const int sblock = solve_smem_ ? FusedPolicy::kSolveBlock : aux;
