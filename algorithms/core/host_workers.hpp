@@ -91,25 +91,21 @@ class HostWorkers {
   // starts at once and never waits for a worker that has not woken yet, only for the tasks in
   // flight, so a call costs at most the serial time plus one task, whatever the workers' wake-up
   // latency (tens of microseconds on a condition variable: with run()'s fixed split every call
-  // paid it twice, and 20-50 us tasks on 2-16 threads ran slower than on one; issue 23). Which
+  // paid it twice, and 20-50 us tasks on 2-16 threads ran slower than on one). Which
   // thread runs an index varies; results that depend only on the index do not. Exceptions: the
   // lowest index's is rethrown. max_threads (the caller included) caps who claims: workers 1 ..
   // max_threads - 1 take part, the others stay asleep (and a worker polls for the next call only
   // after a call it took part in), so a pool sized for the largest steps costs the small ones nothing.
   //
-  // Joining without the mutex (issue 23, sixteenth session): a polling worker reads the call from a
-  // sequence-locked copy (publish / read_call) instead of taking m_, and the caller returns once the
-  // n tasks are done, without waiting for the workers to leave. Before, every polling worker took m_ the moment
-  // a call started (and again to leave it, while the caller waited for the last one): up to 15
-  // threads queued on one futex, each hand-over a wake-up, so the last workers joined a 50-200 us
-  // step late or not at all. The claim counter carries the call's number in its high 32 bits, so a
-  // worker that read an earlier call can never claim an index of a later one: a claim is valid only
-  // while its call has unfinished tasks, and the caller is then still inside run_tasks. (The tag is
-  // the call's number mod 2^32: a worker would have to stall between reading a call and claiming for
-  // 2^32 calls to mistake another call for its own.)
-  // GPUDM_HOST_POOL_JOIN=0 restores the mutex path (an experiment's switch): workers join and leave
-  // under m_, the caller waits for them to leave and then retires the call, so a worker that wakes
-  // after it has finished does not join it.
+  // A polling worker joins without the mutex: it reads the call from a sequence-locked copy
+  // (publish / read_call) instead of taking m_, and the caller returns once the n tasks are done,
+  // without waiting for the workers to leave. Joining and leaving under m_ (measured slower:
+  // docs/perf-notes-gmt.md, "the pool's join") queued up to 15 threads on one futex, each hand-over
+  // a wake-up, so the last workers joined a 50-200 us step late or not at all. The claim counter
+  // carries the call's number in its high 32 bits, so a worker that read an earlier call can never
+  // claim an index of a later one: a claim is valid only while its call has unfinished tasks, and the
+  // caller is then still inside run_tasks. (The tag is the call's number mod 2^32: a worker would have
+  // to stall between reading a call and claiming for 2^32 calls to mistake another call for its own.)
   void run_tasks(const std::function<void(std::size_t)>& task, std::size_t n, std::size_t max_threads = static_cast<std::size_t>(-1)) {
     if (n == 0) return;
     if (static_cast<std::uint64_t>(n) >= (std::uint64_t{1} << 32)) throw std::logic_error("HostWorkers::run_tasks: 2^32 tasks or more");
@@ -124,11 +120,6 @@ class HostWorkers {
     if (n > 1 && max_threads > 1) wake(std::min(max_threads - 1, n - 1));
     claim_loop(&task, n, static_cast<std::uint32_t>(g));
     while (done_.load(std::memory_order_acquire) < n) std::this_thread::yield();
-    if (mutex_join_) {  // the mutex path: wait for the workers to leave, then retire the call
-      std::unique_lock<std::mutex> lock(m_);
-      done_cv_.wait(lock, [&] { return active_ == 0; });
-      publish(g, nullptr, 0, 0, true);
-    }
     for (auto& e : errors_)
       if (e) std::rethrow_exception(e);
   }
@@ -205,22 +196,9 @@ class HostWorkers {
   static bool wants(const Call& c, std::size_t index) { return c.claimed && c.job != nullptr && index < c.want; }
   // A run_tasks call `c` on worker `index`: claims if the call wants this worker. Returns whether it
   // took part (was wanted: it then polls for the next call, whether or not tasks were left for it).
-  // (registered: the mutex path counted it in active_ already, in the critical section it woke in)
-  bool join(const Call& c, std::size_t index, bool registered = false) {
+  bool join(const Call& c, std::size_t index) {
     if (!wants(c, index)) return false;
-    if (mutex_join_ && !registered) {
-      std::lock_guard<std::mutex> lock(m_);
-      ++active_;
-    }
     claim_loop(c.job, c.n, static_cast<std::uint32_t>(c.generation));
-    if (mutex_join_) {
-      bool last = false;
-      {
-        std::lock_guard<std::mutex> lock(m_);
-        last = --active_ == 0;
-      }
-      if (last) done_cv_.notify_one();  // (the caller is the one waiter)
-    }
     return true;
   }
   // Before sleeping on the condition variable, a worker polls for the next call for spin_ns_: a
@@ -246,8 +224,6 @@ class HostWorkers {
     for (std::size_t i = 0; i < k; ++i) start_cv_[i]->notify_one();
   }
   void start(std::size_t workers) {
-    const char* join = std::getenv("GPUDM_HOST_POOL_JOIN");
-    mutex_join_ = join != nullptr && std::string(join) == "0";
     for (std::size_t i = 0; i < workers; ++i) start_cv_.push_back(std::make_unique<std::condition_variable>());
     for (std::size_t i = 0; i < workers; ++i)
       threads_.emplace_back([this, i] {
@@ -257,8 +233,8 @@ class HostWorkers {
   }
   // With OMP_PROC_BIND (or OMP_PLACES) set, libgomp binds the process's first thread to one place,
   // and a thread started from it inherits that binding: every worker then shares the caller's one
-  // CPU (issue 23: on the 16-core GPU machine, 8 host threads made a GMT generation 4x slower and
-  // 16 threads 8x). A worker of this pool is not an OpenMP thread, so it takes back every CPU the
+  // CPU (on the 16-core GPU machine, 8 host threads made a GMT generation 4x slower and 16 threads
+  // 8x). A worker of this pool is not an OpenMP thread, so it takes back every CPU the
   // process may use (the kernel keeps it inside the cgroup's cpuset).
   static void unbind_from_openmp_place() {
 #if defined(__linux__)
@@ -287,7 +263,7 @@ class HostWorkers {
     for (;;) {
       if (took_part) spin_for_call(seen);
       // A run_tasks call that started while this worker polled: joined without the mutex.
-      if (!mutex_join_ && !stopping_.load(std::memory_order_relaxed) && generation_.load(std::memory_order_acquire) != seen) {
+      if (!stopping_.load(std::memory_order_relaxed) && generation_.load(std::memory_order_acquire) != seen) {
         const Call c = read_call();
         if (c.claimed && c.generation != seen) {
           seen = c.generation;
@@ -306,10 +282,9 @@ class HostWorkers {
         c = read_call();  // (written under m_: never torn here)
         job = job_;
         mine = index < jobs_;
-        if (mutex_join_ && wants(c, index)) ++active_;
       }
       if (c.claimed) {
-        took_part = join(c, index, true);
+        took_part = join(c, index);
         continue;
       }
       took_part = mine && job != nullptr;
@@ -339,36 +314,20 @@ class HostWorkers {
   std::atomic<bool> stopping_{false};
   std::atomic<long long> spin_ns_{0};
   // run_tasks: the claim counter (the call's tag << 32 | the next index), the tasks finished; the
-  // sequence-locked copy of the call (publish / read_call); the workers inside a call (mutex path only)
+  // sequence-locked copy of the call (publish / read_call)
   std::atomic<std::uint64_t> next_{0};
   std::atomic<std::size_t> done_{0};
   std::atomic<std::uint64_t> seq_{0}, c_gen_{0};
   std::atomic<const std::function<void(std::size_t)>*> c_job_{nullptr};
   std::atomic<std::size_t> c_n_{0}, c_want_{0};
   std::atomic<bool> c_claimed_{false};
-  bool mutex_join_ = false;  // GPUDM_HOST_POOL_JOIN=0: workers join under m_ and callers wait for them to leave
-  std::size_t active_ = 0;
 };
 
-// The environment variable `name` as an integer in [lo, hi]; `fallback` when it is unset or empty.
-// A value that is not such a number is an error naming the variable (silently running with the
-// default would measure something other than what was asked for).
-inline long long env_integer(const char* name, long long lo, long long hi, long long fallback) {
-  const char* e = std::getenv(name);
-  if (e == nullptr || *e == '\0') return fallback;
-  char* end = nullptr;
-  const long long v = std::strtoll(e, &end, 10);
-  if (end != e && *end == '\0' && v >= lo && v <= hi) return v;
-  throw std::invalid_argument(std::string(name) + "='" + e + "': expected an integer in [" + std::to_string(lo) + ", " +
-                              std::to_string(hi) + "]");
-}
-
-// Host threads asked for by the environment variable `name` (an integer in [1, 64]); by default
-// min(`most`, the machine's hardware threads). Threads, not workers: the calling thread counts.
-inline std::size_t host_threads_from_env(const char* name, unsigned most = 8) {
+// The host threads a pool defaults to: min(`most`, the machine's hardware threads), at least 1.
+// Threads, not workers: the calling thread counts.
+inline std::size_t default_host_threads(unsigned most = 8) {
   const unsigned hw = std::thread::hardware_concurrency();
-  const long long fallback = hw == 0 ? 1 : hw < most ? hw : most;
-  return static_cast<std::size_t>(env_integer(name, 1, 64, fallback));
+  return hw == 0 ? 1 : hw < most ? hw : most;
 }
 
 // Calls body(i) for i in [0, n) on the calling thread and the pool's workers (run_tasks: indices
@@ -383,11 +342,11 @@ void parallel_for(HostWorkers& pool, std::size_t n, const Body& body) {
 }
 
 // Below this much work (tree nodes) in all, a step runs on the calling thread: a pool step's
-// wake-ups and claims cost more than a few thousand nodes' work (issue 23: Armchair's ~50 trees
-// of ~11 nodes a generation).
+// wake-ups and claims cost more than a few thousand nodes' work (Armchair's ~50 trees of ~11
+// nodes a generation).
 inline constexpr std::size_t kSerialBelowNodes = 4096;
 // Threads a parallel step of `work` tree nodes takes: kBaseThreads, and one more per
-// kNodesPerThread nodes above that (issue 23: a pool of 16 threads helped Elnino's ~31,000-node
+// kNodesPerThread nodes above that (a pool of 16 threads helped Elnino's ~31,000-node
 // steps and slowed every set of smaller trees when all 16 took part in every step).
 inline constexpr std::size_t kBaseThreads = 8;
 inline constexpr std::size_t kNodesPerThread = 2048;

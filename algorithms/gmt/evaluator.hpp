@@ -17,7 +17,8 @@
 // `repair.min_rows` rows are repaired (decided from the routing counts, without evaluating the
 // tree first), then every node gets its statistics and every refit leaf its model, written into
 // the tree (Tree::set_fit drops the attributes the rank rule dropped). So an individual is
-// evaluated once per generation whatever its repairs (issue 23; before, up to 8 evaluations).
+// evaluated once per generation whatever its repairs (evaluating, repairing and evaluating again
+// cost up to 8 evaluations).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -59,7 +60,7 @@ struct EvalOptions {
   // Every mode runs the same per-individual arithmetic, so results are identical.
   enum class OmpMode { kAuto, kRows, kIndividuals };
   OmpMode omp_mode = OmpMode::kAuto;
-  // An MPI run's split (issue 26; one process: ignored). kRows: each rank a block of whole row
+  // An MPI run's split (one process: ignored). kRows: each rank a block of whole row
   // chunks of every tree, the leaf counts, small leaves' rows, TSQR R factors and error partials
   // combined (the sequential and OpenMP backends: EvalWork::set_ranks; the CUDA fast path: each
   // GPU a block of whole merge groups, the groups' statistics combined: split_rows); kIndividuals: each rank a
@@ -96,6 +97,28 @@ struct EvalOptions {
   double fast_pivot_guard = 1e-6;
   // Fast path: replay the generation's kernels as one CUDA graph (launch overhead of small data).
   bool cuda_graphs = true;
+  // Fast path: how the statistics pass shares a stat leaf's rows of a chunk among a block's warps.
+  // kAuto (default): per (chunk, leaf), a leaf of FusedPolicy::kSplitMinRows rows or more split
+  // into a run per warp, a smaller one taken whole by one warp; kWarps / kLeaf force one of the two
+  // for every leaf. Each way sums in its own fixed order, so trees may differ between them within
+  // the stated tolerance (and are bit-identical run to run in each).
+  enum class StatSplit { kAuto, kWarps, kLeaf };
+  StatSplit fast_stat_split = StatSplit::kAuto;
+  // Fast path: the statistics pass's grid chunk-fastest (kChunk: every chunk of the heaviest tree
+  // first) or tree-fastest (kTree: a chunk's rows shared in L2 by the trees run together); kAuto:
+  // chunk-fastest when the training data fits in half the L2. The same bits either way.
+  enum class StatsGrid { kAuto, kChunk, kTree };
+  StatsGrid fast_stats_grid = StatsGrid::kAuto;
+  // Fast path: the merge kernel's grid at most this many blocks, each looping over the stat leaves
+  // (0 = the blocks resident at once). The same bits for any grid (tests use a few blocks).
+  int fast_merge_grid = 0;
+  // CUDA backend: host threads of the evaluator's pool (the EA's operators, the fast path's
+  // per-tree finish), the caller's included; 0 = min(16, the machine's hardware threads). A step
+  // wakes as many as its trees' nodes ask for (threads_for_nodes). Results do not depend on it.
+  int host_threads = 0;
+  // CUDA backend: how long an idle pool worker polls for the next step before it sleeps, in
+  // microseconds (0 = sleep at once). A sleeping worker wakes too late to help a 0.2-1 ms step.
+  int host_spin_us = 1000;
   // Usable device memory in bytes (0 = what the device has free); a test lowers it to check
   // the out-of-memory message.
   double device_memory_limit = 0.0;
@@ -140,10 +163,10 @@ class ModelTreeEvaluator : public BackendOf<EvalOptions> {
   // Host threads the EA may use for its own per-individual work (operators, copies) while this
   // backend evaluates nothing: none on the CPU backends (the sequential baseline stays one thread,
   // the OpenMP one keeps its cores for the evaluation); the GPU backend's host pool (the one its
-  // own host steps use; one thread unless GPUDM_HOST_THREADS says more). The EA's results do not
+  // own host steps use: the host_threads option, made at prepare()). The EA's results do not
   // depend on it (every individual's operators draw from their own stream).
   virtual HostWorkers* host_pool() { return nullptr; }
-  // An MPI run's rows split (issue 26): from now on this evaluator works on its rank's block of the
+  // An MPI run's rows split: from now on this evaluator works on its rank's block of the
   // rows of every tree and combines with the other ranks through `comm` (every rank ends each call
   // with one process's trees). Call before prepare(). False: this backend does not split rows
   // (the caller splits individuals instead).

@@ -131,6 +131,31 @@ const ParamTable<GmtCase>& params_table() {
         .backend_only();
     t.add<bool>("cuda_graphs", ev(&E::cuda_graphs), "CUDA fast path: replay each generation's kernels as one CUDA graph")
         .backend_only();
+    t.add_enum<E::StatSplit>("fast_stat_split", ev(&E::fast_stat_split),
+                             {{"auto", E::StatSplit::kAuto}, {"warps", E::StatSplit::kWarps}, {"leaf", E::StatSplit::kLeaf}},
+                             "CUDA fast path: how the statistics pass shares a leaf's rows of a chunk among a block's warps: "
+                             "auto (a run per warp for a leaf of >= 128 rows in the chunk, else one warp) | warps | leaf; each "
+                             "sums in its own fixed order (trees within the stated tolerance of each other)")
+        .backend_only();
+    t.add_enum<E::StatsGrid>("fast_stats_grid", ev(&E::fast_stats_grid),
+                             {{"auto", E::StatsGrid::kAuto}, {"chunk", E::StatsGrid::kChunk}, {"tree", E::StatsGrid::kTree}},
+                             "CUDA fast path: the statistics pass's grid chunk-fastest | tree-fastest | auto (chunk-fastest "
+                             "when the training data fits in half the L2); the same bits either way")
+        .backend_only();
+    t.add<int>("fast_merge_grid", ev(&E::fast_merge_grid),
+               "CUDA fast path: the merge kernel's most blocks, each looping over the stat leaves (0 = the blocks resident "
+               "at once); the same bits for any grid")
+        .range(0, 1 << 20)
+        .backend_only();
+    t.add<int>("host_threads", ev(&E::host_threads),
+               "CUDA backend: host threads of the evaluator's pool, the caller's included (0 = min(16, hardware threads)); "
+               "results do not depend on it")
+        .range(0, 64)
+        .backend_only();
+    t.add<int>("host_spin_us", ev(&E::host_spin_us),
+               "CUDA backend: microseconds an idle pool worker polls for the next step before it sleeps (0 = sleep at once)")
+        .range(0, 100000)
+        .backend_only();
     t.add<double>("device_memory_limit", ev(&E::device_memory_limit),
                   "CUDA backend: usable device memory in bytes (0 = all free memory)")
         .range(0, 9007199254740992.0)  // 2^53: every value exact, its conversion to an integer defined
@@ -148,8 +173,9 @@ const ParamTable<GmtCase>& params_table() {
                        .time_model = "the recorded host EA time + the run's evaluations per generation x this backend's "
                                      "seconds per evaluation, interpolated between the sampled generations"});
     t.add("replay_max_evaluations", &C::replay_max_evaluations,
-          "replay_from: at most this many recorded individuals (whole batches spread over the run)")
-        .at_least(1);
+          "replay_from: at most this many recorded individuals (whole batches spread over the run; 0 = every recorded "
+          "batch: with batch_sample_every <= iterations / 100, at least 1 % of the generations)")
+        .at_least(0);
     t.add("replay_batch_trees", &C::replay_batch_trees,
           "replay_from: recorded batches are replayed in pieces of at most this many trees (a slow backend's time cap "
           "can stop inside a batch; 16 keeps 16 OpenMP threads busy)")

@@ -29,7 +29,7 @@ struct GmtCase {
   int batch_sample_every = 0;
   std::string batch_sample_file = ".cache/gmt_batches/{experiment}_{dataset}_s{seed}.bin";
   std::string replay_from;
-  long long replay_max_evaluations = 64;
+  long long replay_max_evaluations = 0;
   long long replay_batch_trees = 16;
   double replay_max_seconds = 0.0;
 };

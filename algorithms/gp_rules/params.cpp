@@ -43,11 +43,6 @@ const ParamTable<GpCase>& case_params() {
                 "control stage: stop a run when its best rule has fp = fn = 0 on the training data");
     t.add("folds", &GpCase::folds, "0: train on every row (train accuracy); k >= 2: k-fold cross-validation (test accuracy)")
         .range(0, 100);
-    t.add("cpu_gpops_budget", &GpCase::cpu_gpops_budget,
-          "host backends: stop after the generation in which this many GPops were evaluated and extrapolate the "
-          "whole-run time linearly in evaluations (metrics.estimated; biased when rules change size over the run: "
-          "replay_from is the tables' estimate; 0: run everything)")
-        .at_least(0);
     add_replay_params(t, &GpCase::record_every, &GpCase::record_file, &GpCase::replay_from,
                       {.every = "record_every",
                        .file = "record_file",
@@ -82,6 +77,11 @@ const ParamTable<GpCase>& case_params() {
     t.add<int>("rows_per_thread", [](GpCase& c) -> int& { return c.engine.rows_per_thread; },
                "CUDA fast path: rows (slots) per thread, 0 = by the tile policy")
         .one_of({0, 1, 2, 4})
+        .backend_only();
+    t.add<int>("copy_threads", [](GpCase& c) -> int& { return c.engine.copy_threads; },
+               "CUDA: host threads of the coverage copy from the pinned download, the caller's included (0 = up to 8 of "
+               "the machine's; 1 = one memcpy)")
+        .range(0, 64)
         .backend_only();
     t.add<int>("devices", [](GpCase& c) -> int& { return c.engine.devices; },
                "CUDA: devices the population is split over (0 .. devices-1), one host thread each")

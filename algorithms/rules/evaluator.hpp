@@ -59,6 +59,9 @@ struct EngineOptions {
   // two-slice code path on one GPU, for tests). Counts do not depend on the split.
   int devices = 1;
   std::vector<int> device_ids;
+  // CUDA: host threads of the coverage copy out of the pinned download (the caller's included;
+  // 0 = up to 8 of the machine's, 1 = one memcpy). Tuning only: counts and coverage are the same.
+  int copy_threads = 0;
 };
 
 // What an evaluation returns. Counts are of the rules in population order.

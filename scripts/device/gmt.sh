@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# GPU-machine run of the gmt family (issue 14: CUDA backend, Tables 3-4, Figs 15-18, Weka study).
+# GPU-machine run of the gmt family (CUDA backend, Tables 3-4, Figs 15-18, Weka study).
 # Before the device call, here: scripts/device/stage_deps.sh and
 #   scripts/device/cache_datasets.sh configs/gmt_table3.json configs/gmt_table4.json configs/gmt_fig18.json
 # then carry [".deps", "datasets/cache"] and set GPUDM_DATA_DIR=$PWD/datasets/cache and GPUDM_GIT_SHA=<the commit, written
-# literally into the command: the device copy's git metadata is the session's first commit, not the tree that runs>.
+# literally into the command: the device copy's git metadata does not name the tree that runs>.
 #
 #   scripts/device/gmt.sh [STAGES]         STAGES: comma-separated (or GMT_STAGES; default "tests")
 #     tests    build, GMT GPU tests (CUDA == sequential, both paths) + the CPU GMT tests,
 #              compute-sanitizer memcheck and racecheck on a GPU-test subset       ~3-4 min
+#     sanitizer only the compute-sanitizer part of tests (GMT_SANITIZER_TOOLS, default
+#              "memcheck racecheck")
 #     table4   configs/gmt_table4.json: Armchair 10K-10M (5M/10M from 1,000 iterations),
 #              GPU fast measured, faithful / OpenMP 16 / sequential by replay      ~3-5 min
 #     table3a  configs/gmt_table3.json, Pol ... Mv (8 sets)                          ~2-4 min
@@ -22,9 +24,9 @@
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
 #     ncusrc   only the source page and full set of the stats kernel (part of ncu), one launch per
 #              set of GMT_NCU_SETS (default armchair); the source pages gzipped
-#     ab       an experiment switch on one machine: whole 10,000-iteration GPU runs of each set of GMT_AB_SETS
-#              (default "elnino pol") with GMT_AB_ENV=B (e.g. GPUDM_GMT_AFTER_TREE=1) and =A (the last
-#              value: GMT_AB_ENV="GPUDM_GMT_AFTER_TREE=1|0"), GMT_AB_PAIRS interleaved pairs (default 3: the
+#     ab       a backend param on one machine: whole 10,000-iteration GPU runs of each set of GMT_AB_SETS
+#              (default "elnino pol") with GMT_AB_PARAM=B (e.g. fast_stats_grid=chunk) and =A (the last
+#              value: GMT_AB_PARAM="fast_stats_grid=chunk|tree"), GMT_AB_PAIRS interleaved pairs (default 3: the
 #              same code's runs spread 3-6 % on one machine, more than the host changes we measure);
 #              the means, each pair's difference and the spread (gmt_probe_summary.py --ab)   ~25 s a pair
 #     hostprof whole 10,000-iteration GPU runs (GMT_HOSTPROF_SETS, default "pol elnino") under the
@@ -36,6 +38,10 @@
 #              Pol induction): speed of light, occupancy, warp states          ~1-2 min
 #     plots    plots/gmt_figures.py on the results folder (CSV; PNG/SVG with matplotlib)
 #     smoke    every GMT config with --smoke (seconds)
+#     agree    configs/gmt_table3.json on GMT_AGREE_SETS (default "elevators elnino"), every case, into
+#              $OUT_DIR/agree (results/ untouched): the GPU fast path's fitness and leaves against the
+#              committed table's (gmt_agree.py; a mismatch fails the stage), every case's time beside the
+#              committed one                                                            ~3-4 min
 #   Each table stage appends to results/<gpu-tag>/<experiment>.json (--resume), so a stage cut by
 #   its time limit continues where it stopped when run again, provided the cut run's journal
 #   (results/<tag>/<experiment>.json.journal, in the packed archive) is put back into the tree
@@ -98,6 +104,9 @@ if has tests; then
     timeout 300 "$TESTS/$t" --gtest_output="xml:$OUT_DIR/$t.xml" >"$OUT_DIR/$t.log" 2>&1 || { status=1; echo "!! $t failed"; }
     grep -E "^\[  (FAILED|PASSED|SKIPPED) |tests? ran|Failure|expected|Which is" "$OUT_DIR/$t.log" | head -40
   done
+fi
+
+if has tests || has sanitizer; then
   SAN="$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)"
   if [ "${GMT_SANITIZER:-1}" = 0 ]; then
     echo "compute-sanitizer skipped (GMT_SANITIZER=0)"
@@ -108,7 +117,7 @@ if has tests; then
     # whose kernels use shared memory on small shapes (the fused pass, both paths' sort tables)
     # (the repairs test, 40 iterations of an EA, does not finish in 4 minutes under racecheck)
     RFILTER="GmtCuda.QuirksEmptyLeavesFewRowsConstantColumnsNaN:GmtCuda.ModelsWiderThanTheBatchedSolverTakeTheExactSolver:GmtCuda.NearExactFitsTakeTheirSseFromTheResiduals"
-    for tool in memcheck racecheck; do
+    for tool in ${GMT_SANITIZER_TOOLS:-memcheck racecheck}; do
       stamp "== compute-sanitizer --tool $tool"
       f="$FILTER"; [ "$tool" = racecheck ] && f="$RFILTER"
       timeout -k 10 240 "$SAN" --tool "$tool" --error-exitcode 9 "$TESTS/gmt_cuda_tests" --gtest_filter="$f" \
@@ -160,30 +169,31 @@ EOF
 }
 
 if has probe; then
-  # name:iterations:rows:threads:spin:split[:pipeline[:major]]; threads = GPUDM_HOST_THREADS (host pool, default min(8, cores)),
-  # spin = GPUDM_HOST_SPIN_US (idle workers' polling, default 1,000), split = GPUDM_GMT_STAT_SPLIT
-  # (auto | warps | leaf | block: how the stats pass shares a stat leaf's rows), pipeline =
-  # GPUDM_GMT_PIPELINE (0 | 1: a call as two halves in flight, default 0), major = GPUDM_GMT_CHUNK_MAJOR
-  # (0 | 1: the stats pass's grid tree- or chunk-fastest, default by the data's size); empty fields take the defaults.
+  # name:iterations:rows:threads:spin:split[:grid]; threads = param host_threads (host pool, default min(16, cores)),
+  # spin = host_spin_us (idle workers' polling, default 1,000), split = fast_stat_split (auto | warps | leaf: how the
+  # stats pass shares a stat leaf's rows), grid = fast_stats_grid (auto | chunk | tree: the stats pass's grid
+  # chunk- or tree-fastest, default by the data's size); empty fields take the defaults.
   # GMT_PROBE_SPECS (comma-separated) replaces the list, e.g. "pol:10000::1,pol:10000::" for whole
   # runs with one host thread and with the default pool
   SPECS=("armchair:1000::" "armchair:1000:100000:" "pol:2000::" "elevators:2000::" "cal_housing:2000::" "year_prediction_msd:500::"
          "armchair:1000::1" "pol:2000::1" "pol:2000::16" "pol:2000:::0")
   [ -n "${GMT_PROBE_SPECS:-}" ] && IFS=, read -r -a SPECS <<<"$GMT_PROBE_SPECS"
   for spec in "${SPECS[@]}"; do
-    IFS=: read -r name it rows thr spin split pipe major extra <<<"$spec"
+    IFS=: read -r name it rows thr spin split grid extra <<<"$spec"
     # A misplaced field would run the default silently (spin "warps" once cost a device call):
     # every field is checked before anything runs.
     if [ -n "$extra" ] || ! [[ "$it" =~ ^[0-9]+$ ]] || ! [[ "$rows$thr$spin" =~ ^[0-9]*$ ]] ||
-       ! [[ "$split" =~ ^(|auto|warps|leaf|block)$ ]] || ! [[ "$pipe" =~ ^(|0|1)$ ]] || ! [[ "$major" =~ ^(|0|1)$ ]]; then
-      echo "!! probe spec '$spec': expected name:iterations:rows:threads:spin:split[:pipeline[:major]] (integers; split auto|warps|leaf|block; pipeline, major 0|1)" >&2
+       ! [[ "$split" =~ ^(|auto|warps|leaf)$ ]] || ! [[ "$grid" =~ ^(|auto|chunk|tree)$ ]]; then
+      echo "!! probe spec '$spec': expected name:iterations:rows:threads:spin:split[:grid] (integers; split auto|warps|leaf; grid auto|chunk|tree)" >&2
       status=2; continue
     fi
-    tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}${split:+_$split}${pipe:+_p$pipe}${major:+_m$major}"
+    tag="$name${rows:+_$rows}${thr:+_t$thr}${spin:+_s$spin}${split:+_$split}${grid:+_g$grid}"
     stamp "== probe $tag ($it iterations)"
     lim="$(call_timeout 180)"
     if [ "$lim" = 0 ]; then status=1; echo "!! probe $tag skipped: the device call has no time left"; continue; fi
-    env ${thr:+GPUDM_HOST_THREADS=$thr} ${spin:+GPUDM_HOST_SPIN_US=$spin} ${split:+GPUDM_GMT_STAT_SPLIT=$split} ${pipe:+GPUDM_GMT_PIPELINE=$pipe} ${major:+GPUDM_GMT_CHUNK_MAJOR=$major} timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" --quiet \
+    timeout "$lim" "$RUN" --train gmt --dataset "$name" ${rows:+--rows "$rows"} --backend cuda --param iterations="$it" \
+      ${thr:+--param host_threads=$thr} ${spin:+--param host_spin_us=$spin} ${split:+--param fast_stat_split=$split} \
+      ${grid:+--param fast_stats_grid=$grid} --quiet \
       --model-out "$OUT_DIR/probe_$tag.model.json" --metrics-out "$OUT_DIR/probe_$tag.json" >"$OUT_DIR/probe_$tag.log" 2>&1 ||
       { status=1; echo "!! probe $tag failed"; tail -5 "$OUT_DIR/probe_$tag.log"; }
   done
@@ -191,22 +201,22 @@ if has probe; then
 fi
 
 if has ab; then
-  # GMT_AB_ENV="NAME=V1|V2": pairs (V1, V2) alternate, V1 first in odd pairs and second in even ones
+  # GMT_AB_PARAM="NAME=V1|V2": pairs (V1, V2) alternate, V1 first in odd pairs and second in even ones
   # (a machine that drifts during the stage then favours neither value).
-  ab_name="${GMT_AB_ENV%%=*}"; ab_vals="${GMT_AB_ENV#*=}"; ab_b="${ab_vals%%|*}"; ab_a="${ab_vals#*|}"
-  if [ -z "${GMT_AB_ENV:-}" ] || [ "$ab_vals" = "$GMT_AB_ENV" ] || [ "$ab_a" = "$ab_vals" ] || ! [[ "$ab_name" =~ ^GPUDM_[A-Z0-9_]+$ ]]; then
-    echo "!! ab: GMT_AB_ENV must be NAME=V1|V2 with NAME a GPUDM_ switch (got '${GMT_AB_ENV:-}')" >&2
+  ab_name="${GMT_AB_PARAM%%=*}"; ab_vals="${GMT_AB_PARAM#*=}"; ab_b="${ab_vals%%|*}"; ab_a="${ab_vals#*|}"
+  if [ -z "${GMT_AB_PARAM:-}" ] || [ "$ab_vals" = "$GMT_AB_PARAM" ] || [ "$ab_a" = "$ab_vals" ] || ! [[ "$ab_name" =~ ^[a-z0-9_]+$ ]]; then
+    echo "!! ab: GMT_AB_PARAM must be NAME=V1|V2 with NAME a gmt param (got '${GMT_AB_PARAM:-}')" >&2
     status=2
   else
     for k in $(seq 1 "${GMT_AB_PAIRS:-3}"); do
       order="$ab_b $ab_a"; [ $((k % 2)) = 0 ] && order="$ab_a $ab_b"
       for name in ${GMT_AB_SETS:-elnino pol}; do
         for v in $order; do
-          tag="${name}_${ab_name}=${v}_$k"
+          tag="${name}__${ab_name}=${v}_$k"
           lim="$(call_timeout 120)"
           if [ "$lim" = 0 ]; then status=1; echo "!! ab $tag skipped: the device call has no time left"; continue; fi
           stamp "== ab $tag"
-          env "$ab_name=$v" timeout "$lim" "$RUN" --train gmt --dataset "$name" --backend cuda --param iterations=10000 --quiet \
+          timeout "$lim" "$RUN" --train gmt --dataset "$name" --backend cuda --param iterations=10000 --param "$ab_name=$v" --quiet \
             --metrics-out "$OUT_DIR/ab_$tag.json" >"$OUT_DIR/ab_$tag.log" 2>&1 || { status=1; echo "!! ab $tag failed"; tail -5 "$OUT_DIR/ab_$tag.log"; }
         done
       done
@@ -299,6 +309,26 @@ if has smoke; then
     "$RUN" "$ROOT/configs/$c.json" --smoke -o "$OUT_DIR/smoke" -q >"$OUT_DIR/smoke_$c.log" 2>&1 || status=1
     tail -5 "$OUT_DIR/smoke_$c.log"
   done
+fi
+
+if has agree; then
+  sets="${GMT_AGREE_SETS:-elevators elnino}"
+  tmp="$ROOT/configs/.gmt_agree.json"
+  python3 - "$ROOT/configs/gmt_table3.json" "$tmp" $sets <<'EOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["datasets"] = [d for d in c["datasets"] if (d if isinstance(d, str) else d.get("name")) in sys.argv[3:]]
+json.dump(c, open(sys.argv[2], "w"), indent=1)
+EOF
+  stamp "== agree: gmt_table3 on $sets"
+  lim="$(call_timeout 400)"
+  if [ "$lim" = 0 ]; then status=1; echo "!! agree skipped: the device call has no time left"; else
+    rm -rf "$OUT_DIR/agree"
+    timeout "$lim" "$RUN" "$tmp" -o "$OUT_DIR/agree" -q >"$OUT_DIR/agree.log" 2>&1 || { status=1; echo "!! agree run failed"; tail -5 "$OUT_DIR/agree.log"; }
+    python3 "$ROOT/scripts/device/gmt_agree.py" "$RESULTS/gmt_table3.json" "$OUT_DIR/agree/gmt_table3.json" | tee "$OUT_DIR/agree_summary.md" ||
+      status=1
+  fi
+  rm -f "$tmp"
 fi
 
 if has plots; then

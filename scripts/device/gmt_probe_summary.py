@@ -3,7 +3,7 @@
 seconds per EA iteration by phase, evaluations and evaluator calls per iteration, repairs.
 
   gmt_probe_summary.py DIR          the probe_*.json files of DIR
-  gmt_probe_summary.py --ab DIR     the ab stage's ab_<set>_<NAME>=<value>_<pair>.json files: per set
+  gmt_probe_summary.py --ab DIR     the ab stage's ab_<set>__<param>=<value>_<pair>.json files: per set
                                     and value the mean, min and max run time and the mean ms per
                                     iteration by phase; per pair the difference (first value minus
                                     second); whether the runs' trees agree (leaves, RMSE, repairs)
@@ -36,7 +36,7 @@ def probes(folder):
 
 
 def ab(folder):
-    pat = re.compile(r"^ab_(?P<set>.+)_(?P<name>GPUDM_[A-Z0-9_]+)=(?P<value>[^_]+)_(?P<pair>\d+)\.json$")
+    pat = re.compile(r"^ab_(?P<set>.+?)__(?P<name>[a-z0-9_]+)=(?P<value>[^_]+)_(?P<pair>\d+)\.json$")
     runs = {}  # set -> value -> pair -> metrics
     order = {}  # set -> values in the order of pair 1
     for f in sorted(glob.glob(os.path.join(folder, "ab_*.json")), key=os.path.getmtime):

@@ -86,33 +86,11 @@ TEST(HostWorkers, ParallelForVisitsEveryIndexOnceForAnyPoolSize) {
   }
 }
 
-// Both ways of joining a call (GPUDM_HOST_POOL_JOIN: 1, polling workers without the mutex; 0, under
-// it), read when a pool starts.
-class PoolJoin {
- public:
-  explicit PoolJoin(const char* mode) {
-    const char* e = std::getenv("GPUDM_HOST_POOL_JOIN");
-    had_ = e != nullptr;
-    if (had_) old_ = e;
-    setenv("GPUDM_HOST_POOL_JOIN", mode, 1);
-  }
-  ~PoolJoin() {
-    if (had_) setenv("GPUDM_HOST_POOL_JOIN", old_.c_str(), 1);
-    else unsetenv("GPUDM_HOST_POOL_JOIN");
-  }
-
- private:
-  bool had_ = false;
-  std::string old_;
-};
-
-// run_tasks (issue 23): indices claimed one at a time by the caller and whichever workers are awake;
-// every index runs once, the lowest index's exception reaches the caller, rounds interleave with
-// run() on the same pool, and polling workers (set_spin) and the way they join change none of it.
+// run_tasks: indices claimed one at a time by the caller and whichever workers are awake; every
+// index runs once, the lowest index's exception reaches the caller, rounds interleave with run() on
+// the same pool, and polling workers (set_spin) change none of it.
 TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
-  for (const char* join : {"1", "0"})
   for (int spin_us : {0, 500}) {
-    const PoolJoin mode(join);
     for (std::size_t workers : {0u, 1u, 3u}) {
       gpudm::HostWorkers pool(workers);
       pool.set_spin(std::chrono::microseconds(spin_us));
@@ -139,13 +117,11 @@ TEST(HostWorkers, RunTasksRunsEveryIndexOnceWithOrWithoutPolling) {
   }
 }
 
-// run_tasks' max_threads (issue 23: a pool sized for Elnino's large steps, a small step wakes only
-// the threads its size asks for): every index once, never more threads than asked, and rounds
-// that ask for few, many and all of the workers interleave on one pool, with and without polling.
+// run_tasks' max_threads (a pool sized for Elnino's large steps, a small step wakes only the
+// threads its size asks for): every index once, never more threads than asked, and rounds that ask
+// for few, many and all of the workers interleave on one pool, with and without polling.
 TEST(HostWorkers, RunTasksTakesNoMoreThreadsThanAskedFor) {
-  for (const char* join : {"1", "0"})
   for (int spin_us : {0, 500}) {
-    const PoolJoin mode(join);
     gpudm::HostWorkers pool(5);
     pool.set_spin(std::chrono::microseconds(spin_us));
     for (int round = 0; round < 300; ++round) {
@@ -168,16 +144,15 @@ TEST(HostWorkers, RunTasksTakesNoMoreThreadsThanAskedFor) {
   EXPECT_EQ(gpudm::threads_for_nodes(31000), 15u);
 }
 
-// Calls in quick succession with polling workers (issue 23: workers join a call without the
-// mutex, and a caller returns without waiting for them to leave): a worker that read an earlier
+// Calls in quick succession with polling workers (workers join a call without the mutex, and a
+// caller returns without waiting for them to leave): a worker that read an earlier
 // call must never claim an index of a later one. Tiny tasks, calls of 1-40 tasks back to back, with
 // run() calls among them; every index of every call runs exactly once, on the call's own task. Each
 // round's task is kept alive to the end, so a worker that ran an earlier round's task on a later
 // round's index would be seen (its round is not the current one), not undefined behaviour.
 TEST(HostWorkers, BackToBackCallsNeverRunAnIndexTwiceOrWithAnotherCallsTask) {
   constexpr int kRounds = 6000;
-  for (const char* join : {"1", "0"}) {
-    const PoolJoin mode(join);
+  {
     std::vector<std::atomic<int>> seen(64);
     std::atomic<int> current{-1}, wrong{0};
     std::vector<std::unique_ptr<std::function<void(std::size_t)>>> tasks;
@@ -193,8 +168,8 @@ TEST(HostWorkers, BackToBackCallsNeverRunAnIndexTwiceOrWithAnotherCallsTask) {
         seen[i].fetch_add(1, std::memory_order_relaxed);
       }));
       pool.run_tasks(*tasks.back(), n, 1 + static_cast<std::size_t>(round % 9));
-      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "join " << join << " round " << round << " index " << i;
-      ASSERT_EQ(wrong.load(), 0) << "join " << join << " round " << round;
+      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "round " << round << " index " << i;
+      ASSERT_EQ(wrong.load(), 0) << "round " << round;
       if (round % 97 == 3) {
         std::atomic<int> jobs{0};
         pool.run([&](std::size_t) { jobs.fetch_add(1); }, 8);
@@ -205,7 +180,7 @@ TEST(HostWorkers, BackToBackCallsNeverRunAnIndexTwiceOrWithAnotherCallsTask) {
 }
 
 // A pool started from a thread that OpenMP bound to one place (OMP_PROC_BIND set) must not leave
-// its workers on that one CPU (issue 23: the GMT host steps ran 4-8x slower on the GPU machine).
+// its workers on that one CPU (the GMT host steps ran 4-8x slower on the GPU machine).
 TEST(HostWorkers, WorkersAreNotLeftOnTheCallersOpenmpPlace) {
 #if defined(__linux__)
   cpu_set_t before;
@@ -239,24 +214,9 @@ TEST(HostWorkers, WorkersAreNotLeftOnTheCallersOpenmpPlace) {
 #endif
 }
 
-// An environment integer: unset or empty -> the fallback; in range -> its value; anything else is an
-// error naming the variable (a probe once ran the default silently with "warps" as a spin value).
-TEST(HostWorkers, EnvIntegerRejectsWhatIsNotAnIntegerInRange) {
-  const char* name = "GPUDM_TEST_ENV_INTEGER";
-  unsetenv(name);
-  EXPECT_EQ(gpudm::env_integer(name, 0, 10, 7), 7);
-  setenv(name, "", 1);
-  EXPECT_EQ(gpudm::env_integer(name, 0, 10, 7), 7);
-  setenv(name, "3", 1);
-  EXPECT_EQ(gpudm::env_integer(name, 0, 10, 7), 3);
-  for (const char* bad : {"warps", "11", "-1", "3x"}) {
-    setenv(name, bad, 1);
-    try {
-      gpudm::env_integer(name, 0, 10, 7);
-      ADD_FAILURE() << "'" << bad << "' accepted";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
-    }
-  }
-  unsetenv(name);
+// The pool's default size: min(most, hardware threads), never 0.
+TEST(HostWorkers, DefaultHostThreadsIsAtMostTheCapAndAtLeastOne) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(gpudm::default_host_threads(1), 1u);
+  EXPECT_EQ(gpudm::default_host_threads(16), std::min(16u, hw));
 }

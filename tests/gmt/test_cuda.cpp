@@ -297,35 +297,23 @@ TEST(GmtCuda, FastPathIsBitIdenticalWithAndWithoutGraphsAndOnRepeat) {
   }
 }
 
-// Every way of sharing a stat leaf's rows among the stats pass's warps (GPUDM_GMT_STAT_SPLIT,
+// Every way of sharing a stat leaf's rows among the stats pass's warps (fast_stat_split,
 // FusedPolicy::kSplit*) agrees with the sequential backend, narrow and wide models, and repeats
 // bit for bit.
-// An environment variable as it was is put back however the test ends.
-struct EnvRestore {
-  explicit EnvRestore(const char* name) : name(name), had(std::getenv(name) != nullptr), value(had ? std::getenv(name) : "") {}
-  ~EnvRestore() {
-    if (had) setenv(name, value.c_str(), 1);
-    else unsetenv(name);
-  }
-  EnvRestore(const EnvRestore&) = delete;
-  EnvRestore& operator=(const EnvRestore&) = delete;
-  const char* name;
-  bool had;
-  std::string value;
-};
-
 TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
   GMT_REQUIRE_CUDA();
   const std::vector<Named> sets = armchair_and_year();
   auto seq = make("sequential", EvalOptions{});
-  const EnvRestore restore("GPUDM_GMT_STAT_SPLIT");
-  for (const char* mode : {"auto", "warps", "leaf", "block"}) {
-    ASSERT_EQ(setenv("GPUDM_GMT_STAT_SPLIT", mode, 1), 0);
+  const std::pair<const char*, EvalOptions::StatSplit> modes[] = {
+      {"auto", EvalOptions::StatSplit::kAuto}, {"warps", EvalOptions::StatSplit::kWarps}, {"leaf", EvalOptions::StatSplit::kLeaf}};
+  for (const auto& [mode, split] : modes) {
     for (const Named& s : sets) {
       SCOPED_TRACE(std::string(mode) + ", " + s.name);
       const Batch pop = population(s.data, 16, 6, s.data.cols() > 10 ? 40.0 : 2.0, 5);  // wide models on Year: the wide path
       const auto want = run(*seq, s.data, pop);
-      auto fast = make("cuda", fast_options());
+      EvalOptions o = fast_options();
+      o.fast_stat_split = split;
+      auto fast = make("cuda", o);
       const auto a = run(*fast, s.data, pop);
       expect_equivalent(s.data, a, want, kRealCoefTol, kErrTol, std::string("fast ") + mode + " " + s.name);
       const auto b = run(*fast, s.data, pop, false);
@@ -336,11 +324,6 @@ TEST(GmtCuda, EveryStatSplitModeMatchesSequential) {
   }
 }
 
-// With GPUDM_GMT_PIPELINE=1 a call of 8 or more trees runs as two halves in flight (the host packs /
-// finishes one while the device runs the other; off by default: measured slower). A tree's results
-// do not depend on the other trees of its call, so the halves give bit-identical trees to one batch:
-// per call, and over a whole induction (same model, same fitness). The fast path reads the switch
-// when the evaluator is prepared.
 // Every node's statistics and every leaf's coefficients equal, bit for bit.
 template <class Trees>
 void expect_same_trees(const Trees& a, const Trees& b) {
@@ -361,25 +344,22 @@ void expect_same_trees(const Trees& a, const Trees& b) {
   }
 }
 
-// An experiment's switch `env` (off | on, read when the evaluator is made) keeps the trees: a
-// population of trees of each set (Armchair and Year-shaped unless given) evaluated by an
-// evaluator made with each value, the same trees; the evaluators' describe() says which by `key`.
-// Models of ~2 attributes on narrow sets, ~40 on Year's 90, ~70 % of the attributes in between.
-// `on`: the switch's other value, `off` its first (default "0"); the switch is left at `on`.
-// Returns what describe() said by `key` with each value (the last set's evaluators).
-std::pair<nlohmann::ordered_json, nlohmann::ordered_json> expect_switch_keeps_trees(const char* env, const char* key,
-                                                                                    const std::vector<Named>& sets = armchair_and_year(),
-                                                                                    const char* on = "1", const char* off = "0") {
+// A tuning option that must keep the trees: a population of trees of each set (Armchair and
+// Year-shaped unless given) evaluated by an evaluator made with `first` and one made with `other`,
+// the same trees; the evaluators' describe() says which by `key`. Models of ~2 attributes on narrow
+// sets, ~40 on Year's 90, ~70 % of the attributes in between. Returns what describe() said by `key`
+// with each (the last set's evaluators).
+std::pair<nlohmann::ordered_json, nlohmann::ordered_json> expect_option_keeps_trees(const EvalOptions& first_options,
+                                                                                     const EvalOptions& other_options, const char* key,
+                                                                                     const std::vector<Named>& sets = armchair_and_year()) {
   std::pair<nlohmann::ordered_json, nlohmann::ordered_json> said;
   for (const Named& s : sets) {
     SCOPED_TRACE(s.name);
     const double attrs = s.data.cols() > 40 ? 40.0 : s.data.cols() > 10 ? 0.7 * static_cast<double>(s.data.cols()) : 2.0;
     const Batch pop = population(s.data, 12, 6, attrs, 5);
-    EXPECT_EQ(setenv(env, off, 1), 0);
-    auto first = make("cuda", fast_options());
+    auto first = make("cuda", first_options);
     const auto a = run(*first, s.data, pop);
-    EXPECT_EQ(setenv(env, on, 1), 0);
-    auto other = make("cuda", fast_options());
+    auto other = make("cuda", other_options);
     const auto b = run(*other, s.data, pop);
     expect_same_trees(a, b);
     said = {first->describe().value(key, nlohmann::ordered_json()), other->describe().value(key, nlohmann::ordered_json())};
@@ -389,10 +369,9 @@ std::pair<nlohmann::ordered_json, nlohmann::ordered_json> expect_switch_keeps_tr
   return said;
 }
 
-// The best individual of a whole EA run on the fast path (model file and fitness), the
-// experiment switches as the environment has them when the evaluator is made.
-std::pair<std::string, double> fast_ea_run(const Dataset& d, const GmtParams& p) {
-  auto e = make("cuda", fast_options());
+// The best individual of a whole EA run on the fast path (model file and fitness).
+std::pair<std::string, double> fast_ea_run(const Dataset& d, const GmtParams& p, const EvalOptions& o = fast_options()) {
+  auto e = make("cuda", o);
   e->prepare(d);
   PhaseTimer t;
   GmtEA ea(p, *e, d, t);
@@ -400,109 +379,62 @@ std::pair<std::string, double> fast_ea_run(const Dataset& d, const GmtParams& p)
   return {to_json(best.tree, d).dump(), best.fitness};
 }
 
-// Three whole EA runs on the fast path (6 attributes, population 16, 40 iterations, `seed`), run k
-// with env_a = a[k] and env_b = b[k]: the same best model and fitness bit for bit.
-void expect_same_ea_run(std::uint64_t seed, const char* env_a, const std::array<const char*, 3>& a, const char* env_b,
-                        const std::array<const char*, 3>& b) {
+// Whole EA runs on the fast path (6 attributes, population 16, 40 iterations, `seed`), one with
+// each of `options`: the same best model and fitness bit for bit.
+void expect_same_ea_run(std::uint64_t seed, const std::vector<EvalOptions>& options) {
   const Dataset d = gmt_test::make_dataset(20000, 6, 23, gmt_test::piecewise, 0.1);
   GmtParams p;
   p.population = 16;
   p.iterations = 40;
   p.seed = seed;
-  std::pair<std::string, double> out[3];
-  for (int k = 0; k < 3; ++k) {
-    EXPECT_EQ(setenv(env_a, a[static_cast<std::size_t>(k)], 1), 0);
-    EXPECT_EQ(setenv(env_b, b[static_cast<std::size_t>(k)], 1), 0);
-    out[k] = fast_ea_run(d, p);
-  }
-  EXPECT_EQ(out[0], out[1]) << env_a << " / " << env_b;
-  EXPECT_EQ(out[0], out[2]) << env_a << " / " << env_b;
+  const auto first = fast_ea_run(d, p, options.at(0));
+  for (std::size_t k = 1; k < options.size(); ++k) EXPECT_EQ(first, fast_ea_run(d, p, options[k])) << "options " << k;
 }
 
-// The stats pass's grid chunk-fastest or tree-fastest (GPUDM_GMT_CHUNK_MAJOR; both with the
-// heaviest trees' blocks first): the same bits.
+// The stats pass's grid chunk-fastest or tree-fastest (fast_stats_grid; both with the heaviest
+// trees' blocks first): the same bits.
 TEST(GmtCuda, StatsGridEitherWayGivesTheSameTrees) {
   GMT_REQUIRE_CUDA();
-  const EnvRestore restore("GPUDM_GMT_CHUNK_MAJOR");
-  expect_switch_keeps_trees("GPUDM_GMT_CHUNK_MAJOR", "stats_grid");
+  EvalOptions chunk = fast_options(), tree = fast_options();
+  chunk.fast_stats_grid = EvalOptions::StatsGrid::kChunk;
+  tree.fast_stats_grid = EvalOptions::StatsGrid::kTree;
+  expect_option_keeps_trees(chunk, tree, "stats_grid");
+  expect_same_ea_run(11, {chunk, tree});
 }
 
-// The solve kernel (GPUDM_GMT_MERGE_SOLVE=0) with narrow leaves in shared memory (default) or every
-// leaf in the global work space (GPUDM_GMT_SOLVE_SMEM=0), and the EA's fitness in the finish task (default) or in its own step
-// (GPUDM_GMT_AFTER_TREE=0): the same trees and the same run bit for bit. Year-shaped's models are
-// wider than FusedPolicy::kSolveSmemKv (the global work space either way), Armchair's narrower.
-TEST(GmtCuda, SolveInSharedMemoryAndFitnessInTheFinishGiveTheSameRun) {
+// A merge grid of a few blocks each looping over many stat leaves (fast_merge_grid; by default the
+// grid is the blocks resident at once, which the tests' small calls rarely exceed): every sum is
+// one thread's chain in a fixed order, so the same trees and the same run bit for bit. The
+// 16-attribute set's models straddle the shared-memory solve's 12 values; Year-shaped's are wider
+// (the global work space).
+TEST(GmtCuda, MergeGridGivesTheSameTrees) {
   GMT_REQUIRE_CUDA();
-  const EnvRestore restore_solve("GPUDM_GMT_SOLVE_SMEM");
-  const EnvRestore restore_after("GPUDM_GMT_AFTER_TREE");
-  const EnvRestore restore_merge("GPUDM_GMT_MERGE_SOLVE");
-  EXPECT_EQ(setenv("GPUDM_GMT_MERGE_SOLVE", "0", 1), 0);  // the solve kernel, whose two ways this compares
-  const std::vector<Named> sets = armchair_year_and_16_attributes();
-  expect_switch_keeps_trees("GPUDM_GMT_SOLVE_SMEM", "solve", sets);
-  expect_same_ea_run(11, "GPUDM_GMT_SOLVE_SMEM", {"0", "1", "1"}, "GPUDM_GMT_AFTER_TREE", {"0", "0", "1"});
-}
-
-// The solve in the merge kernel's block of each leaf (default) or in the solve kernel after the
-// merge (GPUDM_GMT_MERGE_SOLVE=0), and the every-width stats kernel with its registers capped for 5
-// (default) or 6 blocks an SM (GPUDM_GMT_STATS_CAP, spilling) or not (0): the same trees and the
-// same run bit for bit. The 16-attribute set's models straddle the shared-memory solve's 12 values;
-// Year-shaped's are wider (the global work space).
-TEST(GmtCuda, SolveInTheMergeAndCappedStatsRegistersGiveTheSameRun) {
-  GMT_REQUIRE_CUDA();
-  const EnvRestore restore_merge("GPUDM_GMT_MERGE_SOLVE");
-  const EnvRestore restore_cap("GPUDM_GMT_STATS_CAP");
-  const std::vector<Named> sets = armchair_year_and_16_attributes();
-  expect_switch_keeps_trees("GPUDM_GMT_MERGE_SOLVE", "solve", sets);
-  expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "5");
-  expect_switch_keeps_trees("GPUDM_GMT_STATS_CAP", "stats_registers", sets, "6");
-  expect_same_ea_run(13, "GPUDM_GMT_MERGE_SOLVE", {"0", "1", "1"}, "GPUDM_GMT_STATS_CAP", {"0", "5", "6"});
-}
-
-// The merge kernel's blocks of 128 threads instead of 256 (GPUDM_GMT_MERGE_BLOCK), and a grid of a
-// few blocks each looping over many stat leaves (GPUDM_GMT_MERGE_GRID, a test's switch; by default
-// the grid is the blocks resident at once, which the tests' small calls rarely exceed): every sum is
-// one thread's chain in a fixed order, so the same trees and the same run bit for bit.
-TEST(GmtCuda, MergeBlockSizeAndGridGiveTheSameTrees) {
-  GMT_REQUIRE_CUDA();
-  const EnvRestore restore_block("GPUDM_GMT_MERGE_BLOCK");
-  const EnvRestore restore_grid("GPUDM_GMT_MERGE_GRID");
-  const std::vector<Named> sets = armchair_year_and_16_attributes();
-  const auto block = expect_switch_keeps_trees("GPUDM_GMT_MERGE_BLOCK", "merge_block", sets, "128", "256");
-  EXPECT_EQ(block.first, 256);
-  EXPECT_EQ(block.second, 128);
-  // (blocks of 128 threads from here on: the few looping blocks with them)
-  const auto grid = expect_switch_keeps_trees("GPUDM_GMT_MERGE_GRID", "merge_grid_max", sets, "3");
+  EvalOptions few = fast_options();
+  few.fast_merge_grid = 3;
+  const auto grid = expect_option_keeps_trees(fast_options(), few, "merge_grid_max", armchair_year_and_16_attributes());
   EXPECT_GT(grid.first, 3);
   EXPECT_EQ(grid.second, 3);
-  expect_same_ea_run(17, "GPUDM_GMT_MERGE_BLOCK", {"256", "128", "256"}, "GPUDM_GMT_MERGE_GRID", {"0", "0", "2"});
+  EvalOptions two = fast_options();
+  two.fast_merge_grid = 2;
+  expect_same_ea_run(17, {fast_options(), two});
 }
 
-TEST(GmtCuda, TwoHalvesInFlightGiveTheSameTreesAsOneBatch) {
+// The evaluator's host pool: its size and polling are options (host_threads, host_spin_us), and
+// neither changes a run (the EA's operators draw per individual; the pool's tasks depend only on
+// their index).
+TEST(GmtCuda, HostThreadsAndSpinKeepTheRun) {
   GMT_REQUIRE_CUDA();
-  const EnvRestore restore("GPUDM_GMT_PIPELINE");
-  auto use = [](const char* pipeline) { EXPECT_EQ(setenv("GPUDM_GMT_PIPELINE", pipeline, 1), 0); };
-  for (const Named& s : armchair_and_year()) {
-    SCOPED_TRACE(s.name);
-    const Batch pop = population(s.data, 17, 6, s.data.cols() > 10 ? 40.0 : 2.0, 9);  // odd: halves of 8 and 9
-    auto one = make("cuda", fast_options());
-    auto two = make("cuda", fast_options());
-    use("0");
-    const auto a = run(*one, s.data, pop);
-    use("1");
-    const auto b = run(*two, s.data, pop);
-    expect_same_trees(a, b);
-    EXPECT_EQ(one->describe().value("pipelined_calls", -1LL), 0);
-    EXPECT_GT(two->describe().value("pipelined_calls", -1LL), 0);
-  }
-  const Dataset d = gmt_test::make_dataset(20000, 3, 19, gmt_test::piecewise, 0.1);
-  GmtParams p;
-  p.population = 16;
-  p.iterations = 40;
-  p.seed = 7;
-  use("0");
-  const auto one_batch = fast_ea_run(d, p);
-  use("1");
-  EXPECT_EQ(one_batch, fast_ea_run(d, p));
+  EvalOptions one = fast_options(), many = fast_options();
+  one.host_threads = 1;
+  one.host_spin_us = 0;
+  many.host_threads = 7;
+  many.host_spin_us = 200;
+  auto e = make("cuda", many);
+  const Dataset d = gmt_test::make_dataset(2000, 3, 5, gmt_test::piecewise, 0.1);
+  e->prepare(d);
+  EXPECT_EQ(e->describe().value("host_threads", 0), 7);
+  EXPECT_EQ(e->describe().value("host_spin_us", -1), 200);
+  expect_same_ea_run(19, {one, many, fast_options()});
 }
 
 TEST(GmtCuda, FloatFaithfulPathWithinItsTolerance) {

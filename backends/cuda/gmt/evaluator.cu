@@ -40,18 +40,6 @@ namespace {
 namespace g = gmt_cuda;
 using ::gpudm::gmt::EvalOptions;
 
-// Threads of the host pool (the EA's operators, the fast path's per-tree finish and propagation):
-// GPUDM_HOST_THREADS=N gives N - 1 workers, default min(16, the machine's hardware threads), of
-// which a step wakes as many as its size asks for (threads_for_nodes: 8, more above ~16,000 tree
-// nodes; docs/perf-notes-gmt.md, fifteenth session). Not a
-// config param: it changes no result (the EA's operators draw per individual and the pool's tasks
-// depend only on their index, tested), only where the host steps run. Idle workers poll for the
-// next call for GPUDM_HOST_SPIN_US microseconds (default 1,000: longer than the device wait of a
-// generation on most sets) before they sleep; a sleeping worker woke too late to help a 0.2-1 ms
-// step (docs/perf-notes-gmt.md, "Host threads that help").
-std::size_t host_workers_wanted() { return ::gpudm::host_threads_from_env("GPUDM_HOST_THREADS", 16) - 1; }
-long long host_spin_us() { return ::gpudm::env_integer("GPUDM_HOST_SPIN_US", 0, 100000, 1000); }
-
 class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
  public:
   CudaGmtEvaluator() : device_(require_device()) {}
@@ -79,8 +67,8 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     data_ = DeviceDataset();
     memory_ = g::MemoryGuard();  // ... so the count starts again
     memory_.set_limit(options_.device_memory_limit);
-    // The rows this device holds: all of them, or a rows split's block (issue 26; the host keeps
-    // every row: the finish's repairs read any row)
+    // The rows this device holds: all of them, or a rows split's block (the host keeps every row:
+    // the finish's repairs read any row)
     const bool split = comm_ != nullptr && comm_->size() > 1;
     GPUDM_REQUIRE(!split || !faithful(), "gmt/cuda: rank_split 'rows' needs the fast path (gpu_path 'fast'; the faithful path splits individuals)");
     // (the fast path's chunking, from the SM count: a rows split takes the ranks' least, so every
@@ -107,8 +95,11 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     ctx_.solver = solver_.get();
     ctx_.props = &device_props(device_);
     ctx_.memory = &memory_;
-    ctx_.pool = &pool_;
-    pool_.set_spin(std::chrono::microseconds(host_spin_us()));
+    // The host pool, made at the first prepare with the host_threads option (the EA keeps a
+    // reference to it from its construction on, so a later prepare keeps it).
+    if (!pool_) pool_ = std::make_unique<::gpudm::HostWorkers>(host_threads() - 1);
+    pool_->set_spin(std::chrono::microseconds(options_.host_spin_us));
+    ctx_.pool = pool_.get();
     if (faithful()) faithful_ = std::make_unique<g::FaithfulPath>(ctx_);
     else fast_ = std::make_unique<g::FastPath>(ctx_);
   }
@@ -121,7 +112,7 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     else faithful_->evaluate(batch, timer, counters_);
   }
 
-  ::gpudm::HostWorkers* host_pool() override { return &pool_; }
+  ::gpudm::HostWorkers* host_pool() override { return pool_.get(); }
   bool split_rows(::gpudm::Comm& comm) override {
     comm_ = &comm;
     return true;
@@ -130,13 +121,16 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
     nlohmann::ordered_json j = fast_ ? fast_->describe() : faithful_ ? faithful_->describe() : nlohmann::ordered_json::object();
     j["device"] = device_props(device_).name;
     j["device_bytes_held"] = memory_.held();
-    j["host_threads"] = pool_.workers() + 1;
-    j["host_spin_us"] = host_spin_us();
+    j["host_threads"] = pool_ ? pool_->workers() + 1 : host_threads();
+    j["host_spin_us"] = options_.host_spin_us;
     return j;
   }
 
  private:
   bool faithful() const { return options_.gpu_path == EvalOptions::GpuPath::kFaithful; }
+  std::size_t host_threads() const {
+    return options_.host_threads > 0 ? static_cast<std::size_t>(options_.host_threads) : ::gpudm::default_host_threads(16);
+  }
 
   int device_;
   ::gpudm::Comm* comm_ = nullptr;  // a rows split's ranks (split_rows)
@@ -149,8 +143,9 @@ class CudaGmtEvaluator final : public ::gpudm::gmt::ModelTreeEvaluator {
   std::unique_ptr<g::FastPath> fast_;
   std::unique_ptr<g::FaithfulPath> faithful_;
   // Threads for the host steps of a generation (the EA's operators, the fast path's per-tree
-  // finish and propagation): host_workers_wanted().
-  ::gpudm::HostWorkers pool_{host_workers_wanted()};
+  // finish and propagation): the host_threads option, of which a step wakes as many as its trees'
+  // nodes ask for (threads_for_nodes; docs/perf-notes-gmt.md, "Host threads that help").
+  std::unique_ptr<::gpudm::HostWorkers> pool_;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 #pragma once
-// The fast path's exact solver for a whole call's flagged leaves at once (issue 23 item 4): a
+// The fast path's exact solver for a whole call's flagged leaves at once: a
 // routing kernel over (row block, leaf) marks each leaf's rows in a bit mask (its tree routed by
 // the whole grid), then one block per leaf reads its mask in row order (a block-wide scan), gathers
 // [1, x_a..., y] in double, runs the CPU's rank rule (eval_steps.cpp least_squares_rank_rule: one
@@ -11,7 +11,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "backends/cuda/common/dataset.cuh"
-#include "backends/cuda/gmt/fused.cuh"
+#include "backends/cuda/gmt/fused_device.cuh"
 
 namespace gpudm::backend::cuda::gmt_cuda {
 
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
 
 // Outputs per job j: coef[j * ld .. + k + 1) (intercept first, 0 for dropped columns), rank[j],
 // sse[j], found[j] (rows routed to the leaf: must equal m). `mask`: exact_route_kernel's.
-// mode (a rows split over MPI ranks, issue 26; one process: kSolve):
+// mode (a rows split over MPI ranks; one process: kSolve):
 //   kSolve   the leaf's rows from the mask, gathered, solved, the residuals summed;
 //   kGather  only the rows from this device's mask gathered: the matrix of found[j] rows (ld
 //            found[j]) at mat0, for the ranks to exchange;
@@ -240,6 +240,54 @@ __global__ void __launch_bounds__(ExactBatchPolicy::kBlock)
   }
   e2 = exact_detail::block_sum(e2, red);
   if (tid == 0) sse[blockIdx.x] = e2;
+}
+
+// ---- the one-leaf exact solver's kernels (ExactLeaf) ----
+
+// The exact solver's row list: rows of one leaf of a packed tree, in row order.
+struct RoutesTo {
+  const PackedNode* nodes;
+  const float* feat;
+  long long ld;
+  int leaf;
+  __device__ bool operator()(int row) const { return fused_route(nodes, feat, ld, row) == leaf; }
+};
+
+// [1, x_a..., y] of the listed rows, column-major (ld m), in double.
+__global__ void fused_gather_kernel(DatasetView d, const int* __restrict__ rows, long long m, const int* __restrict__ attrs, int k,
+                                    double* __restrict__ mat) {
+  const long long total = m * (k + 2);
+  for (long long e = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const long long c = e / m, i = e - c * m;
+    const std::size_t row = static_cast<std::size_t>(rows[i]);
+    double x;
+    if (c == 0) x = 1.0;
+    else if (c <= k) x = static_cast<double>(d.features[static_cast<std::size_t>(attrs[c - 1]) * d.padded_rows + row]);
+    else x = static_cast<double>(d.targets[row]);
+    mat[e] = x;
+  }
+}
+
+// One block: the residual sum of squares of the gathered matrix with coefficients `coef` (k + 1),
+// threads strided over rows, a fixed tree (deterministic).
+__global__ void fused_residual_kernel(const double* __restrict__ mat, long long m, int k, const double* __restrict__ coef,
+                                      double* __restrict__ out) {
+  __shared__ double part[FusedPolicy::kAuxBlock];
+  double s = 0.0;
+  for (long long i = threadIdx.x; i < m; i += blockDim.x) {
+    double pred = 0.0;
+    for (int c = 0; c <= k; ++c) pred += coef[c] * mat[static_cast<long long>(c) * m + i];
+    const double e = mat[static_cast<long long>(k + 1) * m + i] - pred;
+    s += e * e;
+  }
+  part[threadIdx.x] = s;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h >>= 1) {
+    if (static_cast<int>(threadIdx.x) < h) part[threadIdx.x] += part[threadIdx.x + h];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = part[0];
 }
 
 }  // namespace gpudm::backend::cuda::gmt_cuda

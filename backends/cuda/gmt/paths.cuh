@@ -68,11 +68,11 @@ class MemoryGuard {
   std::size_t held_ = 0;
 };
 
-// This device's block of the rows for the fast path (FusedGroups, fused.cuh): the chunking of the
+// This device's block of the rows for the fast path (FusedGroups, fused_types.cuh): the chunking of the
 // whole data (chunk rows from its row count and the device's SM count: the same on every rank of a
 // run and in one process, so the summation order is too), its groups [g0, g1) of G, chunks
 // [chunk0, chunk0 + chunks) of chunks_all and rows [row0, row0 + rows). One process holds every
-// group; rank r of a rows split (issue 26) the groups shard(G, r, ranks).
+// group; rank r of a rows split the groups shard(G, r, ranks).
 struct RowBlock {
   int chunk_rows = 0, chunks_all = 0, G = 1, g0 = 0, g1 = 1, chunk0 = 0, chunks = 0;
   long long row0 = 0, rows = 0;
@@ -88,7 +88,7 @@ struct Context {
   const DeviceProps* props = nullptr;
   MemoryGuard* memory = nullptr;
   ::gpudm::HostWorkers* pool = nullptr;  // the host steps' threads (the evaluator's pool)
-  // A rows split over MPI ranks (issue 26; nullptr or one rank: one process): the fast path's
+  // A rows split over MPI ranks (nullptr or one rank: one process): the fast path's
   // ranks combine their groups' statistics, counts and the exact solver's rows through it.
   ::gpudm::Comm* comm = nullptr;
   RowBlock block;
@@ -209,12 +209,13 @@ class FaithfulPath {
   PinnedBuffer<double> h_coef_;
 };
 
-struct LeafOut;  // (fused.cuh)
+struct LeafOut;  // (fused_types.cuh)
 
-// The fast path (issue 23): a call's trees in one fused statistics pass, one graph, one upload,
-// one download, one synchronisation (fused.cuh has the kernels; fast.cu the host side). With
-// GPUDM_GMT_PIPELINE=1 a call of kPipelineMinTrees or more trees runs as two halves in flight, so
-// the host packs one half and finishes the other while the device works (off by default: slower).
+// The fast path: a call's trees in one fused statistics pass, one graph, one upload, one download,
+// one synchronisation. The evaluator's side is here and in fast.cu (lifecycle, the call, describe);
+// fast_pack.cu packs the batch and sizes the buffers, fast_launch.cu holds the launch policy and
+// the launches (the only unit with the kernels: fused_stats.cuh, fused_merge.cuh), fast_finish.cu
+// the host finish of a tree, fast_split.cu a rows split's exchange, exact.cu the exact solvers.
 class FastPath {
  public:
   explicit FastPath(const Context& c);
@@ -223,58 +224,52 @@ class FastPath {
   FastPath& operator=(const FastPath&) = delete;
   void evaluate(const ::gpudm::gmt::EvalBatch& batch, ::gpudm::PhaseTimer& timer, ::gpudm::gmt::EvalCounters& counters);
   nlohmann::ordered_json describe() const;
-  static constexpr int kPipelineMinTrees = 8;
 
  private:
-  struct Host;  // the packed batch's host arrays (fast.cu)
-  // Per half of a call in flight (slot 0, 1): its packed arrays, pinned buffers and graph (whose
-  // timing events are the half's own). The device buffers are shared: one stream orders a half's
-  // kernels and download before the next half's upload.
-  void pack(int slot, const ::gpudm::gmt::EvalBatch& batch);
-  bool ensure_capacity(int slot);
-  void write_view(int slot);
-  void launch_half(int slot, PhaseMarks& direct);  // upload, graph (or direct launches), download: async
-  int launch_wide_kv() const;                   // the wide path's tile width in the variant launched (0: none)
+  struct Host;  // the packed batch's host arrays (fast_detail.cuh)
+  void pack(const ::gpudm::gmt::EvalBatch& batch);
+  bool ensure_capacity();
+  void write_view();
+  void launch_batch(PhaseMarks& direct);     // upload, graph (or direct launches), download: async
+  int launch_wide_kv() const;                // the wide path's tile width in the variant launched (0: none)
   static std::vector<const void*> stats_kernels();  // every variant of fused_stats_kernel
+  static int merge_blocks_per_sm();          // the merge kernel's resident blocks an SM (occupancy)
   // part: kAll (one process: the whole call's kernels), kPartA (a rows split's init, stats pass and
-  // the merge's level 1), kPartB (the merge's level 2 and solve, the residual pass and its level 1)
+  // the merge's level 1), kPartB (the merge's level 2 and solve, the residual pass and its level 1).
+  // Each part has its own graph slot: kAll and kPartA slot 0, kPartB slot 1.
   static constexpr int kAll = 0, kPartA = 1, kPartB = 2;
+  static int slot_of(int part) { return part == kPartB ? 1 : 0; }
   void launch_all(PhaseMarks& marks, bool capture, int part = kAll);
-  void capture_graph(int slot, int part = kAll);
-  void run_part(int slot, int part, PhaseMarks& direct);  // the graph of `part` in `slot` (captured when stale) or direct launches
+  void capture_graph(int part = kAll);
+  void run_part(int part, PhaseMarks& direct);  // the graph of `part` (captured when stale) or direct launches
   // A rows split's call on the device (its two parts, the ranks' combine between them and after
-  // them): upload, part A, download, combine, upload, part B, download; leaves h_out_[0] as one
+  // them): upload, part A, download, combine, upload, part B, download; leaves h_out_ as one
   // process's download would be.
   void launch_split(PhaseMarks& direct, ::gpudm::PhaseTimer& timer);
   void drop_graph(int slot);
+  void drop_graphs(const std::string& why);  // graphs off for the rest of the run
   struct FinishCounts {
     std::int64_t repairs = 0, repaired_trees = 0;
     long long host_solves = 0, clean_mismatches = 0;
   };
-  void attach_outputs(int slot);  // the Host's views into its downloaded buffer
+  void attach_outputs();  // the Host's views into the downloaded buffer
   bool finish_tree(const ::gpudm::gmt::EvalBatch& batch, const Host& h, int t, std::vector<int>& exact, FinishCounts& cnt) const;
 
   Context c_;
-  std::unique_ptr<Host> h_[2];
+  std::unique_ptr<Host> h_;
   int chunk_rows_ = 0, chunks_ = 0, wide_kv_ = 0;
-  int stat_split_ = 0;  // FusedPolicy::kSplit*, set by the constructor (GPUDM_GMT_STAT_SPLIT; default kSplitAuto)
-  bool pipeline_ = false;  // two halves in flight per call (GPUDM_GMT_PIPELINE; default off)
-  bool after_tree_here_ = true;  // EvalBatch::after_tree in the finish task (GPUDM_GMT_AFTER_TREE, default 1)
-  bool solve_smem_ = true;    // the solve kernel in shared memory (GPUDM_GMT_SOLVE_SMEM, default 1)
-  bool merge_solve_ = true;   // the solve in the merge kernel (GPUDM_GMT_MERGE_SOLVE, default 1)
-  int merge_block_ = 256;     // the merge kernel's threads a block (GPUDM_GMT_MERGE_BLOCK)
-  int merge_grid_max_ = 1;    // the merge kernel's blocks resident at once (its grid's most; GPUDM_GMT_MERGE_GRID)
+  int stat_split_ = 0;        // FusedPolicy::kSplit*, from EvalOptions::fast_stat_split
+  int merge_grid_max_ = 1;    // the merge kernel's most blocks (the blocks resident at once, or fast_merge_grid)
+  bool chunk_major_ = false;  // the stats pass's grid chunk-fastest (EvalOptions::fast_stats_grid)
   std::vector<std::size_t> order_;  // a host step's trees, largest first (largest_first)
-  int stats_cap_ = 5;         // the every-width stats kernel's registers capped for 5 or 6 blocks an SM, or not (GPUDM_GMT_STATS_CAP=0)
-  bool chunk_major_ = false;  // the stats pass's grid chunk-fastest (GPUDM_GMT_CHUNK_MAJOR; default: the data fits in half the L2)
-  bool in_flight_ = false;  // a half's work is queued on the stream (a device buffer must not be reallocated under it)
+  bool in_flight_ = false;  // the call's work is queued on the stream (waited for if the call throws)
   // capacities the graph was captured for
   int cap_B_ = 0, cap_L_ = 0, cap_S_ = 0, cap_nl_ = 0, cap_ns_ = 0;
   int cap_kv_ = 0;  // widest summed model so far (values per row): picks the stats kernel's variant
   std::size_t smem_ = 0;
   bool smem_leaves_ = true;
-  std::size_t in_bytes_[2] = {0, 0}, out_bytes_[2] = {0, 0};
-  PinnedBuffer<unsigned char> h_in_[2], h_out_[2];
+  std::size_t in_bytes_ = 0, out_bytes_ = 0;
+  PinnedBuffer<unsigned char> h_in_, h_out_;
   DeviceBuffer<unsigned char> d_in_, d_out_;
   DeviceBuffer<double> part_, work_;
   DeviceBuffer<int> part_n_, part_k_, work_i_;
@@ -294,12 +289,11 @@ class FastPath {
   ExactBatch exact_batch_;
   cudaGraphExec_t exec_[2] = {nullptr, nullptr};
   PhaseMarks marks_[2], direct_;
-  Event half_done_{cudaEventDisableTiming};  // the first half's download done
   bool graphs_on_ = false;
   std::string graph_note_;
   long long epoch_ = 0, graph_epoch_[2] = {-1, -1}, captures_ = 0;
   long long calls_ = 0, trees_ = 0, stat_leaves_ = 0, exact_leaves_ = 0, host_solves_ = 0, second_passes_ = 0,
-            clean_mismatches_ = 0, pipelined_calls_ = 0, resid_leaves_ = 0;
+            clean_mismatches_ = 0, resid_leaves_ = 0;
   double host_launch_s_ = 0.0, host_wait_s_ = 0.0, host_flush_s_ = 0.0;  // describe(): host time outside the phases
 };
 

@@ -21,6 +21,6 @@ struct FaithfulPolicy {
   static constexpr double kFloatRankTol = 1e-5;
 };
 
-// The fast path's policy is FusedPolicy (fused.cuh).
+// The fast path's policy is FusedPolicy (fused_types.cuh).
 
 }  // namespace gpudm::backend::cuda::gmt_cuda

@@ -8,7 +8,7 @@
 // uploads its rules as one pinned blob and downloads its counts (and coverage) as one copy.
 // Path fallbacks are reported in describe(). The coverage goes from the pinned download buffer into
 // the caller's RuleCounts; on one device that host copy is split over persistent host threads
-// (GPUDM_RULES_COPY_THREADS, default up to 8): Tan copies 12 MB a call on KDDcup, ~3 s a run on one
+// (the copy_threads option, default up to 8): Tan copies 12 MB a call on KDDcup, ~3 s a run on one
 // thread (docs/perf-notes-gp.md).
 #include <algorithm>
 #include <cstring>
@@ -64,6 +64,10 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
   void configure(const rl::EngineOptions& o) override {
     const std::vector<int> ids = resolve_devices(o.devices, o.device_ids, device_count(), "rules/cuda");
     const bool reprepare = o.features != options_.features || ids != devices_;
+    if (o.copy_threads != options_.copy_threads) {  // (the copy's workers start again at their next use)
+      copy_workers_.reset();
+      copy_threads_ = 0;
+    }
     options_ = o;
     devices_ = ids;
     if (reprepare && host_ != nullptr) prepare(*host_);
@@ -310,11 +314,11 @@ class CudaRuleEvaluator final : public rl::RuleEvaluator {
       if (e > b) std::memcpy(dst + b, src + b, (e - b) * sizeof(std::uint32_t));
     });
   }
-  // The coverage copy's threads (the caller's included): GPUDM_RULES_COPY_THREADS, else up to 8
-  // of the machine's; 1 = a plain memcpy. The workers start on first use.
+  // The coverage copy's threads (the caller's included): the copy_threads option, else up to 8 of
+  // the machine's; 1 = a plain memcpy. The workers start on first use.
   std::size_t copy_threads() {
     if (copy_threads_ == 0) {
-      copy_threads_ = host_threads_from_env("GPUDM_RULES_COPY_THREADS");
+      copy_threads_ = options_.copy_threads > 0 ? static_cast<std::size_t>(options_.copy_threads) : default_host_threads(8);
       if (copy_threads_ > 1) copy_workers_ = std::make_unique<HostWorkers>(copy_threads_ - 1);
     }
     return copy_threads_;
