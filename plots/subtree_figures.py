@@ -44,7 +44,7 @@ def collect(runs, dataset):
         ts, lab, g = r["params"]["tree_size"], label(r), r["metrics"]["gpops_per_s"]
         if r["dataset"]["name"] == dataset:
             by_pop[ts][lab].append((r["params"]["population"], g))
-        # CPU columns run a row prefix (cpu_max_rows): plot them against the rows they evaluated.
+        # CPU columns run a sample of the rows (estimate_sample_rows): plot them against the rows they evaluated.
         if r["params"]["population"] == pop_max:
             by_rows[ts][lab].append((r["metrics"].get("rows_evaluated", r["dataset"]["rows"]), g))
     norm = lambda d: {str(ts): {lab: sorted(v) for lab, v in sorted(s.items())} for ts, s in sorted(d.items())}

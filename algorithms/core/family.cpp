@@ -10,8 +10,9 @@ namespace gpudm {
 
 CaseResult run_timed_case(TimedCase& c, int warmup, int repetitions) {
   TimedRepetitions t = time_repetitions(
-      warmup, repetitions, [&](PhaseTimer& timer) { c.run_once(timer); }, [&] { c.before_timed(); }, [&] { c.after_timed(); },
-      [&](int done, double spent) { return c.enough(done, spent); });
+      c.warmups(warmup), repetitions, [&](PhaseTimer& timer) { c.run_once(timer); }, [&] { c.before_timed(); },
+      [&] { c.after_timed(); }, [&](int done, double spent) { return c.enough(done, spent); }, [&] { c.set_up(); },
+      [&](bool timed) { c.tear_down(timed); });
   return c.finish(std::move(t.timing), std::move(t.breakdown));
 }
 

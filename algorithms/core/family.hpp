@@ -85,16 +85,24 @@ struct FamilyCommand {
   std::function<int(const std::vector<std::string>& args, CommandEnv& env)> run;
 };
 
-// One configured case as the runner drives it (issue 25 item 1, nvbench's state.exec shape): the
-// family prepares it (backend, data, upload) in Family::make_case; the one loop of
-// run_timed_case() runs the warm-ups and the timed repetitions of run_once() (the clock and the
-// samples are its, not the family's); finish() turns them into the result (dataset, metrics,
-// validation against the oracle, backend info).
+// One configured case as the runner drives it (nvbench's state.exec shape): the family prepares it
+// (backend, data, upload) in Family::make_case; the one loop of run_timed_case() runs the warm-ups
+// and the timed repetitions of run_once() (the clock and the samples are its, not the family's);
+// finish() turns them into the result (dataset, metrics, validation against the oracle, backend
+// info). No family times or repeats runs itself.
 class TimedCase {
  public:
   virtual ~TimedCase() = default;
+  // The warm-up runs to make of the `asked` ones (e.g. none for a host backend under a time budget,
+  // whose buffers prepare() already touched).
+  virtual int warmups(int asked) const { return asked; }
+  // Before every run, warm-ups included, off the clock (nvbench's exec_tag::timer set-up): e.g. a
+  // learner's state reset.
+  virtual void set_up() {}
   // One repetition; its phases into `timer` (a disabled timer during the warm-ups).
   virtual void run_once(PhaseTimer& timer) = 0;
+  // After every run, warm-ups included, off the clock (progress, a recording of the last run).
+  virtual void tear_down(bool timed) { (void)timed; }
   // Around the timed repetitions (e.g. an energy meter), after the warm-ups.
   virtual void before_timed() {}
   virtual void after_timed() {}
@@ -130,7 +138,7 @@ class Family {
   }
   // The family's command-line modes (none by default).
   virtual std::vector<FamilyCommand> commands() const { return {}; }
-  // What the family splits over the ranks of an MPI run (issue 26; algorithms/core/comm.hpp), for
+  // What the family splits over the ranks of an MPI run (algorithms/core/comm.hpp), for
   // the results' provenance; "" when it splits nothing yet: the runner then refuses to run it
   // with more than one rank.
   virtual std::string split_across_ranks() const { return ""; }

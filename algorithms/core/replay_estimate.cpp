@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/stopwatch.hpp"
 
 namespace gpudm {
 
@@ -49,6 +50,54 @@ ReplayEstimate replay_estimate(const std::vector<double>& work_per_step, std::ve
     e.seconds += work_per_step[s] * rate;
   }
   return e;
+}
+
+ReplayTiming time_replay(ReplayCase& c, const std::vector<double>& work_per_step, double host_seconds, int warmup, int repetitions,
+                         double max_seconds, const std::function<double(double)>& slowest) {
+  GPUDM_REQUIRE(c.samples() > 0, "replay: no sample to replay");
+  ReplayTiming out;
+  out.timing.warmup = warmup;
+  // One pass over `which`; its points and phases. `cap`: stop once the pass took this long.
+  auto pass = [&](const std::vector<std::size_t>& which, PhaseTimer& timer, bool first, double cap) {
+    ReplayRepetition r;
+    std::vector<ReplayPoint> points;
+    for (std::size_t i : which) {
+      c.set_up(i);
+      Stopwatch sw;
+      c.run(i, timer);
+      const double s = sw.seconds();
+      c.check(i, first);
+      points.push_back({c.step(i), c.work(i), s});
+      r.replay_seconds += s;
+      if (first) out.kept.push_back(i);
+      if (cap > 0 && (slowest ? slowest(r.replay_seconds) : r.replay_seconds) >= cap) break;
+    }
+    r.estimate = replay_estimate(work_per_step, points);
+    return r;
+  };
+  auto add = [&](ReplayRepetition r) {
+    out.timing.samples.push_back(host_seconds + r.estimate.seconds);
+    out.repetitions.push_back(std::move(r));
+  };
+  {
+    PhaseTimer t;
+    t.set_enabled(warmup == 0);
+    ReplayRepetition first = pass(spread_order(c.samples()), t, true, max_seconds);
+    first.phases = std::move(t);
+    if (warmup == 0) add(std::move(first));
+  }
+  for (int i = 1; i < warmup; ++i) {
+    PhaseTimer untimed;
+    untimed.set_enabled(false);
+    pass(out.kept, untimed, false, 0);
+  }
+  while (static_cast<int>(out.timing.samples.size()) < std::max(1, repetitions)) {
+    PhaseTimer t;
+    ReplayRepetition r = pass(out.kept, t, false, 0);
+    r.phases = std::move(t);
+    add(std::move(r));
+  }
+  return out;
 }
 
 std::vector<std::size_t> spread_order(std::size_t n) {

@@ -1,5 +1,5 @@
 #pragma once
-// Whole-run time of a slow backend from a replay of a faster run's own work (issues 23, 24): the
+// Whole-run time of a slow backend from a replay of a faster run's own work: the
 // recording run (the GPU fast path) writes the work it evaluated at steps spread over the run
 // (GMT: generation batches of trees; GP: engine calls, populations of rules) and its work per step
 // (GMT: evaluations, GP: GPops); the slow backend re-evaluates the sampled steps and the estimate
@@ -11,11 +11,15 @@
 // constant; the whole-run time adds the run's own host time, which is the same code on every
 // backend. One piece of code for every family that estimates this way.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "algorithms/core/phase_timer.hpp"
+#include "algorithms/core/timing.hpp"
 
 namespace gpudm {
 
@@ -36,6 +40,48 @@ struct ReplayEstimate {
 // (their seconds and work added). Throws gpudm::Error when there is no point with work > 0 or
 // a point lies outside [0, steps).
 ReplayEstimate replay_estimate(const std::vector<double>& work_per_step, std::vector<ReplayPoint> points);
+
+// What a family replays: the recorded run's sampled steps, each re-evaluated on this backend. The
+// replay's loop (time_replay) is the runner's, not the family's: it times run() alone, in the
+// samples' spread order, and calls set_up / check around it off the clock.
+class ReplayCase {
+ public:
+  virtual ~ReplayCase() = default;
+  virtual std::size_t samples() const = 0;
+  // Sample i's position in the recorded run (a step of work_per_step) and its work (> 0).
+  virtual double step(std::size_t i) const = 0;
+  virtual double work(std::size_t i) const = 0;
+  // Off the clock, before each run of sample i (e.g. fresh copies of trees the evaluation edits).
+  virtual void set_up(std::size_t i) { (void)i; }
+  // On the clock: sample i re-evaluated; its phases into `timer` (disabled during warm-ups).
+  virtual void run(std::size_t i, PhaseTimer& timer) = 0;
+  // Off the clock, after each run of sample i (`first`: the capped first pass): e.g. its results
+  // checked against the recording.
+  virtual void check(std::size_t i, bool first) {
+    (void)i;
+    (void)first;
+  }
+};
+
+// One timed repetition of a replay: the estimate and the replay's own phases and seconds.
+struct ReplayRepetition {
+  ReplayEstimate estimate;
+  PhaseTimer phases;          // the replayed samples' phases
+  double replay_seconds = 0;  // the replayed samples' seconds, summed
+};
+struct ReplayTiming {
+  TimingStats timing;  // per timed repetition: host_seconds + its estimate
+  std::vector<ReplayRepetition> repetitions;
+  std::vector<std::size_t> kept;  // the samples replayed (a prefix of the spread order: the time cap's)
+};
+// The replay's one timing loop. A first pass over the samples in spread order (spread_order: any
+// prefix covers the run) stops once it took `max_seconds` (0 = no cap; by `slowest(seconds)`, e.g.
+// the slowest MPI rank's clock, so ranks keep the same samples) and fixes the samples kept; without warm-up it is the
+// first timed repetition, otherwise the first warm-up. Then warm-ups - 1 untimed passes and timed
+// passes over the kept samples until `repetitions` (at least one) estimates are made: each is
+// host_seconds + replay_estimate(work_per_step, the pass's points).
+ReplayTiming time_replay(ReplayCase& c, const std::vector<double>& work_per_step, double host_seconds, int warmup, int repetitions,
+                         double max_seconds, const std::function<double(double)>& slowest = {});
 
 // 0 .. n-1 ordered so that every prefix is spread over the range (by bit-reversed index: 0, then
 // the middle, then the quarters, ...): a replay cut by a time cap keeps samples from the whole run.

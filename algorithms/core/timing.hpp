@@ -31,10 +31,11 @@ struct TimingStats {
   }
 };
 
-// The one timing loop of every family (issue 25 item 1): `warmup` runs with a disabled timer, then
-// the timed repetitions (host wall clock around each; max(1, repetitions) of them, fewer when
+// The one timing loop of every family: `warmup` runs with a disabled timer, then the timed
+// repetitions (host wall clock around each run_once alone; max(1, repetitions) of them, fewer when
 // `enough(done, spent)` says so) with their phases in `breakdown`; `before_timed` / `after_timed`
-// around those. `run_once` must leave no device work pending when it returns (synchronise inside).
+// around those; `set_up` before and `tear_down(timed)` after every run, off the clock. `run_once`
+// must leave no device work pending when it returns (synchronise inside).
 struct TimedRepetitions {
   TimingStats timing;  // warm-up count set, one sample per timed repetition
   PhaseTimer breakdown;
@@ -42,10 +43,16 @@ struct TimedRepetitions {
 inline TimedRepetitions time_repetitions(int warmup, int repetitions, const std::function<void(PhaseTimer&)>& run_once,
                                          const std::function<void()>& before_timed = {},
                                          const std::function<void()>& after_timed = {},
-                                         const std::function<bool(int done, double spent)>& enough = {}) {
+                                         const std::function<bool(int done, double spent)>& enough = {},
+                                         const std::function<void()>& set_up = {},
+                                         const std::function<void(bool timed)>& tear_down = {}) {
   PhaseTimer untimed;
   untimed.set_enabled(false);
-  for (int i = 0; i < warmup; ++i) run_once(untimed);
+  for (int i = 0; i < warmup; ++i) {
+    if (set_up) set_up();
+    run_once(untimed);
+    if (tear_down) tear_down(false);
+  }
   TimedRepetitions out;
   out.timing.warmup = warmup;
   if (before_timed) before_timed();
@@ -53,26 +60,16 @@ inline TimedRepetitions time_repetitions(int warmup, int repetitions, const std:
   out.timing.samples.reserve(static_cast<std::size_t>(reps));
   double spent = 0.0;
   for (int i = 0; i < reps; ++i) {
+    if (set_up) set_up();
     Stopwatch sw;
     run_once(out.breakdown);
     out.timing.samples.push_back(sw.seconds());
     spent += out.timing.samples.back();
+    if (tear_down) tear_down(true);
     if (enough && enough(i + 1, spent)) break;
   }
   if (after_timed) after_timed();
   return out;
-}
-
-// The same loop for a step without phases: `fn` run `warmup` times untimed, then timed;
-// `on_rep(i)` after every timed repetition (progress reporting).
-inline TimingStats measure(int warmup, int repetitions, const std::function<void()>& fn,
-                           const std::function<void(int)>& on_rep = {}) {
-  return time_repetitions(warmup, repetitions, [&](PhaseTimer&) { fn(); }, {}, {},
-                          [&](int done, double) {
-                            if (on_rep) on_rep(done - 1);
-                            return false;
-                          })
-      .timing;
 }
 
 }  // namespace gpudm

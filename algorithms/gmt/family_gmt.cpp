@@ -71,8 +71,8 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
                     std::to_string(train.cols()) + " (seed " + std::to_string(ctx.seed) + ")");
   GPUDM_REQUIRE(!s.batches.empty(), "gmt: batch sample '" + path + "' holds no batches (fewer generations than batch_sample_every?)");
   // Whole sampled batches spread over the run (pick_batches), cut into pieces of at most
-  // piece_trees trees (so a time cap can stop within one large batch of a slow backend) and
-  // ordered so that any prefix is spread over the run (middle first, then the quarters, ...).
+  // piece_trees trees (so a time cap can stop within one large batch of a slow backend); the
+  // replay loop takes them in an order whose every prefix is spread over the run.
   struct Piece {
     SampledBatch trees;   // a slice of a sampled batch (salts and repair rule along)
     std::size_t batch;
@@ -93,54 +93,29 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
       }
       pieces.push_back(std::move(p));
     }
-  {
-    std::vector<Piece> sorted;
-    for (std::size_t i : spread_order(pieces.size())) sorted.push_back(std::move(pieces[i]));
-    pieces.swap(sorted);
-  }
   PhaseTimer prep;
   { auto sc = prep.scope(prepare_phase(eval)); eval.prepare(train); }
+  // The pieces as the runner's replay loop (time_replay) sees them; a piece's step is its batch's
+  // generation. Copies of a piece's trees are made off the clock.
   std::string counts;  // node counts of the first piece's trees (after their repairs): equal on every backend
-  // First pass: the time cap fixes how many pieces are kept; without warm-up it is the first
-  // timed repetition. Copies of a piece's trees are made outside the clock.
-  PhaseTimer first_timer;
-  double first_seconds = 0.0;
-  std::vector<double> first_piece_seconds;
-  {
-    std::size_t kept = pieces.size();
-    for (std::size_t k = 0; k < pieces.size(); ++k) {
-      const EvalBatch b = pieces[k].fresh();
-      Stopwatch sw;
-      eval.evaluate(b, first_timer);
-      first_piece_seconds.push_back(sw.seconds());
-      first_seconds += first_piece_seconds.back();
-      if (k == 0)
-        for (const Tree* t : b.trees)
-          for (const TreeNode& n : t->nodes()) counts += std::to_string(n.stats.count) + ",";
-      if (max_seconds > 0 && world().max(first_seconds, "gmt: the replay's time cap") >= max_seconds) {  // (ranks agree)
-        kept = k + 1;
-        break;
-      }
+  struct Replay final : ReplayCase {
+    std::vector<Piece>& pieces;
+    ModelTreeEvaluator& eval;
+    std::string& counts;
+    double last_step;
+    EvalBatch current;
+    Replay(std::vector<Piece>& p, ModelTreeEvaluator& e, std::string& c, double last) : pieces(p), eval(e), counts(c), last_step(last) {}
+    std::size_t samples() const override { return pieces.size(); }
+    double step(std::size_t i) const override { return std::min<double>(pieces[i].trees.generation, last_step); }
+    double work(std::size_t i) const override { return double(pieces[i].trees.size()); }
+    void set_up(std::size_t i) override { current = pieces[i].fresh(); }
+    void run(std::size_t, PhaseTimer& t) override { eval.evaluate(current, t); }
+    void check(std::size_t i, bool first) override {
+      if (!first || i != 0) return;
+      for (const Tree* t : current.trees)
+        for (const TreeNode& n : t->nodes()) counts += std::to_string(n.stats.count) + ",";
     }
-    pieces.resize(kept);
-  }
-  // Seconds of each piece (the pieces in replay order); a piece's step is its batch's generation.
-  auto replay_all = [&](PhaseTimer& t) {
-    std::vector<double> sec;
-    for (auto& p : pieces) {
-      const EvalBatch b = p.fresh();
-      Stopwatch sw;
-      eval.evaluate(b, t);
-      sec.push_back(sw.seconds());
-    }
-    return sec;
   };
-  std::int64_t replayed = 0;
-  std::vector<std::size_t> sources;
-  for (const auto& p : pieces) {
-    replayed += static_cast<std::int64_t>(p.trees.size());
-    if (std::find(sources.begin(), sources.end(), p.batch) == sources.end()) sources.push_back(p.batch);
-  }
   // The shared estimator (algorithms/core/replay_estimate.hpp) over the run's generations 0 ..
   // iterations; the sample records no per-generation counts, so each generation's evaluations are
   // the run's mean (x the run's own extrapolation, if any).
@@ -148,35 +123,21 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
   const std::vector<double> work(static_cast<std::size_t>(std::max(0, s.run.iterations)) + 1,
                                  total_evals / double(std::max(0, s.run.iterations) + 1));
   const double host = s.run.host_seconds * s.run.scale;
-  ReplayEstimate last;
-  auto estimate = [&](const std::vector<double>& sec) {
-    std::vector<ReplayPoint> pts;
-    for (std::size_t k = 0; k < sec.size(); ++k)
-      pts.push_back({std::min<double>(pieces[k].trees.generation, double(work.size() - 1)), double(pieces[k].trees.size()), sec[k]});
-    last = replay_estimate(work, pts);
-    return last;
-  };
-  res.timing = TimingStats{};
-  res.timing.warmup = ctx.warmup;
-  auto add_sample = [&](const PhaseTimer& t, const std::vector<double>& sec) {
-    double replay_s = 0.0;
-    for (double x : sec) replay_s += x;
-    const ReplayEstimate e = estimate(sec);
-    res.timing.samples.push_back(host + e.seconds);
-    const double factor = replay_s > 0 ? e.seconds / replay_s : 0.0;  // the replay's phase split, scaled to the estimate
-    for (const auto& ph : t.phases()) res.breakdown.add(ph.name, ph.seconds * factor, ph.clock);
+  Replay replay(pieces, eval, counts, double(work.size() - 1));
+  const ReplayTiming rt = time_replay(replay, work, host, ctx.warmup, ctx.repetitions, max_seconds,
+                                      [](double x) { return world().max(x, "gmt: the replay's time cap"); });
+  res.timing = rt.timing;
+  for (const ReplayRepetition& r : rt.repetitions) {
+    const double factor = r.replay_seconds > 0 ? r.estimate.seconds / r.replay_seconds : 0.0;  // the replay's phase split, scaled to the estimate
+    for (const auto& ph : r.phases.phases()) res.breakdown.add(ph.name, ph.seconds * factor, ph.clock);
     res.breakdown.add("cpu_ea", host, PhaseClock::host);
-  };
-  const int reps = std::max(1, ctx.repetitions);
-  if (ctx.warmup == 0) add_sample(first_timer, first_piece_seconds);
-  for (int i = 1; i < ctx.warmup; ++i) {
-    PhaseTimer scratch;
-    replay_all(scratch);
   }
-  while (static_cast<int>(res.timing.samples.size()) < reps) {
-    PhaseTimer t;
-    const std::vector<double> sec = replay_all(t);
-    add_sample(t, sec);
+  const ReplayEstimate& last = rt.repetitions.back().estimate;
+  std::int64_t replayed = 0;
+  std::vector<std::size_t> sources;
+  for (std::size_t k : rt.kept) {
+    replayed += static_cast<std::int64_t>(pieces[k].trees.size());
+    if (std::find(sources.begin(), sources.end(), pieces[k].batch) == sources.end()) sources.push_back(pieces[k].batch);
   }
   for (const auto& ph : prep.phases()) res.breakdown.add(ph.name, ph.seconds * double(res.timing.samples.size()), ph.clock);
   res.metrics["estimated"] = true;
@@ -188,6 +149,10 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
       "; host time: the run's cpu_ea)";
   res.metrics["replayed_evaluations"] = replayed;
   res.metrics["replayed_batches"] = sources.size();
+  // The sample's density: the share of the run's generations replayed (>= 1 % and >= 100 of them,
+  // or the time cap's stated budget, is what the estimator's error was checked at:
+  // results/<gpu>/estimator_check.md)
+  res.metrics["replayed_generation_share"] = double(sources.size()) / double(work.size());
   res.metrics["recorded_backend"] = s.run.backend;
   res.metrics["recorded_evaluations"] = s.run.evaluations;
   res.metrics["recorded_iterations"] = s.run.iterations;
@@ -204,7 +169,7 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     ref->configure(eval.options());
     ref->prepare(train);
     PhaseTimer scratch, scratch_ref;  // one each: a host and a device backend time 'transfers' on different clocks
-    const SampledBatch& first = pieces.front().trees;
+    const SampledBatch& first = pieces[rt.kept.front()].trees;
     Tree ta = first.trees.front(), tb = first.trees.front();
     EvalBatch ba = single(ta, first.salts.front(), first.repair), bb = single(tb, first.salts.front(), first.repair);
     ba.clean_sse_known = bb.clean_sse_known = true;
@@ -224,50 +189,23 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
   return res;
 }
 
-class GmtFamily final : public Family {
+// One GMT induction as the runner times it: the data split and the evaluator made in the
+// constructor; run_timed_case() times run_once() (the evaluator prepared with the training set and
+// the whole EA); the last timed run records its sampled batches (batch_sample_every) for replays;
+// finish() has the extrapolation (estimate_above_rows: the paper's footnote a), the tree's quality
+// and the validation.
+class GmtTimedCase final : public TimedCase {
  public:
-  std::string name() const override { return "gmt"; }
-  std::string description() const override {
-    return "GMT evolutionary model trees (Jurczuk, Czajkowski, Kretowski, ASOC 119 (2022) 108503)";
-  }
-  std::vector<ParamSpec> params() const override { return gmt::params_table().specs(); }
-
-  std::string split_across_ranks() const override {
-    return "rank_split (auto: rows on the sequential and OpenMP backends when the data has a row chunk a rank, else individuals): rows = each rank a block of "
-           "whole row chunks of every tree, leaf counts / small leaves' rows / TSQR R factors / error partials combined (CUDA fast path: each GPU a block of "
-           "whole merge groups, leaf counts / keys / small leaves' rows / the groups' statistics combined); "
-           "individuals = each rank a block of every generation's trees on all rows, the evaluated trees gathered (either "
-           "way bit-identical to one process)";
-  }
-  std::vector<FamilyCommand> commands() const override {
-    FamilyCommand train;
-    train.trigger = "--train";
-    train.data_task = "regression";
-    train.usage = "--train gmt --dataset NAME [--test NAME | --cv K] [...]   induce a model tree (--train gmt --help)";
-    train.run = [](const std::vector<std::string>& args, CommandEnv& env) {
-      return gmt::train_cli(args, gmt::CliEnv{env.registry, env.datasets});
-    };
-    FamilyCommand predict;
-    predict.trigger = "--predict";
-    predict.usage = "--predict GMT_MODEL.json --dataset NAME   score a GMT model tree";
-    predict.model_format = gmt::kModelFormat;
-    predict.data_task = "regression";
-    predict.run = [](const std::vector<std::string>& args, CommandEnv& env) {
-      return gmt::predict_cli(args, gmt::CliEnv{env.registry, env.datasets});
-    };
-    return {train, predict};
-  }
-
-  CaseResult run_case(const CaseContext& ctx) override {
-    using namespace gmt;
+  explicit GmtTimedCase(const CaseContext& ctx) : ctx_(ctx) {
     GPUDM_REQUIRE(ctx.datasets != nullptr && ctx.registry != nullptr, "gmt: the runner gave no dataset provider or registry");
-    CaseResult res;
+    CaseResult& res = res_;
     auto full = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
     GPUDM_REQUIRE(full != nullptr, "gmt: dataset '" + ctx.dataset + "' could not be loaded");
     GPUDM_REQUIRE(full->task() == Task::regression,
                   "gmt: dataset '" + ctx.dataset + "' is a classification dataset; GMT needs a regression target");
     res.dataset = describe_dataset(*full);
-    const GmtCase c = read_case(ctx.params);
+    c_ = read_case(ctx.params);
+    const GmtCase& c = c_;
 
     const double test_fraction = c.test_fraction;
     std::shared_ptr<const Dataset> train_ds = full, test_ds;
@@ -288,11 +226,15 @@ class GmtFamily final : public Family {
       train_ds = tr;
     }
     if (train_ds->has_missing()) res.dataset["missing_values"] = "replaced by the training mean";
+    train_ = train_ds;
+    test_ = test_ds;
     const Dataset& train = *train_ds;
-    GmtParams p = ea_params(c, train.rows());
+    p_ = ea_params(c, train.rows());
+    GmtParams& p = p_;
     p.seed = ctx.seed;
     // Large sets: run estimate_iterations and scale the time to the configured iterations.
-    int extrapolate = c.extrapolate_iterations;
+    int& extrapolate = extrapolate_;
+    extrapolate = c.extrapolate_iterations;
     if (c.estimate_above_rows > 0 && static_cast<long long>(train.rows()) > c.estimate_above_rows) {
       const int few = c.estimate_iterations;
       if (few < p.iterations) {
@@ -302,77 +244,88 @@ class GmtFamily final : public Family {
     }
     if (ctx.smoke) p.iterations = std::min(p.iterations, 20);
     const long long chunks = (static_cast<long long>(train.rows()) + c.eval.chunk_rows - 1) / std::max(1, c.eval.chunk_rows);
-    auto eval = across_ranks(ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend), c.eval.rank_split, chunks);  // (MPI ranks)
-    eval->configure(c.eval);
+    eval_ = across_ranks(ctx.registry->create<ModelTreeEvaluator>("gmt", ctx.backend), c.eval.rank_split, chunks);  // (MPI ranks)
+    eval_->configure(c.eval);
 
     // {dataset} names the dataset and its options (Fig. 18 runs one dataset with several options).
     const std::string dataset_tag = sample_dataset_tag(ctx.dataset, ctx.dataset_options);
-    const std::string sample_file = expand_sample_path(c.batch_sample_file, ctx.experiment_id, dataset_tag, ctx.seed);
-    std::string replay = c.replay_from;
-    if (replay == "sample") replay = sample_file;
-    else replay = expand_sample_path(replay, ctx.experiment_id, dataset_tag, ctx.seed);
-    if (!replay.empty())
-      return replay_case(ctx, std::move(res), train, *eval, replay, c.replay_max_evaluations, c.replay_max_seconds,
-                         c.replay_batch_trees);
-
-    Individual best;
-    RunSummary summary;
-    int call = 0;
+    sample_file_ = expand_sample_path(c.batch_sample_file, ctx.experiment_id, dataset_tag, ctx.seed);
+    replay_ = c.replay_from == "sample" ? sample_file_ : expand_sample_path(c.replay_from, ctx.experiment_id, dataset_tag, ctx.seed);
     // batch_sample_every: the last run records its sampled batches and, below, its totals. The
     // run keeps copies of the sampled batches' trees (~0.1 ms a sample) and the file is written
-    // after the timed runs: serialising and writing them as they came (a few hundred KB to a few MB
-    // a sample) had been inside the timed run, 0.3-1.2 s of a 10,000-iteration GPU run (Table 3 at
-    // 851f37e: its wall time minus its phases), time the induction itself does not spend. The file
+    // after the timed runs: serialising and writing them as they come (a few hundred KB to a few MB
+    // a sample) inside the timed run measured 0.3-1.2 s of a 10,000-iteration GPU run (Table 3:
+    // its wall time minus its phases), time the induction itself does not spend. The file
     // is opened first, so a path that cannot be written fails before the runs.
-    const int sample_every = c.batch_sample_every;
-    std::unique_ptr<BatchSampleWriter> writer;
-    if (sample_every > 0 && world().rank() == 0)  // (rank 0 of an MPI run writes the file: the ranks' runs are identical)
-      writer = std::make_unique<BatchSampleWriter>(sample_file, ctx.dataset, train.rows(), train.cols(), ctx.seed);
-    std::vector<SampledBatch> sampled;
-    PhaseTimer last_timer;
-    double last_seconds = 0.0;
-    std::vector<double> loop_seconds;  // per timed run: its iterations' share of the sample (this rank's clock)
-    std::vector<int> loop_iterations;  // per timed run: the iterations it ran
-    res.timing = measure(ctx.warmup, ctx.repetitions, [&] {
-      const bool timed = call++ >= ctx.warmup;
-      const bool record = writer != nullptr && call == ctx.warmup + std::max(1, ctx.repetitions);  // (measure: max(1, repetitions) timed runs)
-      Stopwatch sw;
-      PhaseTimer t;
-      { auto s = t.scope(prepare_phase(*eval)); eval->prepare(train); }
-      GmtEA ea(p, *eval, train, t);
-      if (record) {
-        sampled.clear();
-        ea.set_batch_observer([&](int generation, const EvalBatch& batch) {
-          if (generation < 1 || generation % sample_every != 0) return;
-          SampledBatch b;
-          b.generation = generation;
-          b.repair = batch.repair;
-          b.salts = batch.salts;
-          b.trees.reserve(batch.size());
-          for (const Tree* tree : batch.trees) b.trees.push_back(*tree);
-          sampled.push_back(std::move(b));
-        });
-      }
-      Progress bar("gmt " + ctx.dataset + " [" + ctx.backend + "] run " + std::to_string(call), p.iterations, "it");
-      best = ea.run([&](int it, const Individual&) { bar.set(it); });
-      bar.finish();
-      summary = ea.summary();
-      if (timed) {
-        res.breakdown.merge(t);
-        loop_seconds.push_back(summary.loop_seconds);
-        loop_iterations.push_back(summary.iterations);
-      }
-      if (record) {
-        last_timer = t;
-        last_seconds = sw.seconds();
-      }
-    });
+    if (c.batch_sample_every > 0 && replay_.empty() && world().rank() == 0)  // (rank 0 of an MPI run writes the file: the ranks' runs are identical)
+      writer_ = std::make_unique<BatchSampleWriter>(sample_file_, ctx.dataset, train.rows(), train.cols(), ctx.seed);
+  }
 
+  // replay_from: this case's time is estimated from a recorded run instead (replay_case).
+  const std::string& replay_path() const { return replay_; }
+  CaseResult replay() {
+    return replay_case(ctx_, std::move(res_), *train_, *eval_, replay_, c_.replay_max_evaluations, c_.replay_max_seconds,
+                       c_.replay_batch_trees);
+  }
+
+  void set_up() override { ++call_; }
+  void run_once(PhaseTimer&) override {
+    const CaseContext& ctx = ctx_;
+    const GmtParams& p = p_;
+    const Dataset& train = *train_;
+    const bool timed = call_ > ctx.warmup;
+    const bool record = writer_ != nullptr && call_ == ctx.warmup + std::max(1, ctx.repetitions);  // (the last timed run)
+    Stopwatch sw;
+    PhaseTimer t;
+    { auto s = t.scope(prepare_phase(*eval_)); eval_->prepare(train); }
+    GmtEA ea(p, *eval_, train, t);
+    if (record) {
+      sampled_.clear();
+      ea.set_batch_observer([&, every = c_.batch_sample_every](int generation, const EvalBatch& batch) {
+        if (generation < 1 || generation % every != 0) return;
+        SampledBatch b;
+        b.generation = generation;
+        b.repair = batch.repair;
+        b.salts = batch.salts;
+        b.trees.reserve(batch.size());
+        for (const Tree* tree : batch.trees) b.trees.push_back(*tree);
+        sampled_.push_back(std::move(b));
+      });
+    }
+    Progress bar("gmt " + ctx.dataset + " [" + ctx.backend + "] run " + std::to_string(call_), p.iterations, "it");
+    best_ = ea.run([&](int it, const Individual&) { bar.set(it); });
+    bar.finish();
+    summary_ = ea.summary();
+    if (timed) {
+      breakdown_.merge(t);
+      loop_seconds_.push_back(summary_.loop_seconds);
+      loop_iterations_.push_back(summary_.iterations);
+    }
+    if (record) {
+      last_timer_ = t;
+      last_seconds_ = sw.seconds();
+    }
+  }
+
+  CaseResult finish(TimingStats timing, PhaseTimer) override {
+    const CaseContext& ctx = ctx_;
+    const GmtParams& p = p_;
+    const Dataset& train = *train_;
+    const int extrapolate = extrapolate_;
+    const RunSummary& summary = summary_;
+    Individual& best = best_;
+    const std::shared_ptr<const Dataset>& test_ds = test_;
+    auto& eval = eval_;
+    CaseResult res = std::move(res_);
+    res.timing = std::move(timing);
+    res.breakdown = std::move(breakdown_);
+    std::vector<double>& loop_seconds = loop_seconds_;
+    std::vector<int>& loop_iterations = loop_iterations_;
     // Extrapolation for baselines that would take hours (flagged as estimated, as the paper's footnote a).
     bool estimated = false;
     if (extrapolate > summary.iterations && summary.iterations > 0) {
       // Only the iterations scale: the set-up (upload, initial population and its evaluation) is
-      // paid once whatever the iteration count (scaling it too had inflated large sets' estimates:
+      // paid once whatever the iteration count (scaling it too would inflate large sets' estimates:
       // Armchair 10M's set-up is seconds).
       // Per sample its own run's iterations (a run cut by max_seconds or a stall ran fewer) and
       // the slowest rank's loop time, as the sample is the slowest rank's (the same number of
@@ -397,20 +350,20 @@ class GmtFamily final : public Family {
                                        ", the set-up (upload, initial population) counted once (the paper's footnote a)";
     }
     res.metrics["estimated"] = estimated;
-    if (writer) {
-      for (const SampledBatch& b : sampled) writer->add(b);
-      sampled.clear();
+    if (writer_) {
+      for (const SampledBatch& b : sampled_) writer_->add(b);
+      sampled_.clear();
       RecordedRun r;
       r.backend = ctx.backend;
       r.evaluations = summary.evaluations;
       r.iterations = summary.iterations;
       r.scale = estimated ? double(extrapolate) / double(summary.iterations) : 1.0;
-      r.host_seconds = last_timer.seconds("cpu_ea");
-      r.run_seconds = last_seconds;
-      r.evaluator_seconds = evaluator_seconds(last_timer);
-      writer->finish(r);
-      res.metrics["batch_sample_file"] = sample_file;
-      res.metrics["batch_sample_batches"] = writer->batches();
+      r.host_seconds = last_timer_.seconds("cpu_ea");
+      r.run_seconds = last_seconds_;
+      r.evaluator_seconds = evaluator_seconds(last_timer_);
+      writer_->finish(r);
+      res.metrics["batch_sample_file"] = sample_file_;
+      res.metrics["batch_sample_batches"] = writer_->batches();
     }
 
     res.metrics["thresholds_centered"] = center_thresholds(best.tree, train);  // partition unchanged
@@ -471,6 +424,66 @@ class GmtFamily final : public Family {
     const std::string model = to_json(root, train).dump();
     res.checksum = checksum_hex(model.data(), model.size());
     return res;
+  }
+
+ private:
+  CaseContext ctx_;
+  GmtCase c_;
+  GmtParams p_;
+  CaseResult res_;
+  std::shared_ptr<const Dataset> train_, test_;
+  int extrapolate_ = 0;
+  std::unique_ptr<ModelTreeEvaluator> eval_;
+  std::string sample_file_, replay_;
+  std::unique_ptr<BatchSampleWriter> writer_;
+  int call_ = 0;  // runs so far, warm-ups included
+  std::vector<SampledBatch> sampled_;
+  Individual best_;
+  RunSummary summary_;
+  PhaseTimer breakdown_, last_timer_;
+  double last_seconds_ = 0.0;
+  std::vector<double> loop_seconds_;  // per timed run: its iterations' share of the sample (this rank's clock)
+  std::vector<int> loop_iterations_;  // per timed run: the iterations it ran
+};
+
+class GmtFamily final : public Family {
+ public:
+  std::string name() const override { return "gmt"; }
+  std::string description() const override {
+    return "GMT evolutionary model trees (Jurczuk, Czajkowski, Kretowski, ASOC 119 (2022) 108503)";
+  }
+  std::vector<ParamSpec> params() const override { return gmt::params_table().specs(); }
+
+  std::string split_across_ranks() const override {
+    return "rank_split (auto: rows on the sequential and OpenMP backends when the data has a row chunk a rank, else individuals): rows = each rank a block of "
+           "whole row chunks of every tree, leaf counts / small leaves' rows / TSQR R factors / error partials combined (CUDA fast path: each GPU a block of "
+           "whole merge groups, leaf counts / keys / small leaves' rows / the groups' statistics combined); "
+           "individuals = each rank a block of every generation's trees on all rows, the evaluated trees gathered (either "
+           "way bit-identical to one process)";
+  }
+  std::vector<FamilyCommand> commands() const override {
+    FamilyCommand train;
+    train.trigger = "--train";
+    train.data_task = "regression";
+    train.usage = "--train gmt --dataset NAME [--test NAME | --cv K] [...]   induce a model tree (--train gmt --help)";
+    train.run = [](const std::vector<std::string>& args, CommandEnv& env) {
+      return gmt::train_cli(args, gmt::CliEnv{env.registry, env.datasets});
+    };
+    FamilyCommand predict;
+    predict.trigger = "--predict";
+    predict.usage = "--predict GMT_MODEL.json --dataset NAME   score a GMT model tree";
+    predict.model_format = gmt::kModelFormat;
+    predict.data_task = "regression";
+    predict.run = [](const std::vector<std::string>& args, CommandEnv& env) {
+      return gmt::predict_cli(args, gmt::CliEnv{env.registry, env.datasets});
+    };
+    return {train, predict};
+  }
+
+  CaseResult run_case(const CaseContext& ctx) override {
+    GmtTimedCase c(ctx);
+    if (!c.replay_path().empty()) return c.replay();  // (the runner's replay loop: time_replay)
+    return run_timed_case(c, ctx.warmup, ctx.repetitions);
   }
 };
 

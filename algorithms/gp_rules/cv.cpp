@@ -67,7 +67,6 @@ CvResult cross_validate(const Dataset& data, const GpParams& p, std::uint64_t se
     stats.rules_evaluated += st.rules_evaluated;
     stats.gpops += st.gpops;
     stats.generations += st.generations;
-    stats.truncated = stats.truncated || st.truncated;
     stats.trace.insert(stats.trace.end(), st.trace.begin(), st.trace.end());
   }
   return out;

@@ -87,7 +87,7 @@ std::vector<std::uint64_t> token_competition(const std::vector<const std::uint32
   }
   // Only the words that still hold a free token are visited; a word leaves the list when its
   // last token is seized. Dense loops over every word, twice, through a popcount that is a
-  // library call without -mpopcnt, were 90 %+ of Tan's run on large datasets.
+  // library call without -mpopcnt, measured 90 %+ of Tan's run on large datasets.
   std::vector<std::uint32_t> free = tokens;
   std::vector<std::uint32_t> active;
   std::uint64_t left = 0;
@@ -154,7 +154,7 @@ namespace {
 // One batched engine call per population; accounts evaluations and GPops.
 class PopulationEvaluator {
  public:
-  PopulationEvaluator(rules::RuleEvaluator& e, RunStats& s, const GpParams& p) : engine_(e), stats_(s), p_(p) {}
+  PopulationEvaluator(rules::RuleEvaluator& e, RunStats& s) : engine_(e), stats_(s) {}
   std::shared_ptr<rules::RuleCounts> operator()(const std::vector<Tree>& trees, rules::Want want) {
     tokens_.clear();
     for (const Tree& t : trees) tokens_.add(encode(t));
@@ -180,12 +180,10 @@ class PopulationEvaluator {
     stats_.gpops += out->gpops;
     return out;
   }
-  bool over_budget() const { return p_.gpops_budget > 0 && static_cast<double>(stats_.gpops) >= p_.gpops_budget; }
 
  private:
   rules::RuleEvaluator& engine_;
   RunStats& stats_;
-  const GpParams& p_;
   rules::RulePopulation tokens_;
   std::vector<std::shared_ptr<rules::RuleCounts>> pool_;
 };
@@ -233,7 +231,7 @@ std::size_t best_index(const std::vector<double>& f, bool minimise) {
 std::size_t worst_index(const std::vector<double>& f, bool minimise) { return best_index(f, !minimise); }
 
 // ---- Falco et al.: one run per class, the best rule of each run ----
-bool falco_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, const Terminals& terms,
+void falco_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, const Terminals& terms,
                  PopulationEvaluator& eval, RunStats& st, RuleEntry& out) {
   Rng rng = Rng(seed).split(static_cast<std::uint64_t>(k));
   const std::size_t n = static_cast<std::size_t>(p.population);
@@ -261,7 +259,6 @@ bool falco_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed,
     st.trace.push_back(fit[b]);
   }
   for (int g = 0; g < p.generations; ++g) {
-    if (eval.over_budget()) return false;
     if (p.stop_when_perfect && perfect(conf[b])) break;
     std::vector<Tree> kids = breed(rng, pop, fit, true, p, terms, p.mutation_probability, st);
     std::vector<double> kfit(n);
@@ -293,7 +290,6 @@ bool falco_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed,
   out.consequent = k;
   out.fitness = fit[b];
   out.train = conf[b];
-  return true;
 }
 
 // ---- Tan et al.: one run per class, token competition, external population ----
@@ -307,7 +303,7 @@ struct Member {
   const std::uint32_t* coverage() const { return counts->coverage_of(index); }
 };
 
-bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, const Terminals& terms,
+void tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, const Terminals& terms,
                PopulationEvaluator& eval, RunStats& st, std::vector<RuleEntry>& out) {
   Rng rng = Rng(seed).split(static_cast<std::uint64_t>(k));
   const std::size_t n = static_cast<std::size_t>(p.population);
@@ -377,7 +373,6 @@ bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, c
     st.trace.push_back(pop[best_raw(pop)].raw);
   }
   for (int g = 0; g < p.generations; ++g) {
-    if (eval.over_budget()) return false;
     if (p.stop_when_perfect && !archive.empty() && perfect(archive.front().m)) break;
     std::vector<Tree> trees;
     std::vector<double> fit;
@@ -415,11 +410,10 @@ bool tan_class(const Dataset& d, int k, const GpParams& p, std::uint64_t seed, c
       e.train = m.m;
       out.push_back(std::move(e));
     }
-  return true;
 }
 
 // ---- Bojarczuk et al.: one run, every class at once ----
-bool bojarczuk_run(const Dataset& d, const GpParams& p, std::uint64_t seed, const Terminals& terms,
+void bojarczuk_run(const Dataset& d, const GpParams& p, std::uint64_t seed, const Terminals& terms,
                    PopulationEvaluator& eval, RunStats& st, std::vector<RuleEntry>& out) {
   Rng rng = Rng(seed).split(0);
   const std::size_t n = static_cast<std::size_t>(p.population);
@@ -468,7 +462,6 @@ bool bojarczuk_run(const Dataset& d, const GpParams& p, std::uint64_t seed, cons
     st.trace.push_back(fit[best_index(fit, false)]);
   }
   for (int g = 0; g < p.generations; ++g) {
-    if (eval.over_budget()) return false;
     if (p.stop_when_perfect && all_perfect()) break;
     std::vector<Tree> kids = breed(rng, pop, fit, false, p, terms, 0.0, st);  // no mutation
     std::vector<double> kfit;
@@ -495,7 +488,6 @@ bool bojarczuk_run(const Dataset& d, const GpParams& p, std::uint64_t seed, cons
   for (int c = 0; c < classes; ++c)
     if (have[static_cast<std::size_t>(c)] && best[static_cast<std::size_t>(c)].fitness > 0)
       out.push_back(best[static_cast<std::size_t>(c)]);
-  return true;
 }
 
 }  // namespace
@@ -506,7 +498,7 @@ Classifier train(const Dataset& d, const GpParams& p, std::uint64_t seed, rules:
   GPUDM_REQUIRE(p.population >= 2, "gp_rules: population must be >= 2");
   const Grammar g = p.grammar();
   const Terminals terms(d, g);
-  PopulationEvaluator eval(engine, st, p);
+  PopulationEvaluator eval(engine, st);
   const int classes = d.num_classes();
   Classifier c;
   const std::uint64_t per_run = 1 + static_cast<std::uint64_t>(std::max(0, p.generations));
@@ -514,30 +506,18 @@ Classifier train(const Dataset& d, const GpParams& p, std::uint64_t seed, rules:
     case Algorithm::falco:
       st.planned_evaluations = per_run * static_cast<std::uint64_t>(classes);
       for (int k = 0; k < classes; ++k) {
-        if (eval.over_budget()) {
-          st.truncated = true;
-          break;
-        }
         RuleEntry e;
-        if (!falco_class(d, k, p, seed, terms, eval, st, e)) {
-          st.truncated = true;
-          break;
-        }
+        falco_class(d, k, p, seed, terms, eval, st, e);
         c.rules.push_back(std::move(e));
       }
       break;
     case Algorithm::tan:
       st.planned_evaluations = per_run * static_cast<std::uint64_t>(classes);
-      for (int k = 0; k < classes; ++k) {
-        if (eval.over_budget() || !tan_class(d, k, p, seed, terms, eval, st, c.rules)) {
-          st.truncated = true;
-          break;
-        }
-      }
+      for (int k = 0; k < classes; ++k) tan_class(d, k, p, seed, terms, eval, st, c.rules);
       break;
     case Algorithm::bojarczuk:
       st.planned_evaluations = per_run;
-      if (!bojarczuk_run(d, p, seed, terms, eval, st, c.rules)) st.truncated = true;
+      bojarczuk_run(d, p, seed, terms, eval, st, c.rules);
       break;
   }
   {

@@ -60,9 +60,6 @@ struct GpParams {
   double w1 = 0.6, w2 = 10.0;         // tan
   int elite_size = 10;                // tan: the external population
   bool stop_when_perfect = true;
-  // Host backends' estimate of long runs: stop after the generation in which the GPops
-  // evaluated so far exceed this (0: run everything); RunStats says what was planned.
-  double gpops_budget = 0.0;
 
   Grammar grammar() const;
   int tournament() const;
@@ -76,7 +73,6 @@ struct RunStats {
   std::uint64_t rules_evaluated = 0;
   std::uint64_t gpops = 0;                // kGpopsDefinition, over the evolution's evaluations
   int generations = 0;                    // run, summed over class runs
-  bool truncated = false;                 // stopped by gpops_budget
   std::vector<double> trace;              // best fitness after initialisation and each generation
   double engine_call_seconds = 0.0;       // wall time inside the engine's evaluate calls
   PopulationRecorder* recorder = nullptr;  // when set, sees every engine call (pop_sample.hpp)

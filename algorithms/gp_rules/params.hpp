@@ -13,8 +13,7 @@ struct GpCase {
   GpParams gp;
   rules::EngineOptions engine;
   int folds = 0;                  // 0: train on every row; k >= 2: k-fold cross-validation
-  double cpu_gpops_budget = 0.0;  // host backends: estimate runs above this many GPops (the old, biased way)
-  // The replay estimate (issue 24, pop_sample.hpp): the recording run keeps every k-th engine
+  // The replay estimate (pop_sample.hpp): the recording run keeps every k-th engine
   // call's population; a host backend replays them instead of running the algorithm.
   int record_every = 0;           // 0: off
   std::string record_file = ".cache/gp_pops/{experiment}_{dataset}_{algorithm}_p{population}_g{generations}_s{seed}.bin";

@@ -42,10 +42,18 @@ const ParamTable<CaseParams>& params_table() {
          "CUDA fast path: auto (f16x2 when every column has <= 30720 distinct values) | f32 | f16x2 (two rows per word "
          "as ranked fp16 codes)")
         .backend_only();
-    t.add("cpu_gpops_budget", &C::cpu_gpops_budget,
-          "CPU backends: evaluate at most this many GPops per repetition (first k individuals) and "
-          "extrapolate linearly, flagged metrics.estimated (0 = no limit)")
+    t.add("estimate_above_gpops", &C::estimate_above_gpops,
+          "host backends: estimate an evaluation of more GPops than this from a sample of its individuals spread over "
+          "the population (estimate_sample_fraction, estimate_pieces; algorithms/core/replay_estimate.hpp), flagged "
+          "metrics.estimated (0 = measure every evaluation whole)")
         .at_least(0);
+    t.add("estimate_sample_fraction", &C::estimate_sample_fraction,
+          "the estimate's sample: this fraction of the population's individuals (at least one a piece)")
+        .range(0, 1);
+    t.add("estimate_pieces", &C::estimate_pieces,
+          "the estimate's sample: this many runs of consecutive individuals, spread over the population, each timed as "
+          "one evaluation")
+        .range(1, 4096);
     t.add("validate_gpops_budget", &C::validate_gpops_budget,
           "check against the reference backend on the first individuals within this many GPops (0 = off)")
         .at_least(0)

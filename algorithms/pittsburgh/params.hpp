@@ -21,7 +21,13 @@ struct CaseParams {
   int population = 10;
   RandomRuleSpec rules;      // rules_per_individual, max_conditions_cap, p_or, p_not, p_interval
   EvaluatorOptions backend;  // path, threads, devices, features
-  double cpu_gpops_budget = 4e9;
+  // Host backends' estimate of an evaluation above estimate_above_gpops GPops (0 = measure every
+  // one): estimate_pieces runs of consecutive individuals spread over the population, together
+  // estimate_sample_fraction of its individuals, timed and the whole evaluation's time estimated
+  // from their seconds per GPop (algorithms/core/replay_estimate.hpp).
+  double estimate_above_gpops = 4e9;
+  double estimate_sample_fraction = 0.1;
+  int estimate_pieces = 8;
   double validate_gpops_budget = 5e8;
   bool measure_power = false;
   double cpu_tdp_watts = 0.0;

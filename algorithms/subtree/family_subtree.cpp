@@ -9,6 +9,7 @@
 
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/family.hpp"
+#include "algorithms/core/replay_estimate.hpp"
 #include "algorithms/core/rng.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/subtree/interpreter.hpp"
@@ -28,7 +29,7 @@ struct SubtreeCase {
   subtree::InterpreterOptions backend;  // interpreter ("auto" by default), threads
   int population = 64;
   int tree_size = 63;
-  long long cpu_max_rows = 100000;
+  long long estimate_sample_rows = 100000;
   long long validate_rows = 4096;
   double and_probability = 0.5;
 };
@@ -49,9 +50,10 @@ const ParamTable<SubtreeCase>& table() {
     t.add<int>("threads", [](SubtreeCase& c) -> int& { return c.backend.threads; }, "OpenMP threads (0: the OpenMP default)")
         .range(0, 4096)
         .backend_only();
-    t.add("cpu_max_rows", &SubtreeCase::cpu_max_rows,
-          "host backends evaluate at most this many rows (the first ones); GPops/s is measured on them and the full "
-          "time extrapolated, flagged metrics.estimated (0: all rows)")
+    t.add("estimate_sample_rows", &SubtreeCase::estimate_sample_rows,
+          "host backends on more rows evaluate a sample of this many, in kSamplePieces runs of consecutive rows spread "
+          "over the dataset; GPops/s is measured on them and the whole time estimated (algorithms/core/"
+          "replay_estimate.hpp), flagged metrics.estimated (0: all rows)")
         .at_least(0);
     t.add("validate_rows", &SubtreeCase::validate_rows,
           "rows checked against the one-instance reference interpreter (0: all)")
@@ -72,7 +74,7 @@ class SubtreeTimedCase final : public TimedCase {
     const SubtreeCase p = table().read(ctx.params);
     const int population = p.population;
     depth = subtree::depth_for_size(p.tree_size);
-    const long long cpu_max_rows = p.cpu_max_rows;
+    const long long sample_rows = p.estimate_sample_rows;
     validate_rows = p.validate_rows;
 
     // The backend first: an unavailable one is skipped before any dataset is built.
@@ -90,11 +92,19 @@ class SubtreeTimedCase final : public TimedCase {
     pop = subtree::generate_population(*data, population, depth, Rng(ctx.seed), gen);
     subtree::validate_population(pop, *data);
 
-    // Host baselines on large sets run on the first cpu_max_rows rows (flagged estimated).
+    // Host baselines on large sets run on a sample of the rows spread over the data (flagged
+    // estimated): kSamplePieces runs of consecutive rows, evaluated as one dataset.
     cpu = caps.host();
     eval = data.get();
-    if (cpu && cpu_max_rows > 0 && data->rows() > static_cast<std::size_t>(cpu_max_rows)) {
-      part = data->slice(0, static_cast<std::size_t>(cpu_max_rows));
+    if (cpu && sample_rows > 0 && data->rows() > static_cast<std::size_t>(sample_rows)) {
+      const std::size_t n = data->rows(), s = static_cast<std::size_t>(sample_rows);
+      std::vector<std::size_t> rows;
+      for (std::size_t i = 0; i < kSamplePieces; ++i) {
+        const std::size_t len = s * (i + 1) / kSamplePieces - s * i / kSamplePieces;
+        const std::size_t first = i * (n - len) / (kSamplePieces - 1);
+        for (std::size_t r = first; r < first + len; ++r) rows.push_back(r);
+      }
+      part = data->select(rows);
       eval = &part;
     }
     estimated = eval != data.get();
@@ -125,7 +135,15 @@ class SubtreeTimedCase final : public TimedCase {
     m["rows_evaluated"] = eval->rows();
     m["rows_total"] = data->rows();
     m["estimated"] = estimated;
-    if (estimated) m["estimated_full_seconds"] = median * static_cast<double>(data->rows()) / rows;
+    if (estimated) {
+      // Every row costs the same work (the population's nodes): the replay estimator over the rows
+      // with one point, the sample's seconds per row.
+      const ReplayEstimate e = replay_estimate(std::vector<double>(1, static_cast<double>(data->rows())), {{0.0, rows, median}});
+      m["estimated_full_seconds"] = e.seconds;
+      m["estimate_method"] = "the sample's " + std::to_string(eval->rows()) + " rows (" + std::to_string(kSamplePieces) +
+                             " runs of consecutive rows spread over the " + std::to_string(data->rows()) +
+                             ") timed, the whole time = their seconds per row x the rows (algorithms/core/replay_estimate.hpp)";
+    }
     m["gpops"] = gpops;
     m["gpops_per_s"] = median > 0 ? gpops / median : 0.0;
     m["gpops_per_s_interpret"] = interpret_s > 0 ? gpops / interpret_s : 0.0;
@@ -169,7 +187,8 @@ class SubtreeTimedCase final : public TimedCase {
   long long validate_rows = 0;
   bool cpu = true, estimated = false;
   std::shared_ptr<const Dataset> data;
-  Dataset part;                    // the first cpu_max_rows rows, when a host run is capped
+  static constexpr std::size_t kSamplePieces = 8;
+  Dataset part;                    // the sample of the rows, when a host run is estimated
   const Dataset* eval = nullptr;   // the rows evaluated: *data or part
   subtree::Population pop;
   subtree::Coverage cov;

@@ -125,67 +125,75 @@ const ParamTable<VfdtCase>& table() {
   return t;
 }
 
-class VfdtFamily final : public Family {
+// Our prequential accuracy (%) over the first p instances of the stream for each requested p,
+// keyed by the instances counted (min(p, rows)): a peer that ran on a prefix of the stream
+// (River, scripts/peers/river_vfdt.py) is compared at the same prefix by the table renderer.
+ojson accuracy_at_prefixes(const vfdt::EncodedStream& stream, const std::vector<std::int32_t>& pred,
+                          const std::vector<long long>& prefixes) {
+  ojson out = ojson::object();
+  for (const long long p : prefixes) {
+    const std::size_t n = std::min<std::size_t>(stream.rows, static_cast<std::size_t>(p));
+    if (n == 0) continue;
+    std::size_t ok = 0;
+    for (std::size_t i = 0; i < n; ++i) ok += pred[i] == stream.labels[i];
+    out[std::to_string(n)] = 100.0 * static_cast<double>(ok) / static_cast<double>(n);
+  }
+  return out;
+}
+
+// One prequential run of the forest (or tree) over the stream: the backend prepared with the encoded
+// stream; run_timed_case() times run_once() (the learner reset, then every instance predicted and
+// learnt); finish() has the accuracy, the learning curve, the trees and the validation.
+class VfdtTimedCase final : public TimedCase {
  public:
-  std::string name() const override { return "vfdt"; }
-  std::string description() const override {
-    return "Streaming Hoeffding trees / random forests with online bagging and ADWIN, prequential (Marron et al. 2014)";
-  }
-
-  std::vector<ParamSpec> params() const override { return table().specs(); }
-  std::string split_across_ranks() const override {
-    return "trees: each rank learns its block of the forest over the whole stream, votes summed per pass (every backend)";
-  }
-
-  CaseResult run_case(const CaseContext& ctx) override {
+  explicit VfdtTimedCase(const CaseContext& ctx)
+      : ctx_(ctx), c_(table().read(ctx.params)), progress_("vfdt " + ctx.dataset + " " + ctx.backend,
+                                                          static_cast<double>(ctx.warmup + ctx.repetitions), "run") {
     GPUDM_REQUIRE(ctx.registry != nullptr, "vfdt: no backend registry");
     GPUDM_REQUIRE(ctx.datasets != nullptr, "vfdt: no dataset provider");
-    const VfdtCase c = table().read(ctx.params);
-    ForestParams fp = c.forest;
-    if (c.mode == Mode::tree) {
-      fp.trees = 1;
-      fp.bagging = fp.adwin = false;
+    fp_ = c_.forest;
+    if (c_.mode == Mode::tree) {
+      fp_.trees = 1;
+      fp_.bagging = fp_.adwin = false;
     }
-    fp.seed = ctx.seed;
+    fp_.seed = ctx.seed;
+    data_ = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
+    stream_ = vfdt::EncodedStream::encode(*data_, c_.encoding);
+    fp_.validate(stream_.attributes);
+    backend_ = across_ranks(ctx.registry->create<ForestBackend>("vfdt", ctx.backend));  // (trees split over MPI ranks)
+    caps_ = backend_->capabilities();
+    backend_->configure(fp_);
+    backend_->prepare(stream_);
+    pred_.assign(stream_.rows, 0);
+  }
 
-    const auto data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
-    const vfdt::EncodedStream stream = vfdt::EncodedStream::encode(*data, c.encoding);
-    fp.validate(stream.attributes);
+  // With a time budget (slow CPU baselines of seconds each) the warm-up is kept for device
+  // backends only, where it loads the module and touches device memory; a host run's buffers
+  // are allocated and touched in prepare().
+  int warmups(int asked) const override { return c_.time_budget_s > 0 && caps_.host() ? 0 : asked; }
+  void run_once(PhaseTimer& timer) override {
+    backend_->reset();
+    backend_->process(0, stream_.rows, pred_.data(), timer);
+  }
+  void tear_down(bool) override { progress_.advance(); }
+  // recorded: timing.repetitions < requested; the slowest rank's time, so an MPI run's ranks agree
+  bool enough(int, double spent) const override {
+    return c_.time_budget_s > 0 && world().max(spent, "vfdt: the time budget") >= c_.time_budget_s;
+  }
 
-    auto backend = across_ranks(ctx.registry->create<ForestBackend>("vfdt", ctx.backend));  // (trees split over MPI ranks)
-    const Capabilities caps = backend->capabilities();
-    backend->configure(fp);
-    backend->prepare(stream);
-
+  CaseResult finish(TimingStats timing, PhaseTimer breakdown) override {
+    progress_.finish();
+    const CaseContext& ctx = ctx_;
+    const VfdtCase& c = c_;
+    const ForestParams& fp = fp_;
+    const vfdt::EncodedStream& stream = stream_;
+    const std::vector<std::int32_t>& pred = pred_;
+    const Capabilities& caps = caps_;
     CaseResult r;
-    r.dataset = describe_dataset(*data);
-    std::vector<std::int32_t> pred(stream.rows);
-    Progress progress("vfdt " + ctx.dataset + " " + ctx.backend, static_cast<double>(ctx.warmup + ctx.repetitions), "run");
-    const double budget = c.time_budget_s;
-    auto once = [&](PhaseTimer& timer) {
-      backend->reset();
-      backend->process(0, stream.rows, pred.data(), timer);
-    };
-    // With a time budget (slow CPU baselines of seconds each) the warm-up is kept for device
-    // backends only, where it loads the module and touches device memory; a host run's buffers
-    // are allocated and touched in prepare().
-    const int warmup = budget > 0 && caps.host() ? 0 : ctx.warmup;
-    TimedRepetitions timed = time_repetitions(
-        warmup, ctx.repetitions,
-        [&](PhaseTimer& timer) {
-          once(timer);
-          if (!timer.enabled()) progress.advance();  // a warm-up (a timed repetition advances below, off the clock)
-        },
-        {}, {},
-        [&](int, double spent) {
-          progress.advance();
-          // recorded: timing.repetitions < requested; the slowest rank's time, so an MPI run's ranks agree
-          return budget > 0 && world().max(spent, "vfdt: the time budget") >= budget;
-        });
-    r.timing = std::move(timed.timing);
-    r.breakdown = std::move(timed.breakdown);
-    progress.finish();
-    const vfdt::ForestSnapshot snap = backend->snapshot();
+    r.dataset = describe_dataset(*data_);
+    r.timing = std::move(timing);
+    r.breakdown = std::move(breakdown);
+    const vfdt::ForestSnapshot snap = backend_->snapshot();
     const vfdt::PrequentialSummary sum = vfdt::summarize(stream, pred, c.window, c.curve_points);
 
     const double t = r.timing.median();
@@ -208,7 +216,7 @@ class VfdtFamily final : public Family {
     m["binary_attributes"] = stream.all_binary();
     // What the backend resolved its engine to (device backends describe one; host ones do not).
     // Across ranks, the forest's combine step (vote sums: calls, bytes this rank received) beside it.
-    const ojson described = backend->describe();
+    const ojson described = backend_->describe();
     if (described.contains("cuda_engine")) m["cuda_engine"] = described["cuda_engine"];
     if (described.contains("ranks")) m["backend_info"] = described;
     double nodes = 0, leaves = 0;
@@ -261,23 +269,31 @@ class VfdtFamily final : public Family {
     }
     return r;
   }
-
  private:
-  // Our prequential accuracy (%) over the first p instances of the stream for each requested p,
-  // keyed by the instances counted (min(p, rows)): a peer that ran on a prefix of the stream
-  // (River, scripts/peers/river_vfdt.py) is compared at the same prefix by the table renderer.
-  static ojson accuracy_at_prefixes(const vfdt::EncodedStream& stream, const std::vector<std::int32_t>& pred,
-                                    const std::vector<long long>& prefixes) {
-    ojson out = ojson::object();
-    for (const long long p : prefixes) {
-      const std::size_t n = std::min<std::size_t>(stream.rows, static_cast<std::size_t>(p));
-      if (n == 0) continue;
-      std::size_t ok = 0;
-      for (std::size_t i = 0; i < n; ++i) ok += pred[i] == stream.labels[i];
-      out[std::to_string(n)] = 100.0 * static_cast<double>(ok) / static_cast<double>(n);
-    }
-    return out;
+  CaseContext ctx_;
+  VfdtCase c_;
+  ForestParams fp_;
+  std::shared_ptr<const Dataset> data_;
+  vfdt::EncodedStream stream_;
+  std::unique_ptr<ForestBackend> backend_;
+  Capabilities caps_;
+  std::vector<std::int32_t> pred_;
+  Progress progress_;
+};
+
+class VfdtFamily final : public Family {
+ public:
+  std::string name() const override { return "vfdt"; }
+  std::string description() const override {
+    return "Streaming Hoeffding trees / random forests with online bagging and ADWIN, prequential (Marron et al. 2014)";
   }
+
+  std::vector<ParamSpec> params() const override { return table().specs(); }
+  std::string split_across_ranks() const override {
+    return "trees: each rank learns its block of the forest over the whole stream, votes summed per pass (every backend)";
+  }
+
+  std::unique_ptr<TimedCase> make_case(const CaseContext& ctx) override { return std::make_unique<VfdtTimedCase>(ctx); }
 };
 
 }  // namespace

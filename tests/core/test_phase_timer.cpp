@@ -29,10 +29,22 @@ TEST(Timing, MedianMinMax) {
   EXPECT_DOUBLE_EQ(s.median(), 2.5);
   EXPECT_DOUBLE_EQ(s.min(), 1);
   EXPECT_DOUBLE_EQ(s.max(), 10);
-  int calls = 0;
-  auto m = measure(2, 3, [&] { ++calls; });
-  EXPECT_EQ(calls, 5);
-  EXPECT_EQ(m.samples.size(), 3u);
+}
+
+// The one timing loop: warm-ups with a disabled timer, then the timed repetitions with theirs;
+// set_up before and tear_down after every run (told whether it was timed); `enough` stops early.
+TEST(Timing, TheOneLoopRunsWarmupsRepetitionsAndTheHooksInOrder) {
+  std::string log;
+  const TimedRepetitions t = time_repetitions(
+      2, 3, [&](PhaseTimer& timer) { log += timer.enabled() ? "R" : "W"; }, [&] { log += "<"; }, [&] { log += ">"; }, {},
+      [&] { log += "s"; }, [&](bool timed) { log += timed ? "t" : "u"; });
+  EXPECT_EQ(log, "sWusWu<sRtsRtsRt>");
+  EXPECT_EQ(t.timing.warmup, 2);
+  EXPECT_EQ(t.timing.samples.size(), 3u);
+  int runs = 0;
+  const TimedRepetitions early = time_repetitions(0, 10, [&](PhaseTimer&) { ++runs; }, {}, {}, [](int done, double) { return done == 4; });
+  EXPECT_EQ(runs, 4);
+  EXPECT_EQ(early.timing.samples.size(), 4u);
 }
 
 TEST(PhaseTimer, SlowestAndMeanOfParallelTimers) {

@@ -54,3 +54,54 @@ TEST(ReplayEstimate, SpreadOrderPrefixesCoverTheRange) {
   EXPECT_EQ(spread_order(8), (std::vector<std::size_t>{0, 4, 2, 6, 1, 5, 3, 7}));
   EXPECT_EQ(spread_order(5), (std::vector<std::size_t>{0, 4, 2, 1, 3}));  // a permutation for any n
 }
+
+// The replay's loop (time_replay): the first pass takes the samples in spread order and stops at the
+// time cap (the samples kept), set_up / check run around every run off the clock, warm-ups are
+// untimed passes, and each timed pass gives one estimate = host seconds + the interpolated replay.
+namespace {
+struct ToyReplay final : ReplayCase {
+  std::vector<std::string> log;
+  double sleep_seconds_per_work = 0;  // 0: as fast as it goes
+  std::size_t samples() const override { return 8; }
+  double step(std::size_t i) const override { return static_cast<double>(i); }
+  double work(std::size_t i) const override { return 1.0 + static_cast<double>(i); }
+  void set_up(std::size_t i) override { log.push_back("s" + std::to_string(i)); }
+  void run(std::size_t i, PhaseTimer& t) override {
+    log.push_back(std::string(t.enabled() ? "R" : "W") + std::to_string(i));
+    t.add("work", work(i));
+  }
+  void check(std::size_t i, bool first) override { log.push_back(std::string(first ? "c" : "k") + std::to_string(i)); }
+};
+}  // namespace
+
+TEST(ReplayEstimate, TheReplayLoopSpreadsCapsWarmsUpAndEstimatesEachRepetition) {
+  ToyReplay toy;
+  const std::vector<double> work(8, 1.0);
+  const ReplayTiming all = time_replay(toy, work, 2.0, 0, 2, 0.0);
+  ASSERT_EQ(all.kept.size(), 8u);
+  EXPECT_EQ(all.kept, spread_order(8));
+  EXPECT_EQ(all.timing.samples.size(), 2u);
+  EXPECT_EQ(all.timing.warmup, 0);
+  ASSERT_EQ(all.repetitions.size(), 2u);
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_DOUBLE_EQ(all.timing.samples[k], 2.0 + all.repetitions[k].estimate.seconds);
+    EXPECT_EQ(all.repetitions[k].estimate.samples, 8);
+    EXPECT_GT(all.repetitions[k].phases.seconds("work"), 0.0);  // the timed passes' phases
+  }
+  EXPECT_EQ(toy.log[0], "s0");
+  EXPECT_EQ(toy.log[1], "R0");
+  EXPECT_EQ(toy.log[2], "c0");
+  EXPECT_EQ(toy.log[3], "s4");  // spread order
+  EXPECT_EQ(toy.log[3 * 8], "s0");
+  EXPECT_EQ(toy.log[3 * 8 + 2], "k0");  // the later passes' checks
+
+  // A cap that every sample reaches keeps the first sample only; with a warm-up the first pass is
+  // untimed and one more pass per repetition follows.
+  ToyReplay capped;
+  const ReplayTiming one = time_replay(capped, work, 0.0, 1, 1, 1e-12, [](double s) { return s; });
+  EXPECT_EQ(one.kept, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(one.timing.samples.size(), 1u);
+  EXPECT_EQ(one.timing.warmup, 1);
+  EXPECT_EQ(capped.log, (std::vector<std::string>{"s0", "W0", "c0", "s0", "R0", "k0"}));
+  EXPECT_EQ(one.repetitions[0].estimate.samples, 1);
+}

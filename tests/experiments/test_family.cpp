@@ -91,12 +91,12 @@ CaseResult ToyFamily::run_case(const CaseContext& ctx) {
   const long pop = ctx.params.at("population").get<long>();
   double sum = 0;
   CaseResult r;
-  r.timing = measure(ctx.warmup, ctx.repetitions, [&] {
-    auto s = r.breakdown.scope("sum");
-    sum = 0;
-    for (long p = 0; p < pop; ++p)
-      for (std::size_t i = 0; i < data->rows(); ++i) sum += data->at(i, 0) * static_cast<double>(p + 1);
-  });
+  r.timing = time_repetitions(ctx.warmup, ctx.repetitions, [&](PhaseTimer&) {
+               auto s = r.breakdown.scope("sum");
+               sum = 0;
+               for (long p = 0; p < pop; ++p)
+                 for (std::size_t i = 0; i < data->rows(); ++i) sum += data->at(i, 0) * static_cast<double>(p + 1);
+             }).timing;
   std::uint64_t v = static_cast<std::uint64_t>(sum) + ctx.seed;
   if (ctx.backend == "openmp" && ctx.params.at("openmp_differs").get<bool>()) v += 1;
   std::string order = ctx.params.at("order").get<std::string>();

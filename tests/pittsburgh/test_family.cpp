@@ -67,19 +67,27 @@ TEST(PittsburghFamily, EvaluateReportsMetricsAndValidates) {
   }
 }
 
-TEST(PittsburghFamily, CpuRunsAboveTheBudgetAreExtrapolatedAndFlagged) {
+// A host run above estimate_above_gpops is estimated from pieces of the population spread over it
+// (the shared replay estimator): flagged, its method stated, the whole population's GPops reported,
+// a sample of the stated size, the pieces validated against the reference.
+TEST(PittsburghFamily, CpuRunsAboveTheThresholdAreEstimatedFromASpreadSample) {
   Registry r;
   register_pittsburgh(r);
   FakeProvider p;
   auto fam = make_pittsburgh_family();
-  const CaseResult full = fam->run_case(context("sequential", {{"population", 20}}, r, p));
+  const CaseResult full = fam->run_case(context("sequential", {{"population", 40}, {"estimate_above_gpops", 0}}, r, p));
+  EXPECT_FALSE(full.metrics["estimated"].get<bool>());
   const double gpops = full.metrics["gpops"].get<double>();
-  const CaseResult est =
-      fam->run_case(context("sequential", {{"population", 20}, {"cpu_gpops_budget", gpops / 4}}, r, p));
+  const CaseResult est = fam->run_case(context(
+      "sequential", {{"population", 40}, {"estimate_above_gpops", gpops / 4}, {"estimate_sample_fraction", 0.2}, {"estimate_pieces", 4}},
+      r, p));
   EXPECT_TRUE(est.metrics["estimated"].get<bool>());
   EXPECT_EQ(est.metrics["gpops"].get<double>(), gpops);  // reported for the whole population
-  EXPECT_LT(est.metrics["measured_individuals"].get<int>(), 20);
-  EXPECT_GT(est.metrics["extrapolation_factor"].get<double>(), 2.0);
+  EXPECT_EQ(est.metrics["sampled_individuals"].get<int>(), 8);
+  EXPECT_EQ(est.metrics["sampled_pieces"].get<int>(), 4);
+  EXPECT_NE(est.metrics["estimate_method"].get<std::string>().find("replay_estimate.hpp"), std::string::npos);
+  EXPECT_GT(est.timing.median(), 0.0);
+  EXPECT_TRUE(est.validation["passed"].get<bool>()) << est.validation.dump();
   EXPECT_FALSE(est.checksum_exact);
 }
 

@@ -105,7 +105,9 @@ TEST(SubtreeFamily, RunCaseChecksumsAgreeAcrossBackendsAndInterpreters) {
   EXPECT_GE(runs, 5);
 }
 
-TEST(SubtreeFamily, CpuRowCapIsFlaggedEstimated) {
+// A host run on a large set evaluates a sample of the rows spread over the data and is flagged
+// estimated, its method stated.
+TEST(SubtreeFamily, CpuRowSampleIsFlaggedEstimated) {
   test::FixedProvider provider;
   provider.add("rnd", test::random_dataset(1000, 4, 2));
   const Registry reg = test::subtree_registry();
@@ -113,7 +115,7 @@ TEST(SubtreeFamily, CpuRowCapIsFlaggedEstimated) {
   CaseContext ctx;
   ctx.backend = "sequential";
   ctx.dataset = "rnd";
-  ctx.params = {{"population", 4}, {"tree_size", 15}, {"cpu_max_rows", 300}};
+  ctx.params = {{"population", 4}, {"tree_size", 15}, {"estimate_sample_rows", 300}};
   ctx.warmup = 0;
   ctx.repetitions = 1;
   ctx.registry = &reg;
@@ -125,6 +127,8 @@ TEST(SubtreeFamily, CpuRowCapIsFlaggedEstimated) {
   EXPECT_EQ(r.metrics["rows_total"].get<std::size_t>(), 1000u);
   EXPECT_EQ(r.dataset["rows"].get<std::size_t>(), 1000u);
   EXPECT_DOUBLE_EQ(r.metrics["gpops"].get<double>(), 4.0 * 15 * 300);
+  EXPECT_NEAR(r.metrics["estimated_full_seconds"].get<double>(), r.timing.median() * 1000 / 300, 1e-12);
+  EXPECT_NE(r.metrics["estimate_method"].get<std::string>().find("spread"), std::string::npos);
 }
 
 TEST(SubtreeFamily, RejectsBadParamsWithTheKeyName) {
