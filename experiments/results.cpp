@@ -1,6 +1,7 @@
 #include "experiments/results.hpp"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -144,6 +145,56 @@ ojson make_provenance(const std::vector<std::string>& argv) {
 }
 
 ojson make_environment() { return machine::environment(); }
+
+namespace {
+
+// The CPUs this process may run on (affinity, a cgroup cpuset), which can be fewer than the
+// machine has; `fallback` when the kernel does not say.
+int usable_cpus(int fallback) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return fallback;
+}
+
+}  // namespace
+
+ojson device_names(const ojson& environment) {
+  ojson names = ojson::array();
+  if (const auto d = environment.find("devices"); d != environment.end() && d->is_array())
+    for (const auto& dev : *d)
+      if (dev.is_object() && dev.contains("name")) names.push_back(dev["name"]);
+  return names;
+}
+
+ojson run_origin(const ojson& provenance, const ojson& environment) {
+  ojson m;
+  m["host"] = provenance.value("hostname", machine::hostname());
+  m["cpu_model"] = environment.value("cpu_model", std::string("unknown"));
+  m["cpu_threads"] = usable_cpus(environment.value("cpu_cores", 0));
+  m["gpus"] = device_names(environment);
+  return {{"git_sha", provenance.value("git_sha", ojson("unknown"))},
+          {"git_dirty", provenance.value("git_dirty", ojson(nullptr))},
+          {"machine", std::move(m)}};
+}
+
+ojson run_provenance(const ojson& origin) {
+  return {{"git_sha", origin["git_sha"]},
+          {"git_dirty", origin["git_dirty"]},
+          {"utc_time", utc_now_iso8601()},
+          {"machine", origin["machine"]}};
+}
+
+std::string path_in_repository(const std::string& path, const std::string& root) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) return "";
+  const fs::path r = fs::weakly_canonical(fs::absolute(root, ec), ec);
+  if (ec) return "";
+  const fs::path rel = p.lexically_relative(r);
+  if (rel.empty() || rel == "." || *rel.begin() == "..") return "";
+  return rel.generic_string();
+}
 
 std::string gpu_tag_from_name(const std::string& device_name) {
   std::vector<std::string> tokens;

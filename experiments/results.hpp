@@ -26,6 +26,22 @@ ojson make_provenance(const std::vector<std::string>& argv);
 // environment: CPU model, logical cores, OpenMP threads, devices (machine::describe_gpus()).
 ojson make_environment();
 
+// The names of an environment block's devices, in device order.
+ojson device_names(const ojson& environment);
+
+// What every run of one invocation shares in its own provenance: the commit of the invocation's
+// `provenance` block and the machine, {"git_sha", "git_dirty", "machine": {"host", "cpu_model",
+// "cpu_threads" (logical CPUs this process may use), "gpus": [device names]}}. A results file can
+// gather runs of several invocations (--resume), so each run names its own.
+ojson run_origin(const ojson& provenance, const ojson& environment);
+// A run record's "provenance": `origin` (run_origin) with "utc_time" now, the run having just
+// finished, in the key order of docs/results-schema.md.
+ojson run_provenance(const ojson& origin);
+
+// `path` relative to the folder `root` ("configs/x.json") when it lies inside it, else "". Both
+// are resolved from the current directory, symbolic links followed.
+std::string path_in_repository(const std::string& path, const std::string& root);
+
 // "NVIDIA H100 80GB HBM3" -> "h100", "NVIDIA H200" -> "h200", "NVIDIA A100-SXM4-80GB" -> "a100",
 // "NVIDIA GeForce RTX 4090" -> "rtx4090". "" for an empty name.
 std::string gpu_tag_from_name(const std::string& device_name);

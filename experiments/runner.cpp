@@ -172,7 +172,7 @@ Runner::Runner(const FamilySet& families, const Registry& registry, DatasetProvi
   environment_ = make_environment();
   provenance_ = make_provenance(opt_.argv);
   Comm& comm = world();
-  if (comm.size() > 1) {  // an MPI run (issue 26): who ran it; progress and files from rank 0 only
+  if (comm.size() > 1) {  // an MPI run: who ran it; progress and files from rank 0 only
     const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
     provenance_["ranks"] = {{"count", comm.size()},
                             {"kind", comm.kind()},
@@ -181,6 +181,7 @@ Runner::Runner(const FamilySet& families, const Registry& registry, DatasetProvi
                             {"timing", "each timing sample is the slowest rank's; phases, metrics and files are rank 0's"}};
     if (comm.rank() != 0) opt_.quiet = true;
   }
+  run_origin_ = run_origin(provenance_, environment_);
   if (opt_.results_root.empty()) opt_.results_root = default_results_root();
   out_dir_ = !opt_.out_dir.empty() ? opt_.out_dir : (fs::path(opt_.results_root) / machine_tag(environment_)).string();
 }
@@ -245,6 +246,13 @@ std::string command_line(const std::vector<std::string>& argv) {
   return command;
 }
 
+// The config's path in the source tree, null when it lies outside: tables name it for readers of
+// the repository, whatever folder the runner was started from.
+ojson config_repo_path(const std::string& config_path) {
+  const std::string rel = path_in_repository(config_path, build_info::kSourceDir);
+  return rel.empty() ? ojson(nullptr) : ojson(rel);
+}
+
 // The results document before its runs.
 ojson results_head(const ExperimentPlan& plan, const ojson& provenance, const ojson& environment) {
   ojson doc;
@@ -252,6 +260,7 @@ ojson results_head(const ExperimentPlan& plan, const ojson& provenance, const oj
   doc["experiment"] = {{"id", plan.id},
                        {"title", plan.title},
                        {"config_path", plan.config_path},
+                       {"config_repo_path", config_repo_path(plan.config_path)},
                        {"config_sha256", plan.config_sha256},
                        {"paper", plan.paper},
                        {"family", plan.family},
@@ -361,7 +370,7 @@ ojson dataset_record(const RunSpec& spec, const CaseResult& res, const Preloaded
   return ds;
 }
 
-ojson run_record(const RunSpec& spec, const CaseResult& res, ojson dataset, double elapsed) {
+ojson run_record(const RunSpec& spec, const CaseResult& res, ojson dataset, double elapsed, ojson provenance) {
   ojson rec;
   rec["family"] = spec.family;
   rec["backend"] = spec.backend;
@@ -382,6 +391,7 @@ ojson run_record(const RunSpec& spec, const CaseResult& res, ojson dataset, doub
   rec["checksum_exact"] =
       res.checksum_exact || (res.metrics.is_object() && res.metrics.value("checksum_exact", false) == true);
   rec["elapsed_s"] = elapsed;
+  rec["provenance"] = std::move(provenance);
   return rec;
 }
 
@@ -434,9 +444,11 @@ void combine_ranks(CaseResult& res, Comm& comm) {
 }
 
 // The runs of the plan that `execute` marks, in order, each recorded in the session (rank 0 of an
-// MPI run; the other ranks run the same cases and record nothing: `session` null).
+// MPI run; the other ranks run the same cases and record nothing: `session` null) with its
+// provenance (`origin`, run_origin).
 void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& execute, const Registry& registry,
-           DatasetProvider& catalog, ResultsSession* session, Progress& progress, ExperimentOutcome& oc) {
+           DatasetProvider& catalog, ResultsSession* session, const ojson& origin, Progress& progress,
+           ExperimentOutcome& oc) {
   // Every dataset the executing runs need is loaded first, so a bad file is reported before any
   // results are written. They stay loaded until their last run.
   PreloadedDatasets data(catalog);
@@ -455,7 +467,7 @@ void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& 
     combine_ranks(res, world());
     const double elapsed = world().max(wall.seconds(), "runner: the slowest rank's wall time");
     check_result(res, spec);
-    ojson rec = run_record(spec, res, dataset_record(spec, res, data, described), elapsed);
+    ojson rec = run_record(spec, res, dataset_record(spec, res, data, described), elapsed, run_provenance(origin));
     count_status(res.status, oc);
     if (session) session->record(rec);
     auto lu = last_use.find(dataset_key(spec.dataset.name, spec.dataset.options));
@@ -476,7 +488,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   if (!family) throw Error("unknown family '" + plan.family + "'");
   Comm& comm = world();
   if (comm.size() > 1 && family->split_across_ranks().empty())
-    throw Error("family '" + plan.family + "' does not split its work over MPI ranks yet (issue 26): run " + plan.id +
+    throw Error("family '" + plan.family + "' does not split its work over MPI ranks yet: run " + plan.id +
                 " with one rank, not " + std::to_string(comm.size()));
   const bool lead = comm.rank() == 0;  // the rank that owns the results files
   if (!lead && opt_.render_only) return oc;
@@ -521,7 +533,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   run_now.pop_back();
   const std::vector<bool> execute(run_now.begin(), run_now.end());
 
-  sweep(plan, *family, execute, registry_, datasets_, session ? &*session : nullptr, progress, oc);
+  sweep(plan, *family, execute, registry_, datasets_, session ? &*session : nullptr, run_origin_, progress, oc);
   if (!lead) return oc;
   ResultsSession& results = *session;
 

@@ -60,6 +60,7 @@ class Runner {
   RunnerOptions opt_;
   nlohmann::ordered_json environment_;
   nlohmann::ordered_json provenance_;
+  nlohmann::ordered_json run_origin_;  // what each run's provenance shares (run_origin)
   std::string out_dir_;
 };
 

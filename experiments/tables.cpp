@@ -7,7 +7,9 @@
 #include <set>
 
 #include "algorithms/core/error.hpp"
+#include "experiments/results.hpp"
 #include "experiments/text.hpp"
+#include "gpudm/build_info.hpp"
 
 namespace gpudm::experiments {
 
@@ -243,6 +245,157 @@ void write_block(RenderedTables& out, const std::string& title, const Header& he
   }
 }
 
+// ---- where the runs were measured: one origin per distinct (commit, machine) ----
+
+const ojson& object_or_empty(const ojson* j) {
+  static const ojson kEmpty = ojson::object();
+  return j && j->is_object() ? *j : kEmpty;
+}
+
+std::string text_at(const ojson& j, std::string_view path, const std::string& otherwise = "") {
+  const ojson* v = find_path(j, path);
+  return v && !v->is_null() ? scalar_text(*v) : otherwise;
+}
+
+// "0123456789ab", "0123456789ab-dirty", "unknown".
+std::string commit_text(const ojson& provenance) {
+  std::string sha = text_at(provenance, "git_sha", "unknown");
+  if (sha.size() > 12) sha.resize(12);
+  return truthy(find_path(provenance, "git_dirty")) ? sha + "-dirty" : sha;
+}
+
+// "NVIDIA H200", "2 × NVIDIA H200", "NVIDIA H200 + NVIDIA A100": each model with its count.
+std::string gpus_text(const ojson* gpus) {
+  std::vector<std::pair<std::string, int>> models;
+  if (gpus && gpus->is_array())
+    for (const auto& g : *gpus) {
+      const std::string name = scalar_text(g);
+      auto it = std::find_if(models.begin(), models.end(), [&](const auto& m) { return m.first == name; });
+      if (it == models.end()) models.emplace_back(name, 1);
+      else ++it->second;
+    }
+  std::string s;
+  for (const auto& [name, count] : models) {
+    if (!s.empty()) s += " + ";
+    if (count > 1) s += std::to_string(count) + " × ";
+    s += name;
+  }
+  return s;
+}
+
+// "NVIDIA H200 + <CPU model> (16 threads)" from a run's provenance "machine".
+std::string machine_text(const ojson& machine) {
+  std::string s = gpus_text(find_path(machine, "gpus"));
+  if (!s.empty()) s += " + ";
+  s += text_at(machine, "cpu_model", "unknown CPU");
+  if (const ojson* threads = find_path(machine, "cpu_threads")) s += " (" + scalar_text(*threads) + " threads)";
+  return s;
+}
+
+// The file's top-level provenance and environment in the shape of a run's provenance.
+ojson file_provenance(const ojson& results) {
+  const ojson& prov = object_or_empty(find_path(results, "provenance"));
+  const ojson& env = object_or_empty(find_path(results, "environment"));
+  ojson machine = ojson::object();
+  if (prov.contains("hostname")) machine["host"] = prov["hostname"];
+  if (env.contains("cpu_model")) machine["cpu_model"] = env["cpu_model"];
+  if (env.contains("cpu_cores")) machine["cpu_threads"] = env["cpu_cores"];
+  machine["gpus"] = device_names(env);
+  ojson out = ojson::object();
+  for (const char* k : {"git_sha", "git_dirty", "utc_time"})
+    if (prov.contains(k)) out[k] = prov[k];
+  out["machine"] = std::move(machine);
+  return out;
+}
+
+RunOrigin origin_of(const ojson& provenance) {
+  const ojson& machine = object_or_empty(find_path(provenance, "machine"));
+  RunOrigin o;
+  o.commit = commit_text(provenance);
+  o.machine = machine_text(machine);
+  o.host = text_at(machine, "host");
+  o.first_utc = o.last_utc = text_at(provenance, "utc_time");
+  return o;
+}
+
+// Runs without their own provenance in a file where others have one were measured by one of
+// the file's earlier invocations; which one is not known, so all of them are named.
+RunOrigin unrecorded_origin(const ojson& results) {
+  std::vector<std::string> candidates;
+  const ojson* previous = find_path(results, "provenance.previous");
+  for (const auto& p : previous && previous->is_array() ? *previous : ojson::array()) {
+    const std::string c = "gpudm " + commit_text(p) + " on host " + text_at(p, "hostname", "unknown");
+    if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
+  }
+  RunOrigin o;
+  o.unrecorded = "recorded before runs carried their own provenance; measured by one of the file's earlier invocations:";
+  for (std::size_t i = 0; i < candidates.size(); ++i) o.unrecorded += (i ? "; " : " ") + candidates[i];
+  return o;
+}
+
+// "a".."z", "aa", "ab", ...
+std::string tag_name(std::size_t i) {
+  std::string t(1, static_cast<char>('a' + i % 26));
+  return i < 26 ? t : tag_name(i / 26 - 1) + t;
+}
+
+bool has_own_provenance(const ojson& run) {
+  const ojson* p = find_path(run, "provenance");
+  return p && p->is_object();
+}
+
+// The origins of the runs the tables show, and each run's.
+class Origins {
+ public:
+  Origins(const ojson& results, const std::vector<const ojson*>& shown) {
+    bool own_anywhere = false;
+    if (const ojson* runs = find_path(results, "runs"); runs && runs->is_array())
+      for (const auto& r : *runs) own_anywhere = own_anywhere || has_own_provenance(r);
+    const ojson* previous = find_path(results, "provenance.previous");
+    const bool earlier_unknown = own_anywhere && previous && previous->is_array() && !previous->empty();
+    const RunOrigin fallback = earlier_unknown ? unrecorded_origin(results) : origin_of(file_provenance(results));
+    for (const ojson* r : shown) add(r, has_own_provenance(*r) ? origin_of((*r)["provenance"]) : fallback);
+    if (list_.empty()) list_.push_back(origin_of(file_provenance(results)));
+    if (list_.size() > 1)
+      for (std::size_t i = 0; i < list_.size(); ++i) list_[i].tag = tag_name(i);
+  }
+
+  // " [a]", " [a,b]": the origins of `runs` when the tables show more than one, else "".
+  std::string tag(const std::vector<const ojson*>& runs) const {
+    std::set<std::size_t> mine;
+    for (const ojson* r : runs)
+      if (auto it = of_.find(r); it != of_.end()) mine.insert(it->second);
+    if (list_.size() < 2 || mine.empty()) return "";
+    std::string s = " [";
+    for (std::size_t i : mine) {
+      if (s.size() > 2) s += ',';
+      s += list_[i].tag;
+    }
+    return s + "]";
+  }
+
+  const std::vector<RunOrigin>& list() const { return list_; }
+
+ private:
+  void add(const ojson* run, const RunOrigin& o) {
+    const std::string key = o.commit + '\n' + o.machine + '\n' + o.host + '\n' + o.unrecorded;
+    auto it = index_.find(key);
+    if (it == index_.end()) {
+      it = index_.emplace(key, list_.size()).first;
+      list_.push_back(o);
+    } else if (!o.first_utc.empty()) {
+      RunOrigin& known = list_[it->second];
+      if (known.first_utc.empty() || o.first_utc < known.first_utc) known.first_utc = o.first_utc;
+      if (o.last_utc > known.last_utc) known.last_utc = o.last_utc;
+    }
+    of_[run] = it->second;
+  }
+
+  std::vector<RunOrigin> list_;
+  std::map<std::string, std::size_t> index_;  // key -> position in list_
+  std::map<const ojson*, std::size_t> of_;    // run -> position in list_
+};
+
 // ---- a table in the paper's layout: select -> rows -> header -> cells -> write ----
 
 using Tuple = std::vector<std::string>;
@@ -420,6 +573,7 @@ struct RowRenderer {
   const PaperTable& paper;
   const std::vector<PeerResults>& peers;
   const std::vector<std::string>& vary;
+  const Origins& origins;
   Reasons reasons;
   bool any_surrogate = false, any_estimated = false;
   std::vector<std::vector<std::string>> md_rows, csv_rows;
@@ -443,6 +597,7 @@ struct RowRenderer {
       std::string k = row.key[i].empty() ? kDash : row.key[i];
       csv.push_back(row.key[i]);
       if (i == 0 && surrogate) k += " " + std::string(kSurrogate);
+      if (i == 0) k += origins.tag(row_runs);
       md.push_back(k);
     }
     for (const auto& c : col_specs) {
@@ -493,7 +648,7 @@ std::vector<std::string> table_notes(const ojson& spec, const TableRows& placed,
 
 // One table in the paper's layout.
 void render_one(const ojson& results, const ojson& spec, const std::string& paper_dir,
-                const std::vector<PeerResults>& peers, RenderedTables& out) {
+                const std::vector<PeerResults>& peers, const Origins& origins, RenderedTables& out) {
   std::vector<const ojson*> runs;
   for (const auto& r : results["runs"]) runs.push_back(&r);
   const std::vector<std::string> vary = varying_params(runs);
@@ -502,7 +657,7 @@ void render_one(const ojson& results, const ojson& spec, const std::string& pape
   if (spec.contains("paper_csv")) paper = load_paper(paper_dir, spec["paper_csv"].get<std::string>());
   const TableRows placed = RowPlacer(spec, paper).place(mine);
   const Header header = table_header(spec["rows"], spec["columns"]);
-  RowRenderer body{spec["rows"], spec["columns"], paper, peers, vary, {}, false, false, {}, {}};
+  RowRenderer body{spec["rows"], spec["columns"], paper, peers, vary, origins, {}, false, false, {}, {}};
   for (const auto& row : placed.rows) body.add(row, mine);
   write_block(out, spec.value("title", std::string("Table")), header, body.md_rows, std::move(body.csv_rows),
               "_No run of this experiment matches this table's columns._\n\n", table_notes(spec, placed, body));
@@ -532,7 +687,7 @@ std::vector<std::string> pick_metrics(const std::vector<const ojson*>& runs) {
   return out;
 }
 
-void render_default(const ojson& results, RenderedTables& out) {
+void render_default(const ojson& results, const Origins& origins, RenderedTables& out) {
   std::vector<const ojson*> runs;
   for (const auto& r : results["runs"]) runs.push_back(&r);
   const auto vary = varying_params(runs);
@@ -594,6 +749,7 @@ void render_default(const ojson& results, RenderedTables& out) {
       if (!c.empty() && c.back() == '*') c.pop_back();
     }
     if (surrogate) row[0] += " " + std::string(kSurrogate);
+    row[0] += origins.tag({r});
     md_rows.push_back(std::move(row));
     csv_rows.push_back(std::move(csv));
   }
@@ -636,19 +792,98 @@ std::string markdown_table(const std::vector<std::string>& header, const std::ve
   return s;
 }
 
+namespace {
+
+// The runs some table shows: every run for the default table, else those a table selects.
+std::vector<const ojson*> shown_runs(const ojson& results, const std::vector<ojson>& tables) {
+  std::vector<const ojson*> all;
+  for (const auto& r : results["runs"]) all.push_back(&r);
+  if (tables.empty()) return all;
+  std::set<const ojson*> picked;
+  for (const auto& t : tables)
+    for (const ojson* r : select_runs(all, t["columns"])) picked.insert(r);
+  std::vector<const ojson*> out;
+  for (const ojson* r : all)
+    if (picked.count(r)) out.push_back(r);
+  return out;
+}
+
+}  // namespace
+
 RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir,
                              const std::vector<PeerResults>& peers) {
   RenderedTables out;
   if (!results.contains("runs") || !results["runs"].is_array()) throw Error("results document has no runs[]");
-  if (tables.empty()) {
-    render_default(results, out);
-    return out;
-  }
-  for (const auto& t : tables) render_one(results, t, paper_dir, peers, out);
+  const Origins origins(results, shown_runs(results, tables));
+  if (tables.empty()) render_default(results, origins, out);
+  for (const auto& t : tables) render_one(results, t, paper_dir, peers, origins, out);
+  out.origins = origins.list();
   return out;
 }
 
-std::string render_experiment_markdown(const ojson& results, const RenderedTables& tables) {
+namespace {
+
+// The config's path in the repository at `root`: as the runner recorded it, else (files written
+// before it did) the given path read from the repository's top.
+std::string config_in_repository(const ojson& results, const std::string& given, const std::string& root) {
+  if (const ojson* rel = find_path(results, "experiment.config_repo_path"))
+    return rel->is_string() ? rel->get<std::string>() : "";
+  const fs::path p(given);
+  return path_in_repository(p.is_absolute() ? given : (fs::path(root) / p).string(), root);
+}
+
+// "; config configs/x.json", or "; config: PATH (not in the repository)" for a config a reader of
+// the repository cannot find there; "" when the results name none.
+std::string config_text(const ojson& results, const std::string& repo_root) {
+  const ojson* given = find_path(results, "experiment.config_path");
+  if (!given || !given->is_string()) return "";
+  const std::string root = repo_root.empty() ? std::string(build_info::kSourceDir) : repo_root;
+  const std::string path = given->get<std::string>();
+  const std::string rel = config_in_repository(results, path, root);
+  std::error_code ec;
+  if (!rel.empty() && fs::is_regular_file(fs::path(root) / rel, ec)) return "; config " + rel;
+  return "; config: " + path + " (not in the repository)";
+}
+
+std::string time_span(const RunOrigin& o) {
+  return o.first_utc == o.last_utc ? o.first_utc : o.first_utc + " to " + o.last_utc;
+}
+
+std::string origin_text(const RunOrigin& o) {
+  if (!o.unrecorded.empty()) return o.unrecorded;
+  return "gpudm " + o.commit + " on " + o.machine + (o.host.empty() ? "" : ", host " + o.host) + "; " + time_span(o);
+}
+
+std::string counted(std::size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
+// "Measured on ...; gpudm ...; ...; config ...." when the runs share one origin; else a line
+// counting the commits and machines, then one tagged line per origin.
+std::string measured_header(const std::vector<RunOrigin>& origins, const std::string& tail) {
+  if (origins.size() == 1 && origins[0].unrecorded.empty()) {
+    const RunOrigin& o = origins[0];
+    return "Measured on " + o.machine + "; gpudm " + o.commit + "; " + time_span(o) + tail;
+  }
+  std::set<std::string> commits, machines;
+  bool unrecorded = false;
+  for (const auto& o : origins) {
+    unrecorded = unrecorded || !o.unrecorded.empty();
+    if (!o.unrecorded.empty()) continue;
+    commits.insert(o.commit);
+    machines.insert(o.machine + "\n" + o.host);
+  }
+  std::string m = "Measured at " + counted(commits.size(), "commit") + " on " + counted(machines.size(), "machine");
+  if (unrecorded) m += ", and by runs that did not record theirs";
+  if (origins.size() > 1) m += "; each row's first cell is tagged with its runs' origin";
+  m += tail;
+  for (const auto& o : origins) m += "- " + (o.tag.empty() ? std::string() : "[" + o.tag + "] ") + origin_text(o) + "\n";
+  return m + "\n";
+}
+
+}  // namespace
+
+std::string render_experiment_markdown(const ojson& results, const RenderedTables& tables, const std::string& repo_root) {
   std::string m;
   const ojson* id = find_path(results, "experiment.id");
   const ojson* title = find_path(results, "experiment.title");
@@ -657,23 +892,9 @@ std::string render_experiment_markdown(const ojson& results, const RenderedTable
                                                                                : (id ? scalar_text(*id) : "Experiment")) +
        "\n\n";
   if (paper && paper->is_string() && !paper->get<std::string>().empty()) m += "Paper: " + paper->get<std::string>() + "\n\n";
-  std::string machine;
-  const ojson* devices = find_path(results, "environment.devices");
-  if (devices && devices->is_array() && !devices->empty() && devices->front().contains("name"))
-    machine = scalar_text(devices->front()["name"]) + " + ";
-  const ojson* cpu = find_path(results, "environment.cpu_model");
-  const ojson* cores = find_path(results, "environment.cpu_cores");
-  machine += (cpu ? scalar_text(*cpu) : "unknown CPU") + (cores ? " (" + scalar_text(*cores) + " threads)" : "");
-  const ojson* sha = find_path(results, "provenance.git_sha");
-  const ojson* dirty = find_path(results, "provenance.git_dirty");
-  const ojson* when = find_path(results, "provenance.utc_time");
-  const ojson* cfg = find_path(results, "experiment.config_path");
-  std::string sha_text = sha ? scalar_text(*sha) : "unknown";
-  if (sha_text.size() > 12 && sha_text != "unknown") sha_text = sha_text.substr(0, 12);
-  if (truthy(dirty)) sha_text += " (dirty)";
-  m += "Measured on " + machine + "; gpudm " + sha_text + "; " + (when ? scalar_text(*when) : "") +
-       (cfg ? "; config " + scalar_text(*cfg) : "") + (truthy(find_path(results, "experiment.smoke")) ? " (--smoke)" : "") +
-       ".\n\n";
+  const std::string tail = config_text(results, repo_root) +
+                           (truthy(find_path(results, "experiment.smoke")) ? " (--smoke)" : "") + ".\n\n";
+  m += measured_header(tables.origins.empty() ? Origins(results, {}).list() : tables.origins, tail);
   m += tables.markdown;
   return m;
 }

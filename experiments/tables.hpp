@@ -23,9 +23,23 @@ struct PeerResults {
   std::vector<ojson> rows;
 };
 
+// One distinct (commit, machine) among the runs the tables show. A run names its own
+// ("provenance"); a results file whose runs do not is taken as measured where its top-level
+// block says. A file that mixes both (an older file resumed) cannot say which earlier
+// invocation measured the runs without one: they form one origin, `unrecorded`.
+struct RunOrigin {
+  std::string tag;                  // "a", "b", ... when the tables show more than one origin
+  std::string commit;               // 12 hex digits, "-dirty" when the tree had changes
+  std::string machine;              // "NVIDIA H200 + <CPU> (16 threads)"
+  std::string host;
+  std::string first_utc, last_utc;  // when its first and last runs finished
+  std::string unrecorded;           // non-empty: what is known of those runs' origin instead
+};
+
 struct RenderedTables {
   std::string markdown;  // every table, with its notes
   std::string csv;       // every table; first column "table" holds the table's title
+  std::vector<RunOrigin> origins;  // in the order of their first run; never empty
 };
 
 // Renders `tables` (validated table specs) over results["runs"]; the default table when
@@ -34,9 +48,12 @@ struct RenderedTables {
 RenderedTables render_tables(const ojson& results, const std::vector<ojson>& tables, const std::string& paper_dir,
                              const std::vector<PeerResults>& peers = {});
 
-// The whole Markdown document of an experiment: heading, paper reference, provenance line,
-// then render_tables(...).markdown.
-std::string render_experiment_markdown(const ojson& results, const RenderedTables& tables);
+// The whole Markdown document of an experiment: heading, paper reference, provenance header,
+// then render_tables(...).markdown. The header names the config by its path in the repository at
+// `repo_root` ("" for the source tree this was built from), or says it is not there, and names
+// the origins: one line when there is one, else one tagged line per origin (rows carry the tags).
+std::string render_experiment_markdown(const ojson& results, const RenderedTables& tables,
+                                       const std::string& repo_root = "");
 
 // Median of `v` (mean of the two middle values for an even count); `v` must not be empty.
 double median_of(std::vector<double> v);

@@ -61,6 +61,36 @@ TEST_F(RunnerTest, ResultsCarrySchemaVersionOneKeys) {
   EXPECT_NE(slurp(dir_ / "out/basic.csv").find("table,Dataset,Backend"), std::string::npos);
 }
 
+// Each run names the commit and machine it was measured on, and when it finished; the file's
+// block keeps the build information.
+TEST_F(RunnerTest, EveryRunCarriesItsOwnProvenance) {
+  run(plan(R"({"experiment": "prov", "family": "toy", "datasets": ["tiny"], "backends": ["sequential", "cuda"],
+      "warmup": 0, "repetitions": 1})"));
+  const ojson doc = results("prov");
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  for (const auto& r : doc["runs"]) {  // the skipped cuda run too
+    ASSERT_TRUE(r.contains("provenance")) << r.dump();
+    const ojson& p = r["provenance"];
+    std::vector<std::string> keys;
+    for (auto it = p.begin(); it != p.end(); ++it) keys.push_back(it.key());
+    EXPECT_EQ(keys, (std::vector<std::string>{"git_sha", "git_dirty", "utc_time", "machine"}));
+    EXPECT_EQ(p["git_sha"], doc["provenance"]["git_sha"]);
+    EXPECT_EQ(p["git_dirty"], doc["provenance"]["git_dirty"]);
+    EXPECT_GE(p["utc_time"].get<std::string>(), doc["provenance"]["utc_time"].get<std::string>());
+    EXPECT_EQ(p["machine"]["host"], doc["provenance"]["hostname"]);
+    EXPECT_EQ(p["machine"]["cpu_model"], doc["environment"]["cpu_model"]);
+    EXPECT_GE(p["machine"]["cpu_threads"].get<int>(), 1);
+    EXPECT_LE(p["machine"]["cpu_threads"].get<int>(), doc["environment"]["cpu_cores"].get<int>());
+    EXPECT_EQ(p["machine"]["gpus"].size(), doc["environment"]["devices"].size());
+  }
+  // The config lies outside the source tree: recorded as such, and said so in the tables.
+  EXPECT_TRUE(doc["experiment"]["config_repo_path"].is_null());
+  const std::string md = slurp(dir_ / "out/prov.md");
+  EXPECT_NE(md.find("; config: " + (dir_ / "cfg.json") + " (not in the repository)."), std::string::npos) << md;
+  EXPECT_NE(md.find("\nMeasured on "), std::string::npos) << md;
+  EXPECT_EQ(md.find("[a]"), std::string::npos) << md;
+}
+
 TEST_F(RunnerTest, ChecksumsAreValidatedAgainstSequential) {
   auto out = run(plan(R"({"experiment": "val", "family": "toy", "datasets": ["tiny"], "backends": ["sequential", "openmp"],
       "cases": [{"backend": "sequential"}, {"backend": "openmp", "params": {"threads": [1, 2]}}], "warmup": 0, "repetitions": 1})"));
@@ -134,7 +164,10 @@ TEST_F(RunnerTest, ResumeAfterACrashRunsOnlyTheRest) {
   EXPECT_FALSE(std::filesystem::exists(dir_ / "out/crash.json"));
   const JournalContents j = read_journal(dir_ / "out/crash.json.journal");
   ASSERT_EQ(j.records.size(), 3u);
-  for (const auto& r : j.records) EXPECT_EQ(r["status"], "ok");
+  for (const auto& r : j.records) {
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_TRUE(r["provenance"].is_object()) << r.dump();
+  }
 
   ToyFamily::calls = 0;
   ToyFamily::exit_at = 0;
@@ -146,6 +179,7 @@ TEST_F(RunnerTest, ResumeAfterACrashRunsOnlyTheRest) {
   ASSERT_EQ(doc["runs"].size(), 6u);
   EXPECT_FALSE(std::filesystem::exists(dir_ / "out/crash.json.journal"));
   EXPECT_EQ(doc["provenance"]["previous"].size(), 1u);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(doc["runs"][i]["provenance"], j.records[i]["provenance"]) << i;
   // Resuming a complete file runs nothing.
   ToyFamily::calls = 0;
   run(p, true);
@@ -168,6 +202,38 @@ TEST_F(RunnerTest, ResumeRerunsFailedRunsAndKeepsUnrelatedOnes) {
   ASSERT_EQ(doc["runs"].size(), 2u);  // population 2 is not in the new sweep but stays
   EXPECT_EQ(doc["runs"][0]["status"], "ok");
   EXPECT_EQ(doc["runs"][1]["params"]["population"], 2);
+}
+
+// Runs kept by --resume keep the provenance they were measured with; the tables then name both
+// origins and tag each row with its own.
+TEST_F(RunnerTest, ResumeKeepsTheEarlierRunsProvenance) {
+  const char* cfg = R"({"experiment": "two", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
+      "sweep": {"population": [1, 2]}, "warmup": 0, "repetitions": 1})";
+  run(plan(cfg));
+  // As if run 0 had been measured elsewhere, at another commit, and run 1 had failed.
+  ojson doc = results("two");
+  const ojson elsewhere = {{"git_sha", "feedfacefeedfacefeedfacefeedfacefeedface"},
+                           {"git_dirty", false},
+                           {"utc_time", "2026-01-01T00:00:00Z"},
+                           {"machine", {{"host", "elsewhere"}, {"cpu_model", "Other CPU"}, {"cpu_threads", 64},
+                                        {"gpus", {"NVIDIA H200"}}}}};
+  doc["runs"][0]["provenance"] = elsewhere;
+  doc["runs"][1]["status"] = "failed";
+  write_file(dir_ / "out/two.json", doc.dump(2));
+  ToyFamily::calls = 0;
+  run(plan(cfg), /*resume=*/true);
+  EXPECT_EQ(ToyFamily::calls, 1);
+  doc = results("two");
+  ASSERT_EQ(doc["runs"].size(), 2u);
+  EXPECT_EQ(doc["runs"][0]["provenance"], elsewhere);
+  EXPECT_EQ(doc["runs"][1]["provenance"]["machine"]["host"], doc["provenance"]["hostname"]);
+  const std::string md = slurp(dir_ / "out/two.md");
+  EXPECT_NE(md.find("- [a] gpudm feedfacefeed on NVIDIA H200 + Other CPU (64 threads), host elsewhere; 2026-01-01T00:00:00Z\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- [b] gpudm "), std::string::npos) << md;
+  EXPECT_NE(md.find("| tiny [a] | sequential | 1 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| tiny [b] | sequential | 2 |"), std::string::npos) << md;
 }
 
 TEST_F(RunnerTest, ResumeRefusesAnUnreadableFile) {

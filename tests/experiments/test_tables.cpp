@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/core/error.hpp"
+#include "experiments/results.hpp"
 #include "experiments/tables.hpp"
 #include "experiments/text.hpp"
 #include "tests/experiments/test_util.hpp"
@@ -161,8 +162,148 @@ TEST_F(TablesTest, DefaultTableHasOneRowPerRun) {
   EXPECT_NE(md.find("| higgs † | sequential | 9* |"), std::string::npos) << md;
   const std::string whole = render_experiment_markdown(doc, t);
   EXPECT_EQ(whole.rfind("# Fixture\n", 0), 0u);
-  EXPECT_NE(whole.find("0123456789ab (dirty)"), std::string::npos) << whole;
+  EXPECT_NE(whole.find("0123456789ab-dirty"), std::string::npos) << whole;
   EXPECT_NE(whole.find("Paper: Someone 2014"), std::string::npos);
+}
+
+// ---- where the runs were measured ----
+
+ojson provenance(const std::string& sha, bool dirty, const std::string& host, const std::string& when,
+                 const std::string& cpu = "Test CPU", int threads = 2, ojson gpus = ojson::array()) {
+  return {{"git_sha", sha},
+          {"git_dirty", dirty},
+          {"utc_time", when},
+          {"machine", {{"host", host}, {"cpu_model", cpu}, {"cpu_threads", threads}, {"gpus", std::move(gpus)}}}};
+}
+
+const std::string kShaA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const std::string kShaB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+// The fixture's runs measured at two commits on two machines: the sequential runs and the ecoli
+// cuda run on "alpha", the other cuda runs on "beta" with a dirty tree.
+ojson mixed_fixture() {
+  ojson doc = fixture();
+  for (auto& r : doc["runs"]) {
+    const bool beta = r["backend"] == "cuda" && r["dataset"]["name"] != "ecoli";
+    r["provenance"] = beta ? provenance(kShaB, true, "beta", "2026-01-03T00:00:00Z", "Big CPU", 16, {"NVIDIA H200", "NVIDIA H200"})
+                           : provenance(kShaA, false, "alpha", r["dataset"]["name"] == "higgs" ? "2026-01-02T00:00:00Z"
+                                                                                               : "2026-01-01T00:00:00Z");
+  }
+  return doc;
+}
+
+class ProvenanceTest : public TablesTest {
+ protected:
+  void SetUp() override {
+    TablesTest::SetUp();
+    write_file(dir_ / "repo/configs/fx.json", "{}");
+  }
+  std::string whole(const ojson& doc, const std::vector<ojson>& specs = {}) {
+    return render_experiment_markdown(doc, render_tables(doc, specs, dir_.path().string()), dir_ / "repo");
+  }
+};
+
+TEST_F(ProvenanceTest, RunsFromSeveralOriginsAreTaggedAndListed) {
+  const ojson doc = mixed_fixture();
+  const std::string md = whole(doc);
+  EXPECT_NE(md.find("Measured at 2 commits on 2 machines; each row's first cell is tagged with its runs' origin; "
+                    "config configs/fx.json.\n\n"
+                    "- [a] gpudm aaaaaaaaaaaa on Test CPU (2 threads), host alpha; 2026-01-01T00:00:00Z to 2026-01-02T00:00:00Z\n"
+                    "- [b] gpudm bbbbbbbbbbbb-dirty on 2 × NVIDIA H200 + Big CPU (16 threads), host beta; 2026-01-03T00:00:00Z\n\n"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| ecoli [a] | cuda |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| iris [b] | cuda |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| higgs † [b] | cuda |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| higgs † [a] | sequential |"), std::string::npos) << md;
+  // A row of the paper's layout gathers the runs of its cells: every origin among them.
+  const auto t = render_tables(doc, {ojson::parse(kSpec)}, dir_.path().string());
+  EXPECT_NE(t.markdown.find("| Ecoli [a] | 10 |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("| Iris [a,b] | 10 |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("| higgs † [a,b] | 10 |"), std::string::npos) << t.markdown;
+  // The CSV holds values only.
+  EXPECT_EQ(t.csv.find("[a"), std::string::npos) << t.csv;
+  EXPECT_NE(t.csv.find("Times,Ecoli,10,"), std::string::npos) << t.csv;
+}
+
+TEST_F(ProvenanceTest, RunsOfOneOriginGetOneLine) {
+  ojson doc = mixed_fixture();
+  for (auto& r : doc["runs"]) r["provenance"] = provenance(kShaA, false, "alpha", "2026-01-01T00:00:00Z");
+  doc["runs"][5]["provenance"]["utc_time"] = "2026-01-01T02:00:00Z";
+  const std::string md = whole(doc);
+  EXPECT_NE(md.find("\nMeasured on Test CPU (2 threads); gpudm aaaaaaaaaaaa; 2026-01-01T00:00:00Z to "
+                    "2026-01-01T02:00:00Z; config configs/fx.json.\n\n## Fixture"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("[a]"), std::string::npos) << md;
+}
+
+// Only the runs the tables show count: a table of the sequential runs (all on "alpha") names
+// one origin though the file also holds runs from "beta".
+TEST_F(ProvenanceTest, OnlyTheRunsShownCount) {
+  const ojson spec = ojson::parse(R"json({"title": "CPU", "rows": [{"run": "dataset.name", "label": "Dataset"}],
+    "columns": [{"label": "CPU (s)", "select": {"backend": "sequential"}, "value": "timing.median", "format": ".2f"}]})json");
+  const std::string md = whole(mixed_fixture(), {spec});
+  EXPECT_NE(md.find("Measured on Test CPU (2 threads); gpudm aaaaaaaaaaaa;"), std::string::npos) << md;
+  EXPECT_EQ(md.find("beta"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ecoli | 4.00 |"), std::string::npos) << md;
+}
+
+// Runs without their own provenance: the file's block, as before runs carried one.
+TEST_F(ProvenanceTest, OlderFilesUseTheTopLevelBlock) {
+  ojson doc = fixture();
+  doc["environment"]["devices"] = ojson::array({{{"index", 0}, {"name", "NVIDIA H100 80GB HBM3"}}});
+  doc["provenance"]["previous"] = ojson::array({{{"git_sha", kShaB}, {"hostname", "old"}}});
+  const std::string md = whole(doc);
+  EXPECT_NE(md.find("\nMeasured on NVIDIA H100 80GB HBM3 + Test CPU (2 threads); gpudm 0123456789ab-dirty; "
+                    "2026-01-01T00:00:00Z; config configs/fx.json.\n\n## Fixture"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("[a]"), std::string::npos) << md;
+  // An older file resumed: the runs without one came from an earlier invocation, which one
+  // is not known; they are not put down to the last invocation.
+  doc["runs"][1]["provenance"] = provenance(kShaA, false, "alpha", "2026-01-05T00:00:00Z");
+  const std::string mixed = whole(doc);
+  EXPECT_NE(mixed.find("Measured at 1 commit on 1 machine, and by runs that did not record theirs;"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("- [a] recorded before runs carried their own provenance; measured by one of the file's earlier "
+                       "invocations: gpudm bbbbbbbbbbbb on host old\n- [b] gpudm aaaaaaaaaaaa on Test CPU (2 threads), "
+                       "host alpha; 2026-01-05T00:00:00Z\n"),
+            std::string::npos)
+      << mixed;
+  EXPECT_NE(mixed.find("| ecoli [b] | cuda |"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("| ecoli [a] | sequential |"), std::string::npos) << mixed;
+}
+
+TEST_F(ProvenanceTest, TheConfigIsNamedByItsPathInTheRepository) {
+  ojson doc = fixture();
+  EXPECT_NE(whole(doc).find("; config configs/fx.json.\n"), std::string::npos);
+  // Absolute, inside the repository: named relative to it.
+  doc["experiment"]["config_path"] = dir_ / "repo/configs/../configs/fx.json";
+  EXPECT_NE(whole(doc).find("; config configs/fx.json.\n"), std::string::npos) << whole(doc);
+  // Outside the repository, or not there (any more).
+  doc["experiment"]["config_path"] = dir_ / "fx.csv";
+  EXPECT_NE(whole(doc).find("; config: " + (dir_ / "fx.csv") + " (not in the repository).\n"), std::string::npos) << whole(doc);
+  doc["experiment"]["config_path"] = "configs/gone.json";
+  EXPECT_NE(whole(doc).find("; config: configs/gone.json (not in the repository).\n"), std::string::npos) << whole(doc);
+  doc["experiment"]["config_path"] = "../fx.csv";
+  EXPECT_NE(whole(doc).find("; config: ../fx.csv (not in the repository).\n"), std::string::npos) << whole(doc);
+  // The runner's record of the path in the repository wins over the path as given.
+  doc["experiment"]["config_path"] = "../../configs/fx.json";
+  doc["experiment"]["config_repo_path"] = "configs/fx.json";
+  EXPECT_NE(whole(doc).find("; config configs/fx.json.\n"), std::string::npos) << whole(doc);
+  doc["experiment"]["config_repo_path"] = nullptr;
+  EXPECT_NE(whole(doc).find("; config: ../../configs/fx.json (not in the repository).\n"), std::string::npos) << whole(doc);
+}
+
+TEST(PathInRepository, InsideOnly) {
+  TempDir d;
+  write_file(d / "repo/configs/a.json", "{}");
+  EXPECT_EQ(path_in_repository(d / "repo/configs/a.json", d / "repo"), "configs/a.json");
+  EXPECT_EQ(path_in_repository(d / "repo/configs/../configs/a.json", d / "repo/"), "configs/a.json");
+  EXPECT_EQ(path_in_repository(d / "repo/configs/new.json", d / "repo"), "configs/new.json");  // lexical: need not exist
+  EXPECT_EQ(path_in_repository(d / "elsewhere.json", d / "repo"), "");
+  EXPECT_EQ(path_in_repository(d / "repo", d / "repo"), "");
+  EXPECT_EQ(path_in_repository(d / "repository/a.json", d / "repo"), "");
 }
 
 TEST(Text, LevenshteinAndSuggestions) {
