@@ -86,7 +86,7 @@ def main():
     with open(os.path.join(out_dir, stem + ".json"), "w") as f:
         json.dump({"source": base, "definition": __doc__.strip(), "rows": rows}, f, indent=2)
     gpu = name.endswith("_gpu")
-    md = ["# MPI scaling (issue 26)" + (": ranks = GPUs" if gpu else ""), "",
+    md = ["# MPI scaling" + (": ranks = GPUs" if gpu else ""), "",
           "Measured by scripts/device/mpi_scaling.sh (" + ("one GPU per rank, the CUDA backend" if gpu else "one core per rank") + "); efficiency = speedup / ranks (strong), "
           "T(1) / T(N) (weak). Combine bytes: what one rank receives per combine call, counted by the code (not a measured transfer).", "",
           "| workload | mode | size | ranks | median s | speedup | efficiency | combine s | combine share | combine bytes per call and rank | same answer |",

@@ -157,7 +157,7 @@ class MpiWorld final : public Comm {
   // Polls a request against the deadline. MPI's non-blocking collectives (Open MPI's libnbc) move
   // only inside MPI_Test, a shared-memory fragment or a schedule round per call, so the first
   // stretch polls without sleeping (yielding the core: CI oversubscribes), for 2 ms plus 1 ms a MB
-  // the rank receives (a 16 MB all-reduce polled every 50 us had crawled at ~1 GB/s); then the
+  // the rank receives (a 16 MB all-reduce polled every 50 us crawls at ~1 GB/s); then the
   // sleeps back off to ~50 us (1, 2, ... 64 us: a rank waiting on a slower rank's compute).
   void wait(MPI_Request& req, const char* what, std::size_t bytes = 0) {
     const double limit = collective_timeout_seconds();

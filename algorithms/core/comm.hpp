@@ -1,5 +1,5 @@
 #pragma once
-// The ranks of one run (issue 26): the MPI world when gpudm is built with MPI (Open MPI from
+// The ranks of one run: the MPI world when gpudm is built with MPI (Open MPI from
 // Debian, found by find_package(MPI); optional like CUDA) and the process was started by mpirun /
 // srun, otherwise a single process. Every collective here is deterministic: a floating-point sum
 // is formed on every rank in rank order (rank 0's values + rank 1's + ...), so all ranks hold the

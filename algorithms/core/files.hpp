@@ -1,5 +1,5 @@
 #pragma once
-// Files, one home (issue 25): a capped read of a file the user gave, and an atomic replace.
+// Files, one home: a capped read of a file the user gave, and an atomic replace.
 #include <cstddef>
 #include <string>
 

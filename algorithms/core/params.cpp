@@ -95,7 +95,7 @@ std::string ParamSpec::check(const nlohmann::json& v) const {
   }
   if (v.is_number() && (minimum || maximum)) return check_number(*this, v, type == "int");
   // An "int" declared without a range is read into an int by its family: one beyond 32 bits
-  // would wrap (population 4294967298 ran 2 individuals), so the int range is the default.
+  // would wrap (population 4294967298 would run 2 individuals), so the int range is the default.
   const std::string t = "|" + type + "|";
   if (v.is_number_integer() && t.find("|int|") != std::string::npos && t.find("|number|") == std::string::npos) {
     ParamSpec bounded = *this;

@@ -1,5 +1,5 @@
 #pragma once
-// This rank's block of a dataset's rows (issue 26): shard() of the rows, 32-row aligned (so the
+// This rank's block of a dataset's rows: shard() of the rows, 32-row aligned (so the
 // coverage words of the blocks concatenate), and the dataset a rank's backend prepares: the whole
 // dataset with one rank, else the block's slice (held here: the backend keeps a pointer to it).
 #include <tuple>

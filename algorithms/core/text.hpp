@@ -1,5 +1,5 @@
 #pragma once
-// Text helpers shared by every layer (one home: issue 25).
+// Text helpers shared by every layer (one home).
 #include <cstddef>
 #include <string>
 #include <string_view>

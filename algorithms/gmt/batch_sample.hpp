@@ -9,7 +9,7 @@
 // File (binary, host byte order): "GMTBATCH" v2, dataset name, rows, cols, seed; then records:
 // a batch (generation, the repair rule, trees: salt, the compact tree's node array with the leaf
 // models, flags and the clean leaves' count and SSE) or the run's summary. v1 (2^levels flat
-// trees, before issue 23) is refused with a message.
+// trees) is refused with a message.
 #include <cstdint>
 #include <fstream>
 #include <string>

@@ -350,9 +350,9 @@ void stable_by_key(std::vector<int>& list, const std::vector<int>& key, int rang
 
 // Higher error first, ties by the second member (a position, unique and ascending in the list as
 // built): the permutation std::stable_sort by error alone gives, from std::sort, which needs no
-// temporary buffer (stable_sort allocated one per call: ~2 sorts per mutation, on every host thread).
+// temporary buffer (stable_sort allocates one per call: ~2 sorts per mutation, on every host thread).
 // (A function object, not a function: std::sort and std::nth_element inline its calls; through
-// a function pointer each comparison was a call, 8 % of a mutation on Elnino's 300-leaf trees.)
+// a function pointer each comparison is a call, measured 8 % of a mutation on Elnino's 300-leaf trees.)
 struct HigherErrorFirst {
   bool operator()(const std::pair<double, int>& x, const std::pair<double, int>& y) const {
     return x.first > y.first || (x.first == y.first && x.second < y.second);

@@ -53,9 +53,9 @@ struct GmtParams {
   int population = 64;
   int iterations = 10000;
   // Stop after this many iterations without improvement (0 = off, the default: the paper's fixed
-  // 10,000 iterations). It was 1,000 until 2026-11-23; on Armchair 10K the EA still improved after
-  // 1,000 quiet generations (best found at 6,429 and 9,999 on two of 8 seeds), and the full budget
-  // found <= 6 leaves on 7 of 8 seeds against 4 of 8 (results/cpu/gmt_armchair_stall).
+  // 10,000 iterations), not 1,000: on Armchair 10K the EA still improved after 1,000 quiet
+  // generations (best found at 6,429 and 9,999 on two of 8 seeds), and the full budget found <= 6
+  // leaves on 7 of 8 seeds against 4 of 8 with a 1,000 stall (results/cpu/gmt_armchair_stall).
   int stall_iterations = 0;
   double max_seconds = 0.0;     // stop after this much wall time in the loop (0 = off); the stop is reported
   double crossover = 0.2;       // per individual
@@ -98,7 +98,7 @@ struct Individual {
 struct RunSummary {
   int iterations = 0;
   std::int64_t evaluations = 0;     // individuals evaluated (initial population included)
-  std::int64_t evaluate_calls = 0;  // evaluator calls (one per generation since repairs are folded)
+  std::int64_t evaluate_calls = 0;  // evaluator calls (one per generation: the repairs are folded in)
   std::int64_t repairs = 0;         // nodes repaired (repair.hpp)
   double best_fitness = 0.0;
   int best_found_at = 0;

@@ -135,8 +135,8 @@ void propagate_stats_from_keys(Tree& tree, std::uint64_t* klo, std::uint64_t* kh
 void propagate_stats(Tree& tree, const Dataset& data, std::uint64_t salt) {
   const float* y = data.targets().data();
   // Each node's three dipole keys, computed once: a leaf's from its rows, an internal node's from
-  // its children's. Before, every internal node hashed and looked up its children's rows again (8 %
-  // of a GPU run's host samples).
+  // its children's. Hashing and looking up the children's rows again at every internal node
+  // measured 8 % of a GPU run's host samples.
   thread_local std::vector<std::uint64_t> klo, khi, krn;
   const auto N = static_cast<std::size_t>(tree.size());
   klo.resize(N);

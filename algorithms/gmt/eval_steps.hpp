@@ -21,7 +21,7 @@ namespace gmt {
 
 class EvalWork {
  public:
-  // Rows split over the ranks of an MPI run (issue 26; nullptr or one rank: this process has every
+  // Rows split over the ranks of an MPI run (nullptr or one rank: this process has every
   // row). Rank r works on the row chunks shard(n_chunks, r, ranks) (whole chunks, so every chunk's
   // partial results are the ones one process computes); after each step that works on chunks the
   // ranks' parts are put together (the combine_* steps below, collectives of `comm`), so every rank

@@ -1,6 +1,6 @@
 #pragma once
 // Leaf sufficient statistics and everything about them that the host and the CUDA kernels must
-// compute the same way (GPUDM_HD, C++17: CUDA code includes it). Issue 23's fused pass.
+// compute the same way (GPUDM_HD, C++17: CUDA code includes it), for the fused statistics pass.
 //
 // Keys. Dipole rows are integer reductions (order-independent, so exact under atomics):
 //   lo_key / hi_key: target order in the high 32 bits, the row in the low 32 bits (ties go to the
@@ -34,7 +34,7 @@ inline constexpr std::uint64_t kRowMask = 0xFFFFFFFFull;
 // The salt's 32-bit word for dipole_key_s (once per tree and evaluation).
 GPUDM_HD constexpr std::uint32_t dipole_salt32(std::uint64_t salt) { return static_cast<std::uint32_t>(splitmix64_mix(salt) >> 32); }
 // The key of `row` under a salt word s: fmix32(row x golden ratio xor s) above the row. For one
-// salt a bijection of the rows (two 32-bit multiplies a row; SplitMix64 on (salt, row) had been 16 %
+// salt a bijection of the rows (two 32-bit multiplies a row; SplitMix64 on (salt, row) measured 16 %
 // of the GPU stats pass's instructions on Armchair 1M).
 GPUDM_HD constexpr std::uint64_t dipole_key_s(std::uint32_t s, std::uint64_t row) {
   const std::uint32_t h = fmix32((static_cast<std::uint32_t>(row) * 0x9E3779B1u) ^ s);

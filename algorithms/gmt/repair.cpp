@@ -68,8 +68,8 @@ RepairOutcome repair_tree(Tree& t, const RepairSpec& spec, const RoutedCounts& r
   if (!needs_repair(t, spec, routed.count)) return out;
   const std::int64_t min_rows = spec.min_rows;
   // The working tree: `t` itself in the first pass (read only; it changes only at the end, so an
-  // incomplete repair leaves it as it was), the previous pass's result after it. (Before, a copy
-  // of `t`: a whole tree copied per repaired tree.)
+  // incomplete repair leaves it as it was), the previous pass's result after it. (Not a copy
+  // of `t`: that would copy a whole tree per repaired tree.)
   Tree owned;
   const Tree* cur_ptr = &t;
   Work w;

@@ -1,11 +1,11 @@
 #pragma once
-// The repair rule, decided from routing counts (issue 23: "repairs folded").
+// The repair rule, decided from routing counts (the repairs folded into one evaluation).
 //
 // After an evaluation the EA repairs every node one of whose children holds fewer than
 // `min_rows` training rows. A repair pass visits the tree top-down and repairs the topmost such
 // nodes (the nodes below a repaired one are not examined in that pass); passes repeat until no node
-// needs a repair. Before issue 23 every pass was a full evaluation of the repaired trees (up to 8
-// per generation; the 8th left its repairs unevaluated). Here the passes need no evaluation: a
+// needs a repair. The passes need no evaluation of their own (a full evaluation of the repaired
+// trees after every pass would cost up to one evaluation per pass and generation): a
 // node's count only changes when a repair sends the rows of a small child into the other child's
 // subtree, and those rows are few (fewer than min_rows) and known, because the evaluator records
 // the rows of every leaf under min_rows. So the passes run on the host from one routing of the

@@ -1,5 +1,5 @@
 #pragma once
-// GMT over the ranks of an MPI run (issue 26). The EA runs identically on every rank from the same
+// GMT over the ranks of an MPI run. The EA runs identically on every rank from the same
 // seed; an evaluate() call is split one of two ways (EvalOptions::rank_split):
 //  - rows (ModelTreeEvaluator::split_rows): the sequential and OpenMP backends
 //    (CpuGmtEvaluator) work on a block of whole row chunks of every tree and the ranks combine the

@@ -168,8 +168,8 @@ Tree Tree::build(Source root, Subst sub, std::vector<Source>* sources, std::size
       const Source c = sub(Source{s.tree, from.left + side});
       src.push_back(c);
       // Copied straight into the array, then the two fields set there: a local copy whose fields
-      // were set before the copy made each 16-byte load of it wait on the 4-byte stores (a failed
-      // store forwarding per node, the hottest instruction of replace() on 600-node trees).
+      // are set before the copy makes each 16-byte load of it wait on the 4-byte stores (a failed
+      // store forwarding per node, measured as the hottest instruction of replace() on 600-node trees).
       out.nodes_.push_back(c.tree->node(c.node));
       TreeNode& n = out.nodes_.back();
       n.parent = static_cast<std::int32_t>(k);

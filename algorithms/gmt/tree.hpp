@@ -1,6 +1,6 @@
 #pragma once
-// A GMT individual: a binary univariate model tree stored as one node array (issue 23's compact
-// tree). Internal node: x[attr] <= threshold goes left, otherwise right (NaN goes right). Leaf: a
+// A GMT individual: a binary univariate model tree stored as one node array (a compact tree).
+// Internal node: x[attr] <= threshold goes left, otherwise right (NaN goes right). Leaf: a
 // linear model c0 + sum_k c_k x_{attrs[k]} over a subset of the attributes (an empty subset is a
 // constant leaf).
 //
@@ -170,8 +170,8 @@ Tree from_json(const nlohmann::json& j, int cols, const std::string& where);
 // The random dipole row of a node is the row with the smallest key among the node's rows: a hash
 // of (salt, row) in the high 32 bits, the row in the low 32 bits (ties: the lower row). The
 // minimum of i.i.d. uniform keys is a uniformly drawn row, and a parent's minimum is the smaller
-// of its children's, so the draw costs one min-reduction like dipole_lo / dipole_hi (issue 23:
-// before, the k-th row of each leaf, which needed the leaf's row list).
+// of its children's, so the draw costs one min-reduction like dipole_lo / dipole_hi (the k-th row
+// of each leaf would need the leaf's row list).
 std::uint64_t dipole_key(std::uint64_t salt, std::uint64_t row);
 
 }  // namespace gmt

@@ -1,6 +1,6 @@
 #pragma once
 // Samples of a gp_rules run's engine calls, for estimating the whole-run time of host backends
-// too slow to run it (issue 24; the GMT family's batch samples are the same idea): the recording
+// too slow to run it (the GMT family's batch samples are the same idea): the recording
 // run (the GPU) keeps the populations it hands the engine at calls 0, every k-th and the last,
 // their counts' hash, the GPops of every call and its own host time; a host backend re-evaluates
 // the sampled populations (its counts must equal the recorded ones: integer results are identical

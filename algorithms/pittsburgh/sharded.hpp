@@ -1,5 +1,5 @@
 #pragma once
-// A Pittsburgh backend over the ranks of an MPI run, rows split (issue 26): each rank prepares its
+// A Pittsburgh backend over the ranks of an MPI run, rows split: each rank prepares its
 // backend with its contiguous block of the dataset's rows (shard(), 32-row aligned like the rule
 // engine's split) and evaluates the whole population on it; every rule's confusion matrix, every
 // individual's correct count and the GPops are sums over disjoint rows, so the ranks add them

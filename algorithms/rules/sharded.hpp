@@ -1,5 +1,5 @@
 #pragma once
-// The rule engine over the ranks of an MPI run (issue 26): each rank holds a contiguous block of
+// The rule engine over the ranks of an MPI run: each rank holds a contiguous block of
 // the dataset's rows (boundaries multiples of 32 rows, so coverage words of the blocks
 // concatenate) and evaluates every rule on it with its own backend (sequential, OpenMP or CUDA);
 // the per-class counts and GPops are summed over the ranks (integers: exact), the coverage words

@@ -117,7 +117,7 @@ struct ForestParams {
   Engine engine = Engine::automatic;
   AdwinKernel adwin_kernel = AdwinKernel::prefix;
   int threads = 0;            // OpenMP threads (0 = all); the other backends ignore it
-  // Tree-parallel ranks (issue 26; sharded_forest.hpp), not config params: this forest holds trees
+  // Tree-parallel ranks (sharded_forest.hpp), not config params: this forest holds trees
   // [first_tree, first_tree + trees) of a forest of forest_trees (0: trees), so every tree draws
   // its bagging weights and leaf keys from its global index and sees the whole forest's feature
   // rule (every backend, the CUDA one included: its kernels seed by first_tree + t).

@@ -1,5 +1,5 @@
 #pragma once
-// A streaming forest split over the ranks of an MPI run (issue 26), tree-parallel: every rank sees
+// A streaming forest split over the ranks of an MPI run, tree-parallel: every rank sees
 // the whole stream and learns its contiguous block of the trees (each tree keyed by its index in
 // the whole forest: the same bagging weights, leaf keys and features as in one process); per
 // process() call the ranks' per-instance class votes are summed (integers, exact) and every rank

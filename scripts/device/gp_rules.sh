@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# GP classification rules (issue 15) on the GPU machine: the rule engine's and the gp_rules
+# GP classification rules on the GPU machine: the rule engine's and the gp_rules
 # family's GPU tests, then the paper's experiments, in stages so each device call stays under the
 # 10-minute limit. Results go to results/<gpu-tag>/ in the tree (run_experiment's default), logs to
 # logs/gp_rules/, and both are packed into $OUT/results.tar.gz (as scripts/device/run_all.sh).
 #   OUT=$OUT scripts/device/gp_rules.sh [STAGE...]      (default: tests)
 # Stages (estimated on one H100/H200 with 16 cores; Tables 3-5's host baselines: full runs up to
-# 1.2e11 GPops, above that the replay of the CUDA run's recorded populations (issue 24), see the
+# 1.2e11 GPops, above that the replay of the CUDA run's recorded populations, see the
 # configs' notes):
 #   build     run_all.sh build of the targets below (also done first by any stage when missing)
 #   tests     test_rule_engine, test_gp_rules_runs (their /cuda instances: every path, layout,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26's scaling experiment: configs/mpi_scaling_{gp,pitt,vfdt,gmt,gmtrows,gmt10m}.json under mpirun with
+# The MPI scaling experiment: configs/mpi_scaling_{gp,pitt,vfdt,gmt,gmtrows,gmt10m}.json under mpirun with
 # 1, 2, 4 and 8 ranks (one core each), strong (the config's problem) and weak scaling (GP and
 # Pittsburgh: 128,126 Poker rows per rank; the forest: 12 trees per rank; GMT split by individuals:
 # 8 individuals per rank; GMT split by rows: 131,072 Armchair rows per rank), then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15, "profile and lift the shared rule engine on KDDcup": GPops/s of the two fused rule
+# Profile of the shared rule engine on KDDcup: GPops/s of the two fused rule
 # kernels (the rule engine's fast path, backends/cuda/rules/kernels.cuh, and pittsburgh's
 # decision-list kernel, backends/cuda/pittsburgh/kernels.cuh, both on the device functions of
 # backends/cuda/rules/device.cuh) on KDDcup and Poker (1,025,010 hands) at population 100, per
@@ -11,9 +11,9 @@
 #             engine (gp_rules, Bojarczuk, population 100, 2 generations: 3 evaluations a
 #               repetition): features f32 | f16x2 x rows_per_thread 0 (policy) | 1 | 2 | 4;
 #             pittsburgh (evaluate, population 100): features f32 | f16x2.
-#           "f16x2" is the ranked fp16 codes (algorithms/rules/ranked.hpp) for both now; the
-#           exact-fp16 f16x2 layout pittsburgh had before is gone, and its committed numbers
-#           (results/<gpu>/pitt_layouts.json) are printed beside as "f16x2 exact (before)".
+#           "f16x2" is the ranked fp16 codes (algorithms/rules/ranked.hpp) for both; the committed
+#           numbers of pittsburgh's exact-fp16 f16x2 layout (results/<gpu>/pitt_layouts.json) are
+#           printed beside as "f16x2 exact (before)".
 #   ncu     ncu --clock-control none, sections SpeedOfLight LaunchStats Occupancy WarpStateStats
 #           InstructionStats, on the first fused_kernel launch of: {engine, pittsburgh} x
 #           {kddcup, poker} x {f32, f16x2}, each a one-evaluation run; prints duration, issue

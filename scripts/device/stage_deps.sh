@@ -11,7 +11,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DEST="$ROOT/.deps"
 PKGS="nlohmann-json3-dev libcli11-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian zlib1g-dev zlib1g"
-# --mpi: Open MPI too (issue 26's runs across ranks; the image has none), ~20 MB without its
+# --mpi: Open MPI too (the runs across ranks; the image has none), ~20 MB without its
 # Fortran and Java parts. The copy lives under .deps/usr: run_all.sh exports OPAL_PREFIX for it
 # (Open MPI's relocation) and puts .deps/usr/bin on PATH (relocation checked here: mpicxx --showme
 # names the carried include folder, mpirun -np 2 runs).

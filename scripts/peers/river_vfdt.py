@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""River as a live peer of the vfdt family (issue 5).
+"""River as a live peer of the vfdt family.
 
 Runs River's HoeffdingTreeClassifier (mode "tree") and ARFClassifier (mode "forest": n_models=100,
 lambda=1, sqrt features, one ADWIN per tree, no background trees) prequentially
@@ -119,8 +119,8 @@ def make_model(mode, names, seed, vote="soft", detector="any"):
         disable_weighted_vote=True,
         drift_detector=drift.ADWIN(delta=0.002) if detector == "any" else rising_adwin(0.002),
         # NoDrift, not None: River's ARFClassifier replaces None by ADWIN(0.01) and then grows
-        # background trees on warnings (an earlier version of this script passed None and so ran
-        # River's forest with background trees while saying it did not)
+        # background trees on warnings (passing None would run River's forest with background
+        # trees while the results say it has none)
         warning_detector=drift.NoDrift(),
         seed=seed,
         **common,

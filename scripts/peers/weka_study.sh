@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GMT vs Weka 3.6 M5P and REPTree on the same train/test splits (issue 4 quality study).
+# GMT vs Weka 3.6 M5P and REPTree on the same train/test splits (a quality study).
 #   BUILD=build-gmt OUT_DIR=results/cpu/gmt_weka_study ITERATIONS=300 scripts/peers/weka_study.sh [dataset...]
 # GMT on the GPU, the full budget (scripts/device/gmt.sh weka does this on the GPU machine):
 #   BACKEND=cuda ITERATIONS=10000 MAX_SECONDS=0 SKIP_WEKA=1 WEKA_FROM=results/h200/gmt_weka_study \

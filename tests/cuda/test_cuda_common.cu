@@ -118,7 +118,7 @@ TEST(CudaCommon, LaunchCheckReportsBadConfiguration) {
 }
 
 // allow_dynamic_smem only raises a kernel's dynamic shared-memory attribute: after a larger size
-// was allowed, allowing a smaller one (what a second host thread's launch of the same kernel did
+// was allowed, allowing a smaller one (what a second host thread's launch of the same kernel does
 // with cudaFuncSetAttribute: Pittsburgh's two-device split under compute-sanitizer) must not lower
 // it; and two host threads launching the same kernel with different sizes never fail.
 TEST(CudaCommon, DynamicSharedMemoryAttributeOnlyGrows) {

@@ -170,8 +170,8 @@ TEST(CsvLoader, NominalTextColumnsAndMaxRows) {
 }
 
 // Quoted values with doubled quotes are unescaped into a per-row buffer that the next row reuses;
-// the open nominal values kept from them must survive that (fuzz_dataset_csv found a
-// heap-use-after-free here after the loaders moved to the shared tokenizer).
+// the open nominal values kept from them must survive that (with the shared tokenizer's buffer
+// a heap-use-after-free here, found by fuzz_dataset_csv).
 TEST(CsvLoader, EscapedQuotedNominalValuesOutliveTheRow) {
   LoadOptions o = csv();
   o.header = false;

@@ -336,7 +336,7 @@ TEST_F(CliTest, LargeSweepsAndOversizedIntegersAreUsageErrors) {
 }
 
 // The product binary with a user's own files: --dataset PATH with --target/--task in the family
-// modes, {"path": ...} in a config, and the hostile population and model files of issue 16.
+// modes, {"path": ...} in a config, and hostile population and model files (docs/reliability.md).
 class ProductUserData : public CliTest {
  protected:
   void SetUp() override {

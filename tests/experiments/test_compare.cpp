@@ -34,8 +34,8 @@ TEST(UTest, ExactWithoutTiesOnSmallSamples) {
 }
 
 TEST(UTest, AsymptoticWithTieAndContinuityCorrection) {
-  // Reference values: the normal approximation scripts/perf_gate.py had before the statistics
-  // moved here (the formula of scipy's method "asymptotic").
+  // Reference values: the normal approximation with tie and continuity corrections (the formula
+  // of scipy's method "asymptotic").
   std::vector<double> a, b;
   for (int i = 1; i <= 9; ++i) a.push_back(i), b.push_back(i + 9);
   auto t = mann_whitney_u(a, b);

@@ -69,7 +69,7 @@ TEST_F(Reliability, ConfigIntegersBeyondTheirRangeNameTheKey) {
 }
 
 TEST_F(Reliability, DeeplyNestedConfigIsAOneLineError) {
-  // Deep enough to overflow the stack of a recursive copy or dump (the issue's crash).
+  // Deep enough to overflow the stack of a recursive copy or dump.
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   std::string e = error_of(R"({"family": "toy", "datasets": ["tiny"], "params": {"weights": )" + deep + "}}");
   EXPECT_NE(e.find("cfg.json:1:"), std::string::npos) << e;

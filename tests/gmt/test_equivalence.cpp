@@ -116,7 +116,7 @@ class ThreadedHost final : public ModelTreeEvaluator {
 };
 }  // namespace
 
-// Issue 23: the EA's operators run per pair on host threads (the GPU backend gives it the host's
+// The EA's operators run per pair on host threads (the GPU backend gives it the host's
 // cores); each individual's operators draw from their own stream, so the run is the same for any
 // number of host threads.
 TEST(GmtEquivalence, SameSeedSameRunForAnyNumberOfEaHostThreads) {

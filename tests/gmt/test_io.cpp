@@ -78,8 +78,8 @@ TEST(GmtIo, CsvRoundTripAndCliTrainPredict) {
   EXPECT_NE(predict_cli({tmp("missing.json"), "--dataset", csv}, env), 0);
 }
 
-// The learner's CSV files are read by the datasets loader: quoted names keep their commas (the
-// old reader dropped quotes and split inside them), "?" and empty cells are missing values.
+// The learner's CSV files are read by the datasets loader: quoted names keep their commas (a
+// reader that ignores quotes splits inside them), "?" and empty cells are missing values.
 TEST(GmtIo, CsvQuotedFieldsAndMissingCells) {
   const std::string p = tmp("quoted.csv");
   {
@@ -210,5 +210,5 @@ TEST(GmtParams, TableDefaultsAreTheStructsAndRangesAreCheckedAtConfigTime) {
   EXPECT_THROW(read_case(nlohmann::json{{"fast_pivot_guard", 1.0}}), Error);
   EXPECT_THROW(read_case(nlohmann::json{{"cx_subtrees", 0}, {"cx_tests", 0}, {"cx_branches", 0}, {"cx_asymmetric", 0}}), Error);
   EXPECT_THROW(read_case(nlohmann::json{{"no_such", 1}}), Error);
-  EXPECT_THROW(read_case(nlohmann::json{{"gram_engine", "dmma"}}), Error);  // the fast path's Gram engine param is gone (issue 23)
+  EXPECT_THROW(read_case(nlohmann::json{{"gram_engine", "dmma"}}), Error);  // the fast path has no Gram engine param
 }

@@ -1,6 +1,6 @@
-// The repair rule folded into one evaluator call (algorithms/gmt/repair.*, issue 23) against the
-// procedure it replaces, written here by hand and independently of repair.cpp: evaluate without
-// repairs, one top-down repair pass from the evaluated counts (the old GmtEA::repair: the topmost
+// The repair rule folded into one evaluator call (algorithms/gmt/repair.*) against the iterated
+// procedure, written here by hand and independently of repair.cpp: evaluate without
+// repairs, one top-down repair pass from the evaluated counts (the topmost
 // nodes with a child under min_rows; promote the populated child's subtree or make the node a
 // leaf), evaluate the repaired tree in full, repeat until no node needs a repair. And repair_tree's
 // bookkeeping (which rows each leaf of the repaired tree holds) against routing every row.
@@ -55,7 +55,7 @@ struct OldResult {
   int passes = 0, repaired = 0;
 };
 
-// The procedure before issue 23, without its 8-pass cap: full evaluations between the passes.
+// The iterated procedure, with no cap on the passes: full evaluations between the passes.
 // undo_drops: before each pass, the leaves the evaluation refit get back the model attributes the
 // rank rule dropped (dirty: refit again at the next evaluation), as if the intermediate trees had
 // not been fitted (what the folded call does: one fit, on the final rows).
@@ -182,9 +182,9 @@ struct Setting {
 
 }  // namespace
 
-// Folded (one call) == iterated (the old procedure), on trees whose leaf models cannot lose an
+// Folded (one call) == iterated (old_procedure), on trees whose leaf models cannot lose an
 // attribute in the intermediate evaluations: constant models, or one-attribute models on data
-// where every leaf of two rows or more determines its slope. (With richer models the old
+// where every leaf of two rows or more determines its slope. (With richer models the iterated
 // procedure can refit a leaf on its rows of an intermediate tree, where the rank rule drops an
 // attribute the final rows would keep; see FoldedRepairsMatchIteratedRepairsInShapeAndCounts.)
 TEST(GmtRepair, FoldedRepairsEqualIteratedRepairsBitForBit) {
@@ -227,8 +227,8 @@ TEST(GmtRepair, FoldedRepairsEqualIteratedRepairsBitForBit) {
 }
 
 // With models of several attributes: the same shape, counts and dipoles always; the models too,
-// except where the old procedure's intermediate refits dropped attributes (counted, and explained:
-// the old procedure with those drops undone gives the folded result bit for bit).
+// except where the iterated procedure's intermediate refits dropped attributes (counted, and explained:
+// the iterated procedure with those drops undone gives the folded result bit for bit).
 TEST(GmtRepair, FoldedRepairsMatchIteratedRepairsInShapeAndCounts) {
   const Setting settings[] = {
       {"promote 5", {5, RepairMode::promote}, 3, 2.0},
@@ -264,7 +264,7 @@ TEST(GmtRepair, FoldedRepairsMatchIteratedRepairsInShapeAndCounts) {
         EXPECT_EQ(folded.node(i).stats.dipole_rand, old.tree.node(i).stats.dipole_rand) << "node " << i;
       }
       repaired_trees += old.passes > 0;
-      // The old procedure without its intermediate attribute drops: the folded result, bit for bit.
+      // The iterated procedure without its intermediate attribute drops: the folded result, bit for bit.
       const OldResult undone = old_procedure(*eval, trees[k], salt, s.spec, true);
       EXPECT_EQ(undone.repaired, old.repaired);
       expect_identical(folded, undone.tree);
@@ -273,7 +273,7 @@ TEST(GmtRepair, FoldedRepairsMatchIteratedRepairsInShapeAndCounts) {
         continue;
       }
       ++differing;
-      // Every differing leaf: the old model's attributes a strict subset of the folded model's.
+      // Every differing leaf: the iterated result's attributes a strict subset of the folded model's.
       for (int i = 0; i < folded.size(); ++i) {
         if (!folded.node(i).is_leaf()) continue;
         const std::vector<int> fa(folded.attrs(i).begin(), folded.attrs(i).end()), oa(old.tree.attrs(i).begin(), old.tree.attrs(i).end());
@@ -343,7 +343,7 @@ TEST(GmtRepair, RepairOutcomeAccountsForEveryRow) {
           EXPECT_TRUE(r.same_model(t));
           continue;
         }
-        // The repaired tree: the old passes' shape (those depend on the counts only).
+        // The repaired tree: the iterated passes' shape (those depend on the counts only).
         {
           Tree cur = t;
           for (int i = 0; i < cur.size(); ++i) cur.node(i).stats.count = std::int64_t(rows_t[static_cast<std::size_t>(i)].size());

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26: an error only rank 0 can meet (here: --resume of a corrupt results file, which only rank
+# An error only rank 0 can meet (here: --resume of a corrupt results file, which only rank
 # 0 reads) ends every rank at once with rank 0's error, not after the collective timeout.
 # Usage: runner_bad_resume.sh RUN_EXPERIMENT MPIEXEC CONFIG   (ctest, label mpi)
 set -uo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26: `mpiexec -n N run_experiment CONFIG` against one process: every ok run's checksum (and
+# `mpiexec -n N run_experiment CONFIG` against one process: every ok run's checksum (and
 # the forest's tree checksum) identical, the provenance naming the ranks, one results file written
 # (rank 0's). Usage: runner_ranks.sh RUN_EXPERIMENT MPIEXEC NP CONFIG...  (ctest, label mpi)
 set -euo pipefail

@@ -1,4 +1,4 @@
-// Issue 26: the streaming forest split over MPI ranks (tree-parallel, sharded_forest.hpp). Every
+// The streaming forest split over MPI ranks (tree-parallel, sharded_forest.hpp). Every
 // rank learns its block of the trees over the whole stream; the summed votes must give one
 // process's predictions exactly, and the ranks' splits and resets add up to one process's.
 #include <gtest/gtest.h>
@@ -57,7 +57,7 @@ TEST(MpiForest, PredictionsEqualOneProcessAtAnyRankCount) {
   // (cuda: where a device is present — the GPU machine; every rank shares it)
   for (const char* backend : {"sequential", "openmp", "cuda"})
     // "auto" with 20 trees: every rank holds fewer than kPersistentMinTrees of them, and the order
-    // must still resolve from the whole forest (it once resolved from the rank's block).
+    // must still resolve from the whole forest (not from the rank's block).
     for (const BatchOrder order : {BatchOrder::deferred, BatchOrder::stream, BatchOrder::automatic}) {
       if (!registry().info("vfdt", backend).available) continue;
       const int trees = order == BatchOrder::automatic ? 20 : 7;

@@ -1,4 +1,4 @@
-// Issue 26: GMT across MPI ranks (sharded_evaluator.hpp): every rank runs the EA from the same seed;
+// GMT across MPI ranks (sharded_evaluator.hpp): every rank runs the EA from the same seed;
 // the rows split (each rank its row chunks of every tree, the parts combined) and the individuals
 // split (each rank its block of each generation's trees, the others' gathered) must both induce
 // one process's tree bit for bit at any rank count, on both CPU backends.

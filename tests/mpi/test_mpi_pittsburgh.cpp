@@ -1,4 +1,4 @@
-// Issue 26: Pittsburgh rule sets across MPI ranks. The evaluator's rule engine is split over the
+// Pittsburgh rule sets across MPI ranks. The evaluator's rule engine is split over the
 // ranks (rows), the engine hands each rank back only its own rows' coverage words, the decision list
 // runs on those rows and the correct counts are summed. Every confusion matrix, correct count and
 // accuracy must equal the independent one-instance-at-a-time reference (tests/pittsburgh) on the

@@ -1,4 +1,4 @@
-// Issue 26: the rule engine across MPI ranks. Run by ctest under mpiexec with 1, 2 and 3 ranks
+// The rule engine across MPI ranks. Run by ctest under mpiexec with 1, 2 and 3 ranks
 // (label `mpi`). Every rank loads the same data, evaluates random populations through the sharded
 // engine (its block of rows on its CPU backends) and compares the combined counts, coverage bits
 // and GPops with a one-process evaluation of the whole dataset: identical at any rank count. Also

@@ -320,7 +320,7 @@ TEST(VfdtEquivalence, ForestsGrowAndDriftInTheseCases) {
   EXPECT_GT(r.snap.splits, 20);
   EXPECT_GT(r.snap.resets, 0);
   // the faithful path must reset trees somewhere too (its reset restarts the detector: a case
-  // without resets let a CUDA reset that kept the old ADWIN window pass)
+  // without resets would let a CUDA reset that kept the old ADWIN window pass)
   bool faithful_resets = false;
   for (const auto& c : cs)
     if (c.params.path == ForestPath::faithful && c.params.adwin) faithful_resets = faithful_resets || run("sequential", c).snap.resets > 0;

@@ -88,7 +88,7 @@ FastPlan plan_fast(const DeviceProps& p, const DatasetView& d, bool packed, int 
   } else {
     // R = 4 where a 256-thread tile holds it (<= 12 columns), else R = 2 where a 128-thread tile
     // does (<= 48 columns), else 1; then 256 threads if that tile fits. Two rows per thread at 128
-    // threads beat one at 256: on the H100 (gp_engine, e2242f9) KDDcup and Connect-4 (41-42
+    // threads beat one at 256: on the H100 (gp_engine) KDDcup and Connect-4 (41-42
     // columns) ran 11 % faster at 128 x 2 than at 256 x 1.
     const std::size_t budget = FastPolicy::kTileBytesTarget;
     plan.rows_per_thread = tile(256, 4) <= budget ? 4 : tile(128, 2) <= budget ? 2 : 1;

@@ -438,7 +438,7 @@ __device__ void split_tree(const ForestView& f, int t) {
   }
   __syncthreads();
   // Phase 1b (thread per (node, attribute)): the information-gain merit of every attribute of every
-  // marked leaf, spread over the whole block (one leaf's attributes used to be one thread's loop).
+  // marked leaf, spread over the whole block (not one thread's loop over a leaf's attributes).
   for (int item = threadIdx.x; item < n * k; item += blockDim.x) {
     const int node = item / k, p = item - node * k;
     if (f.decision[nbase + node] != kEvaluate) continue;
