@@ -70,8 +70,8 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
                     " rows (seed " + std::to_string(s.seed) + "), this case has " + std::to_string(train.rows()) + " x " +
                     std::to_string(train.cols()) + " (seed " + std::to_string(ctx.seed) + ")");
   GPUDM_REQUIRE(!s.batches.empty(), "gmt: batch sample '" + path + "' holds no batches (fewer generations than batch_sample_every?)");
-  // Whole sampled batches spread over the run (pick_batches), cut into pieces of at most
-  // piece_trees trees (so a time cap can stop within one large batch of a slow backend); the
+  // Whole sampled batches spread over the run (pick_batches), whole or cut into pieces of at most
+  // piece_size trees (so a time cap can stop within one large batch of a slow backend); the
   // replay loop takes them in an order whose every prefix is spread over the run.
   struct Piece {
     SampledBatch trees;   // a slice of a sampled batch (salts and repair rule along)
@@ -80,19 +80,20 @@ CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& tr
     EvalBatch fresh() { return trees.batch(copies); }
   };
   std::vector<Piece> pieces;
-  const std::size_t piece_trees = static_cast<std::size_t>(std::max<std::int64_t>(1, piece_size));
-  for (std::size_t i : pick_batches(s, max_evaluations))
-    for (std::size_t k = 0; k < s.batches[i].size(); k += piece_trees) {
+  for (std::size_t i : pick_batches(s, max_evaluations)) {
+    const SampledBatch& b = s.batches[i];
+    const std::size_t step = piece_size > 0 ? std::min(b.size(), static_cast<std::size_t>(piece_size)) : b.size();  // (0: whole batches)
+    for (std::size_t k = 0; k < b.size(); k += step) {
       Piece p{{}, i, {}};
-      const SampledBatch& b = s.batches[i];
       p.trees.generation = b.generation;
       p.trees.repair = b.repair;
-      for (std::size_t t = k; t < std::min(b.size(), k + piece_trees); ++t) {
+      for (std::size_t t = k; t < std::min(b.size(), k + step); ++t) {
         p.trees.trees.push_back(b.trees[t]);
         p.trees.salts.push_back(b.salts[t]);
       }
       pieces.push_back(std::move(p));
     }
+  }
   PhaseTimer prep;
   { auto sc = prep.scope(prepare_phase(eval)); eval.prepare(train); }
   // The pieces as the runner's replay loop (time_replay) sees them; a piece's step is its batch's

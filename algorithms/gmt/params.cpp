@@ -177,9 +177,10 @@ const ParamTable<GmtCase>& params_table() {
           "batch: with batch_sample_every <= iterations / 100, at least 1 % of the generations)")
         .at_least(0);
     t.add("replay_batch_trees", &C::replay_batch_trees,
-          "replay_from: recorded batches are replayed in pieces of at most this many trees (a slow backend's time cap "
-          "can stop inside a batch; 16 keeps 16 OpenMP threads busy)")
-        .at_least(1);
+          "replay_from: recorded batches are replayed in pieces of at most this many trees, so a slow backend's time "
+          "cap can stop inside a batch (0 = whole batches, as the run evaluated them: pieces of 16 overstated OpenMP "
+          "16's time by 64-81 %, results/h200/estimator_check.md)")
+        .at_least(0);
     t.add("replay_max_seconds", &C::replay_max_seconds,
           "replay_from: stop adding batches once the first replay has taken this long (at least one batch; 0 = no cap)")
         .at_least(0);

@@ -30,7 +30,7 @@ struct GmtCase {
   std::string batch_sample_file = ".cache/gmt_batches/{experiment}_{dataset}_s{seed}.bin";
   std::string replay_from;
   long long replay_max_evaluations = 0;
-  long long replay_batch_trees = 16;
+  long long replay_batch_trees = 0;
   double replay_max_seconds = 0.0;
 };
 

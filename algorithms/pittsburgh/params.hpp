@@ -24,10 +24,12 @@ struct CaseParams {
   // Host backends' estimate of an evaluation above estimate_above_gpops GPops (0 = measure every
   // one): estimate_pieces runs of consecutive individuals spread over the population, together
   // estimate_sample_fraction of its individuals, timed and the whole evaluation's time estimated
-  // from their seconds per GPop (algorithms/core/replay_estimate.hpp).
+  // from their seconds per GPop (algorithms/core/replay_estimate.hpp). Few large pieces: a piece is
+  // one evaluation call, whose fixed cost (OpenMP's fork and join, the decision list's pass) must
+  // stay small beside its work (pieces of one individual overstated OpenMP 16's time up to 50x).
   double estimate_above_gpops = 4e9;
-  double estimate_sample_fraction = 0.1;
-  int estimate_pieces = 8;
+  double estimate_sample_fraction = 0.2;
+  int estimate_pieces = 2;
   double validate_gpops_budget = 5e8;
   bool measure_power = false;
   double cpu_tdp_watts = 0.0;
