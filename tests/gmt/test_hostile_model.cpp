@@ -277,7 +277,7 @@ TEST(GmtHostile, ParamsAreRangeCheckedAtValidation) {
   EXPECT_NE(check("elitism", -1), "");
   EXPECT_NE(check("gpu_threads", 2048), "");
   EXPECT_NE(check("chunk_rows", 0), "");
-  EXPECT_NE(check("replay_batch_trees", 0), "");
+  EXPECT_NE(check("replay_batch_trees", -1), "");  // (0: whole batches)
   EXPECT_NE(check("device_memory_limit", 1e300), "");  // would not convert to an integer
   EXPECT_NE(check("crossover", 1.5), "");
   EXPECT_EQ(check("max_seconds", 1e12), "");  // numbers without an upper bound
