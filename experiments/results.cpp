@@ -1,7 +1,6 @@
 #include "experiments/results.hpp"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -146,18 +145,6 @@ ojson make_provenance(const std::vector<std::string>& argv) {
 
 ojson make_environment() { return machine::environment(); }
 
-namespace {
-
-// The CPUs this process may run on (affinity, a cgroup cpuset), which can be fewer than the
-// machine has; `fallback` when the kernel does not say.
-int usable_cpus(int fallback) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-  return fallback;
-}
-
-}  // namespace
 
 ojson device_names(const ojson& environment) {
   ojson names = ojson::array();
@@ -171,7 +158,9 @@ ojson run_origin(const ojson& provenance, const ojson& environment) {
   ojson m;
   m["host"] = provenance.value("hostname", machine::hostname());
   m["cpu_model"] = environment.value("cpu_model", std::string("unknown"));
-  m["cpu_threads"] = usable_cpus(environment.value("cpu_cores", 0));
+  // (the machine's logical CPUs as the environment block has them: the process's own affinity is
+  // one CPU once OpenMP has bound its first thread to a place, OMP_PROC_BIND)
+  m["cpu_threads"] = environment.value("cpu_cores", 0);
   m["gpus"] = device_names(environment);
   return {{"git_sha", provenance.value("git_sha", ojson("unknown"))},
           {"git_dirty", provenance.value("git_dirty", ojson(nullptr))},

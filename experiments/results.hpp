@@ -31,7 +31,7 @@ ojson device_names(const ojson& environment);
 
 // What every run of one invocation shares in its own provenance: the commit of the invocation's
 // `provenance` block and the machine, {"git_sha", "git_dirty", "machine": {"host", "cpu_model",
-// "cpu_threads" (logical CPUs this process may use), "gpus": [device names]}}. A results file can
+// "cpu_threads" (the machine's logical CPUs), "gpus": [device names]}}. A results file can
 // gather runs of several invocations (--resume), so each run names its own.
 ojson run_origin(const ojson& provenance, const ojson& environment);
 // A run record's "provenance": `origin` (run_origin) with "utc_time" now, the run having just
