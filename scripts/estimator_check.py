@@ -49,7 +49,10 @@ def pairs(family, doc):
             continue
         se, sf = seconds(family, e), seconds(family, f)
         m = e.get("metrics", {})
+        samples = f["timing"].get("samples", [])
+        spread = max(samples) / min(samples) - 1.0 if len(samples) > 1 and min(samples) > 0 else None
         out.append({"dataset": key[0], "backend": key[1], "estimate_seconds": se, "measured_seconds": sf,
+                    "measured_spread": spread,
                     "error": se / sf - 1.0 if sf > 0 else None,
                     "method": m.get("estimate_method", ""),
                     "sample": {k: m[k] for k in ("replayed_generation_share", "replayed_evaluations", "replayed_calls",
@@ -66,33 +69,41 @@ def main(argv):
     lines = ["# The estimators' error against full runs", "",
              "Each slow baseline estimated (the shared replay estimator, algorithms/core/replay_estimate.hpp) and "
              "measured whole, on the same machine in the same invocation (configs/estimator_check_*.json; "
-             "scripts/estimator_check.py). error = estimate / measured - 1.", ""]
-    provenance = None
+             "scripts/estimator_check.py). error = estimate / measured - 1; the measured runs' spread (max / min - 1 "
+             "of the full runs' repetitions, where there are several) is the noise the error cannot be told from. "
+             "Goal: |error| <= 10 %; a family above it shows its band beside its estimates.", ""]
+    provenance, environment = None, {}
     for family, exp in FAMILIES:
         path = os.path.join(folder, exp + ".json")
         if not os.path.exists(path):
             report["families"][family] = {"pairs": [], "missing": path}
             continue
         doc = json.load(open(path))
-        provenance = provenance or doc.get("provenance", {})
+        if provenance is None:
+            provenance, environment = doc.get("provenance", {}), doc.get("environment", {})
         ps = pairs(family, doc)
         errs = [abs(p["error"]) for p in ps if p["error"] is not None]
         report["families"][family] = {"config": f"configs/{exp}.json", "pairs": ps,
                                       "max_abs_error": max(errs) if errs else None}
+        prov = doc.get("provenance", {})
         lines += [f"## {family} (configs/{exp}.json)", "",
-                  "| dataset | backend | estimate s | measured s | error | sample |", "|---|---|---:|---:|---:|---|"]
+                  f"Run at {str(prov.get('git_sha', '?'))[:12]}{'-dirty' if prov.get('git_dirty') else ''}, "
+                  f"{prov.get('utc_time', '?')}.", "",
+                  "| dataset | backend | estimate s | measured s | error | measured runs' spread | sample |",
+                  "|---|---|---:|---:|---:|---:|---|"]
         for p in ps:
             sample = ", ".join(f"{k} {v:.3g}" if isinstance(v, float) else f"{k} {v}" for k, v in p["sample"].items())
+            spread = "" if p["measured_spread"] is None else f"{100 * p['measured_spread']:.1f} %"
             lines.append(f"| {p['dataset']} | {p['backend']} | {p['estimate_seconds']:.4g} | {p['measured_seconds']:.4g} | "
-                         f"{100 * p['error']:+.1f} % | {sample} |")
+                         f"{100 * p['error']:+.1f} % | {spread} | {sample} |")
         lines.append("")
         if ps and ps[0]["method"]:
             lines += [f"Method (first pair): {ps[0]['method']}", ""]
     if provenance:
-        machine = provenance.get("host", "")
-        gpus = ", ".join(g.get("name", "") for g in provenance.get("gpus", []) if isinstance(g, dict))
-        lines += [f"Measured at {provenance.get('git_sha', '?')}{'-dirty' if provenance.get('git_dirty') else ''} on "
-                  f"{machine} ({gpus}; {provenance.get('cpu', {}).get('model', '') if isinstance(provenance.get('cpu'), dict) else ''}).", ""]
+        gpus = ", ".join(g.get("name", "") for g in environment.get("devices", []) if isinstance(g, dict))
+        lines += [f"Machine: host {provenance.get('hostname', '?')}: {gpus or 'no GPU'}, {environment.get('cpu_model', '?')} "
+                  f"({environment.get('cpu_cores', '?')} logical CPUs); each run's own commit and time are in its "
+                  "results file.", ""]
     for family, _ in FAMILIES:
         f = report["families"][family]
         if f.get("max_abs_error") is None:
