@@ -28,7 +28,7 @@ struct CaseParams {
   // one evaluation call, whose fixed cost (OpenMP's fork and join, the decision list's pass) must
   // stay small beside its work (pieces of one individual overstated OpenMP 16's time up to 50x).
   double estimate_above_gpops = 4e9;
-  double estimate_sample_fraction = 0.2;
+  double estimate_sample_fraction = 0.4;
   int estimate_pieces = 2;
   double validate_gpops_budget = 5e8;
   bool measure_power = false;
