@@ -421,6 +421,9 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
         chosen = &modes[i];
       }
     }
+    // An empty -o (an unset variable in a script) would write into the default results folder.
+    if (const CLI::Option* o = app.get_option("--out"); o->count() > 0 && a.out.empty())
+      return fail(kExitConfig, "-o/--out: an empty folder name (an unset variable?); name the results folder");
     if (chosen) {
       if (!a.config.empty()) return fail(kExitConfig, "--" + chosen->name + " takes no CONFIG (got " + a.config + ")");
       return chosen->run(a, services);

@@ -152,6 +152,15 @@ bool gbench_rate_key(const std::string& k) {
   return k == "items_per_second" || k == "bytes_per_second" || k.find("/s") != std::string::npos;
 }
 
+// A timing sample is a positive, finite number of seconds: zero or a negative time would read as
+// infinitely "faster".
+double positive_sample(double seconds, const std::string& path, const std::string& what) {
+  if (!(seconds > 0.0) || !std::isfinite(seconds))
+    throw ConfigError("--compare: " + path + ": " + what + " has a timing sample of " + std::to_string(seconds) +
+                      " s (a sample must be a positive, finite time)");
+  return seconds;
+}
+
 Side read_side(const std::string& path) {
   Side s;
   s.path = path;
@@ -183,7 +192,7 @@ Side read_side(const std::string& path) {
         continue;
       }
       if (!b.contains("real_time") || !b["real_time"].is_number()) continue;
-      e.samples.push_back(to_seconds(b["real_time"].get<double>(), b.value("time_unit", std::string("ns"))));
+      e.samples.push_back(positive_sample(to_seconds(b["real_time"].get<double>(), b.value("time_unit", std::string("ns"))), path, name));
       for (auto kv = b.begin(); kv != b.end(); ++kv)
         if (kv.value().is_number() && gbench_rate_key(kv.key())) rates[name][kv.key()].push_back(kv.value().get<double>());
     }
@@ -215,7 +224,7 @@ Side read_side(const std::string& path) {
     e.reason = r.value("reason", std::string());
     if (const ojson* smp = find_path(r, "timing.samples"); smp && smp->is_array())
       for (const auto& v : *smp)
-        if (v.is_number()) e.samples.push_back(v.get<double>());
+        if (v.is_number()) e.samples.push_back(positive_sample(v.get<double>(), path, "run " + std::to_string(s.entries.size() + 1)));
     if (const ojson* bd = find_path(r, "breakdown"); bd && bd->is_object())
       for (const auto& ph : *bd)
         e.device_clock = e.device_clock || (ph.is_object() && ph.value("clock", std::string()) == "device");
@@ -565,6 +574,11 @@ ojson compare_results(const std::string& base_path, const std::string& new_path,
                       (base.kind == "results" && !opt.common_params
                            ? "; if the newer file only records params added since, try --common-params"
                            : ""));
+  // A NEW side whose matched runs all failed or were skipped compares nothing: that is not a pass.
+  if (std::none_of(m.pairs.begin(), m.pairs.end(), [](const auto& p) { return p.second->status == "ok"; }))
+    throw ConfigError("--compare: " + new_path + " has no ok run among the " + std::to_string(m.pairs.size()) +
+                      " matched (first: " + m.pairs.front().second->status +
+                      (m.pairs.front().second->reason.empty() ? "" : ", " + m.pairs.front().second->reason) + ")");
   const int min_reps = opt.min_repetitions > 0 ? opt.min_repetitions : min_testable_repetitions(opt.alpha);
   const Labels labels = labels_of(m, opt, keys);
   check_repetitions(m, min_reps, opt, labels);

@@ -143,6 +143,14 @@ TEST_F(CliTest, UsageErrorsAndModes) {
   r = run(kHarness, "--list --datasets", tmp_);
   EXPECT_EQ(r.code, 2);
   write_file(tmp_ / "z.json", R"({"experiment": "z", "family": "toy", "datasets": ["tiny"]})");
+  // An empty -o (an unset $OUT in a script) is a usage error, not the default results folder.
+  for (const char* empty : {"-o ''", "--out ''", "--out="}) {  // (the last: CLI11's own "missing" message)
+    r = run(kHarness, "'" + (tmp_ / "z.json") + "' " + empty, tmp_);
+    EXPECT_EQ(r.code, 2) << empty << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.err.find("empty folder name") != std::string::npos || r.err.find("--out") != std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(tmp_ / "results/z.json"));
   r = run(kHarness, "'" + (tmp_ / "z.json") + "' -b openmp -b sequential " + out_arg(), tmp_);
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.find("| cuda |"), std::string::npos) << r.out;

@@ -191,6 +191,32 @@ TEST(Compare, SkippedRunsAreNotCompared) {
   EXPECT_EQ(rep["exit_status"], 0);
 }
 
+// A NEW side whose matched runs all failed compares nothing: an error, not a pass; a timing sample
+// that is zero, negative or not finite is refused (it would read as infinitely faster).
+TEST(Compare, NewSideWithoutAnOkRunAndNonPositiveSamplesAreErrors) {
+  TempDir d;
+  const auto a = results_file(d, "a.json", "exp", {{"sequential", 10, 0.1}, {"cuda", 10, 0.01}}, 1);
+  const auto failed = results_file(d, "b.json", "exp", {{"sequential", 10, 0.0, 0.0, 0, "failed"}, {"cuda", 10, 0.0, 0.0, 0, "failed"}}, 2);
+  try {
+    compare_results(a, failed, {});
+    ADD_FAILURE() << "a NEW side with no ok run passed";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("no ok run"), std::string::npos) << e.what();
+  }
+  for (const double bad : {0.0, -0.5}) {
+    std::vector<double> samples(9, 0.1);
+    samples[3] = bad;
+    const auto b = results_file(d, "c.json", "exp", {{"sequential", 10, 0.1, 0.01, 9, "ok", samples}, {"cuda", 10, 0.01}}, 3);
+    try {
+      compare_results(a, b, {});
+      ADD_FAILURE() << "a sample of " << bad << " s was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("positive"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("c.json"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Compare, EstimatedRunsAreMarked) {
   // metrics.estimated (a scaled or replayed time) travels to the report: perf_history.py does not
   // gate such runs, and the Markdown says which rows are estimates.
