@@ -443,9 +443,9 @@ void combine_ranks(CaseResult& res, Comm& comm) {
   for (double& t : res.timing.samples) t = comm.max(t, "runner: the slowest rank's time");
 }
 
-// The runs of the plan that `execute` marks, in order, each recorded in the session (rank 0 of an
-// MPI run; the other ranks run the same cases and record nothing: `session` null) with its
-// provenance (`origin`, run_origin).
+// The runs of the plan that `execute` marks, in order, each recorded in the results file through
+// `session` (rank 0 of an MPI run; the other ranks run the same cases and record nothing: `session`
+// null) with its provenance (`origin`, run_origin).
 void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& execute, const Registry& registry,
            DatasetProvider& catalog, ResultsSession* session, const ojson& origin, Progress& progress,
            ExperimentOutcome& oc) {
