@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(build-essential cmake git pkg-config nlohmann-json3-dev libgtest-dev libbenchmark-dev
           libbenchmark-tools libeigen3-dev libcli11-dev zlib1g-dev python3 python3-matplotlib
-          python3-scipy python3-numpy clang libclang-rt-dev libopenmpi-dev openmpi-bin ccache)
+          python3-scipy python3-numpy clang libclang-rt-dev libomp-dev libopenmpi-dev openmpi-bin ccache)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -14,11 +14,9 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 # OpenMP: libgomp comes with g++; nothing to add. libopenmpi-dev + openmpi-bin: the multi-rank runs and their `mpi` tests.
-# clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh).
-# ccache: the CPU performance gate's two Release builds (base and working tree, laid out alike) share
-# every unchanged object (scripts/perf_regression.sh); measured in a fresh-clone .ci/run whose base was
-# 3 hours of commits back: 394 s with ccache against 433 s without (a change to a widely included
-# header recompiles most files).
+# clang + libclang-rt-dev + libomp-dev: the sanitizer tests and libFuzzer targets (scripts/asan.sh,
+# scripts/fuzz.sh), built by clang with OpenMP.
+# ccache: rebuilds of one build folder (scripts/configure-once.sh, the perf gate's two builds).
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

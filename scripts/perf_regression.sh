@@ -2,8 +2,9 @@
 # CPU performance gate: the working tree against a base commit, on this machine.
 #   scripts/perf_regression.sh [REF]     REF: a commit, branch or tag (default: chosen, see below)
 # Builds the base (git archive into build-perf/base-src) and the working tree, Release, gpudm_bench
-# only, CUDA off (the gate runs CPU cases), in separate build dirs laid out alike so ccache (used when
-# installed) shares every object the two trees compile identically. Runs the CPU cases of every
+# only, CUDA off (the gate runs CPU cases), in separate build dirs laid out alike (ccache, used when
+# installed, shares what the two trees compile identically; unity batches name their files by
+# absolute path, so across the two trees that is little, and each build is a unity build). Runs the CPU cases of every
 # family but ceilings (*/small/sequential and */small/openmp: one OpenMP thread) interleaved, one
 # gpudm_bench process per case and sample: base new new base base new ... (so drift of a shared
 # machine hits both sides alike; a sample is the fastest of 3 timed repetitions), GPUDM_PERF_REPS
