@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <charconv>
+#include <iostream>
 #include <string_view>
 
 #include "algorithms/core/error.hpp"
@@ -56,36 +58,150 @@ std::string format_of(const std::string& path, std::string_view text, const std:
               "' (.csv, .tsv, .arff, .dat, .data, .txt, each optionally .gz); set the option format");
 }
 
-// Columns of delimited text holding a value that is no number (and not missing): categories.
-std::vector<int> text_columns(std::string_view text, char delim, bool header, std::size_t max_rows) {
-  std::vector<bool> is_text;
+// A cell any number parser would read: finite or not ("inf", "1e309"), so that the loader names a
+// non-finite value as an error instead of the column silently becoming categories.
+bool reads_as_number(std::string_view s) {
+  s = trim(s);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return false;
+  double x;
+  const char* end = s.data() + s.size();
+  const auto [p, ec] = std::from_chars(s.data(), end, x);
+  return p == end && (ec == std::errc() || ec == std::errc::result_out_of_range);
+}
+
+bool is_missing_spelling(std::string_view s) {
+  s = trim(s);
+  const auto& m = user_file_missing_spellings();
+  return std::find(m.begin(), m.end(), s) != m.end();
+}
+
+enum class Cell { missing, number, word };
+
+Cell cell_kind(std::string_view s) {
+  if (is_missing_spelling(s)) return Cell::missing;
+  return reads_as_number(s) ? Cell::number : Cell::word;
+}
+
+// What the data rows of one delimited column hold.
+struct ColumnScan {
+  std::size_t numbers = 0, words = 0;
+  std::size_t first_word_line = 0;  // physical line, 1-based
+  std::string first_word;
+  void add(std::string_view cell, std::size_t line) {
+    switch (cell_kind(cell)) {
+      case Cell::missing:
+        break;
+      case Cell::number:
+        ++numbers;
+        break;
+      case Cell::word:
+        if (words++ == 0) {
+          first_word = std::string(cell.substr(0, 40));
+          first_word_line = line;
+        }
+        break;
+    }
+  }
+};
+
+// The first non-blank line (its fields and physical line number) and what the lines after it hold,
+// column by column (at most `max_rows` of them when > 0).
+struct DelimitedScan {
+  std::vector<std::string> first;
+  std::size_t first_line = 0;
+  std::vector<ColumnScan> rest;
+  std::size_t rest_rows = 0;
+};
+
+DelimitedScan scan_delimited(std::string_view text, char delim, std::size_t max_rows) {
+  DelimitedScan out;
   std::vector<std::string_view> f;
   std::string scratch;
-  std::size_t pos = 0, rows = 0;
+  std::size_t pos = 0, line_no = 0;
   bool first = true;
-  while (pos < text.size() && (max_rows == 0 || rows < max_rows)) {
+  while (pos < text.size() && (max_rows == 0 || out.rest_rows < max_rows)) {
     std::size_t nl = text.find('\n', pos);
     if (nl == std::string_view::npos) nl = text.size();
     const std::string_view line = text.substr(pos, nl - pos);
     pos = nl + 1;
+    ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    if (first && header) {
+    split_fields(line, FieldSyntax::data(delim), f, scratch);
+    if (first) {
       first = false;
+      out.first.assign(f.begin(), f.end());
+      out.first_line = line_no;
       continue;
     }
-    first = false;
-    ++rows;
-    split_fields(line, FieldSyntax::data(delim), f, scratch);
-    if (f.size() > is_text.size()) is_text.resize(f.size(), false);
-    for (std::size_t c = 0; c < f.size(); ++c)
-      if (!is_text[c] && !f[c].empty() && f[c] != "?" && !is_number_text(f[c])) is_text[c] = true;
+    ++out.rest_rows;
+    if (f.size() > out.rest.size()) out.rest.resize(f.size());
+    for (std::size_t c = 0; c < f.size(); ++c) out.rest[c].add(f[c], line_no);
   }
-  std::vector<int> out;
-  for (std::size_t c = 0; c < is_text.size(); ++c)
-    if (is_text[c]) out.push_back(static_cast<int>(c));
   return out;
 }
 
+// A first line is a header when one of its cells is a word above a column of numbers
+// ("x1,2020,class" over numbers), or, for files whose columns are all words, when it has no
+// number and the next line has one. A lone line with a word in it is a header (and then the
+// file has no data rows).
+bool looks_like_header(const DelimitedScan& s) {
+  if (s.first.empty()) return false;
+  if (s.rest_rows == 0)
+    return std::any_of(s.first.begin(), s.first.end(), [](const std::string& c) { return cell_kind(c) == Cell::word; });
+  for (std::size_t c = 0; c < s.first.size() && c < s.rest.size(); ++c)
+    if (s.rest[c].numbers > 0 && s.rest[c].words == 0 && cell_kind(s.first[c]) == Cell::word) return true;
+  const bool first_has_number =
+      std::any_of(s.first.begin(), s.first.end(), [](const std::string& c) { return cell_kind(c) == Cell::number; });
+  const bool rest_has_number =
+      std::any_of(s.rest.begin(), s.rest.end(), [](const ColumnScan& c) { return c.numbers > 0; });
+  return !first_has_number && rest_has_number;
+}
+
+}  // namespace
+
+const std::vector<std::string>& user_file_missing_spellings() {
+  // Weka's '?' first (messages suggest it), the empty cell, KEEL's '<null>', pandas' default na_values.
+  static const std::vector<std::string> m = {"?",    "",     "<null>", "NA",   "N/A",  "n/a",     "NaN",     "nan",
+                                             "-NaN", "-nan", "NULL",   "null", "None", "<NA>",    "#N/A",    "#N/A N/A",
+                                             "#NA",  "1.#IND", "-1.#IND", "1.#QNAN", "-1.#QNAN"};
+  return m;
+}
+
+namespace {
+
+// Columns holding a word (not a number, not a missing value) are categories. A column that holds
+// more numbers than words is said on stderr: its few words are likely a missing-value spelling or
+// a typo, and categories computed as codes would silently change every model.
+std::vector<int> nominal_columns_of(DelimitedScan& s, bool header, const std::string& who) {
+  if (!header) {  // the first line is data
+    if (s.first.size() > s.rest.size()) s.rest.resize(s.first.size());
+    for (std::size_t c = 0; c < s.first.size(); ++c) {
+      ColumnScan one;
+      one.add(s.first[c], s.first_line);
+      ColumnScan& r = s.rest[c];
+      if (one.words > 0 && (r.words == 0 || s.first_line < r.first_word_line)) {
+        r.first_word = one.first_word;
+        r.first_word_line = one.first_word_line;
+      }
+      r.numbers += one.numbers;
+      r.words += one.words;
+    }
+  }
+  std::vector<int> out;
+  for (std::size_t c = 0; c < s.rest.size(); ++c) {
+    const ColumnScan& r = s.rest[c];
+    if (r.words == 0) continue;
+    out.push_back(static_cast<int>(c));
+    if (r.numbers > r.words) {
+      const std::string name = header && c < s.first.size() ? "'" + s.first[c] + "'" : std::to_string(c + 1);
+      std::cerr << who << ": warning: column " << name << " is read as categories because " << r.words << " of its "
+                << r.words + r.numbers << " values are not numbers (first '" << r.first_word << "', line "
+                << r.first_word_line << "); if they mean missing values, write them as ?, NA or an empty cell\n";
+    }
+  }
+  return out;
+}
 }  // namespace
 
 const std::vector<std::string>& user_file_option_keys() {
@@ -129,7 +245,7 @@ Dataset load_user_file(const std::string& path, const nlohmann::json& options_in
   const FileBytes fb = read_file_bytes(path, who);
   LoadOptions lo;
   lo.dataset = path;
-  lo.missing = {"?", ""};  // exported spreadsheets leave missing cells empty
+  lo.missing = user_file_missing_spellings();
   lo.format = options.contains("format") ? options["format"].get<std::string>() : format_of(path, fb.text, who);
   if (options.contains("rows")) lo.max_rows = options["rows"].get<std::size_t>();
   const bool delimited = lo.format != "arff" && lo.format != "keel";
@@ -144,22 +260,19 @@ Dataset load_user_file(const std::string& path, const nlohmann::json& options_in
     else target_number = options["target"].get<long long>();
   }
   if (delimited) {
-    // A header row: said by the option, else a first line without a number above one with a number.
     const char delim = lo.format == "csv" ? ',' : lo.format == "tsv" ? '\t' : 0;
-    const auto lines = first_lines(fb.text, 2);
-    std::vector<std::string_view> first, second;
-    std::string scratch_first, scratch_second;  // each line's unquoted fields live in its own
-    if (!lines.empty()) split_fields(lines[0], FieldSyntax::data(delim), first, scratch_first);
-    if (lines.size() > 1) split_fields(lines[1], FieldSyntax::data(delim), second, scratch_second);
+    DelimitedScan scan = scan_delimited(fb.text, delim, lo.max_rows);
     if (options.contains("header")) {
       lo.header = options["header"].get<bool>();
     } else {
-      const bool first_has_number = std::any_of(first.begin(), first.end(), is_number_text);
-      const bool second_has_number = std::any_of(second.begin(), second.end(), is_number_text);
-      lo.header = !first.empty() && !first_has_number && second_has_number;
+      lo.header = looks_like_header(scan);
       // A target named by a field of the first line makes it a header whatever the values are.
-      if (!target_name.empty() && std::find(first.begin(), first.end(), target_name) != first.end()) lo.header = true;
+      if (!target_name.empty() && std::find(scan.first.begin(), scan.first.end(), target_name) != scan.first.end())
+        lo.header = true;
     }
+    if (scan.first.empty() || (lo.header && scan.rest_rows == 0))
+      throw Error(who + ": no data rows" + (scan.first.empty() ? "" : " (only a header line, line " +
+                                                                        std::to_string(scan.first_line) + ")"));
     if (!target_name.empty() && !lo.header) {
       // "3" names column 3 in a file without a header.
       if (is_number_text(target_name) && target_name.find_first_not_of("0123456789") == std::string::npos)
@@ -168,17 +281,11 @@ Dataset load_user_file(const std::string& path, const nlohmann::json& options_in
         throw Error(who + ": no column named '" + target_name + "' (the file has no header row; give a column number)");
       target_name.clear();
     }
-  }
-  if (delimited) {
-    // Columns of words are categories (nominal features); the loader then keeps their names.
-    const char delim = lo.format == "csv" ? ',' : lo.format == "tsv" ? '\t' : 0;
-    lo.nominal_columns = text_columns(fb.text, delim, lo.header, lo.max_rows);
-    // A row with extra fields is the loader's to report, with its line number.
-    std::vector<std::string_view> f;
-    std::string scratch;
-    const auto lines = first_lines(fb.text, 1);
-    if (!lines.empty()) split_fields(lines[0], FieldSyntax::data(delim), f, scratch);
-    std::erase_if(lo.nominal_columns, [&](int c) { return static_cast<std::size_t>(c) >= f.size(); });
+    // Columns of words are categories (nominal features); the loader then keeps their names. A
+    // row with extra fields is the loader's to report, with its line number.
+    const std::size_t width = scan.first.size();
+    lo.nominal_columns = nominal_columns_of(scan, lo.header, who);
+    std::erase_if(lo.nominal_columns, [&](int c) { return static_cast<std::size_t>(c) >= width; });
   }
   if (!target_name.empty()) lo.label_name = target_name;
   else if (target_number > 0) lo.label_column = static_cast<int>(target_number - 1);

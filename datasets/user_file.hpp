@@ -11,8 +11,13 @@
 //   task    "classification" | "regression"; default: from the ARFF/KEEL declaration (nominal ->
 //           classification), for delimited text classification when a target value is not a
 //           number, else an error asking for it (the file cannot say)
-//   header  CSV/TSV: the first line names the columns (default: detected; a line with no number
-//           followed by one with a number is a header)
+//   header  CSV/TSV: the first line names the columns (default: detected: a word above a column
+//           of numbers, or a line with no number above one with a number; a lone line with a
+//           word is a header, and then "no data rows" is an error)
+// Missing values: user_file_missing_spellings(), in feature and target columns alike. A column is
+// numeric unless it holds a word that is none of these; a non-finite number ("inf", "1e309") in a
+// numeric column is an error naming the line and column; a column read as categories although
+// most of its values are numbers is said on stderr.
 //   rows    read only the first N data rows
 //   format  csv | tsv | whitespace | arff | keel (overrides the extension)
 #include <string>
@@ -23,6 +28,10 @@
 #include "algorithms/core/dataset.hpp"
 
 namespace gpudm::datasets {
+
+// The cells that mean "missing" in a user file: the empty cell, '?', '<null>' and pandas' default
+// spellings (NA, N/A, NaN, NULL, None, #N/A, ...), matched exactly after trimming blanks.
+const std::vector<std::string>& user_file_missing_spellings();
 
 // The option keys a user file accepts (config validation uses them too).
 const std::vector<std::string>& user_file_option_keys();

@@ -57,6 +57,9 @@ const char* kFooter =
     "(.csv .tsv .arff .dat(KEEL) .data(UCI) .txt, each optionally .gz) instead of a catalog name, with\n"
     "  --target COLUMN   the target column: a header/attribute name or a 1-based number (default: the last)\n"
     "  --task classification|regression   when the file cannot say (a numeric target in CSV/TSV)\n"
+    "  --header yes|no   CSV/TSV: whether the first line names the columns (default: detected)\n"
+    "Missing values: an empty cell, ?, NA, N/A, NaN, NULL, None, #N/A, <null> (pandas' spellings).\n"
+    "A column is numeric unless a cell holds a word; inf or an out-of-range number is an error.\n"
     "In a config: \"datasets\": [{\"path\": \"my/data.csv\", \"target\": \"price\", \"task\": \"regression\"}].\n"
     "\nEnvironment:\n"
     "  GPUDM_DATA_DIR     ':'-separated folders holding the datasets (then datasets/cache/)\n"
@@ -259,14 +262,15 @@ namespace {
 // option of the family's command names it (--dataset, --test, ...), so they are taken out here
 // and the family's command gets a provider that adds them to such a dataset's options.
 struct UserFileArgs {
-  std::string target, task;
+  std::string target, task, header;
+  bool any() const { return !target.empty() || !task.empty() || !header.empty(); }
 };
 
 std::vector<std::string> take_user_file_args(const std::vector<std::string>& in, UserFileArgs& out) {
   std::vector<std::string> rest;
   for (std::size_t i = 0; i < in.size(); ++i) {
-    const bool target = in[i] == "--target", task = in[i] == "--task";
-    if (!target && !task) {
+    const bool target = in[i] == "--target", task = in[i] == "--task", header = in[i] == "--header";
+    if (!target && !task && !header) {
       rest.push_back(in[i]);
       continue;
     }
@@ -274,7 +278,8 @@ std::vector<std::string> take_user_file_args(const std::vector<std::string>& in,
     const std::string& v = in[++i];
     if (task && v != "classification" && v != "regression")
       throw ConfigError("--task expects classification or regression, got '" + v + "'");
-    (target ? out.target : out.task) = v;
+    if (header && v != "yes" && v != "no") throw ConfigError("--header expects yes or no, got '" + v + "'");
+    (target ? out.target : task ? out.task : out.header) = v;
   }
   return rest;
 }
@@ -286,8 +291,9 @@ class UserFileProvider : public DatasetProvider {
   std::shared_ptr<const Dataset> get(const std::string& name, const nlohmann::json& options) override {
     const bool catalog = s_.check_dataset && s_.check_dataset(name).empty();
     if (!datasets::is_user_file(name, catalog)) {
-      if (!args_.target.empty() || !args_.task.empty())
-        throw ConfigError("--target and --task apply to a data file given by path; '" + name + "' is a catalog dataset");
+      if (args_.any())
+        throw ConfigError("--target, --task and --header apply to a data file given by path; '" + name +
+                          "' is a catalog dataset");
       return s_.datasets().get(name, options);
     }
     nlohmann::json o = options.is_object() ? options : nlohmann::json::object();
@@ -297,6 +303,7 @@ class UserFileProvider : public DatasetProvider {
     }
     const std::string task = args_.task.empty() ? default_task_ : args_.task;
     if (!task.empty()) o["task"] = task;
+    if (!args_.header.empty()) o["header"] = args_.header == "yes";
     return s_.datasets().get(name, o);
   }
 

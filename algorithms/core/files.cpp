@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -48,7 +49,65 @@ std::string read_capped_file(const std::string& path, std::size_t max_bytes, con
   return out;
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
+std::string default_model_path(const std::string& prefix, const std::string& dataset_name) {
+  std::string stem = dataset_name;
+  if (const std::size_t slash = stem.find_last_of('/'); slash != std::string::npos) stem = stem.substr(slash + 1);
+  if (stem.size() > 3 && stem.compare(stem.size() - 3, 3, ".gz") == 0) stem.resize(stem.size() - 3);
+  if (const std::size_t dot = stem.find_last_of('.'); dot != std::string::npos && dot > 0) stem.resize(dot);
+  for (char& c : stem) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (!(std::isalnum(u) || c == '.' || c == '-' || c == '_')) c = '_';
+  }
+  if (stem.empty() || stem == "." || stem == "..") stem = "data";
+  return prefix + "_" + stem + ".json";
+}
+
+namespace {
+
+// Writes through an existing non-regular file (a character device, a FIFO with a reader, the
+// pipe behind /dev/stdout): there is no file to replace, and renaming over it would remove the
+// device node. O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of blocking forever.
+void write_through(const std::string& path, const std::string& content, bool fifo) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+  if (fd < 0) {
+    if (fifo && errno == ENXIO) throw Error(path + ": a FIFO that nothing reads; start its reader first");
+    throw Error(path + ": cannot open for writing: " + std::strerror(errno));
+  }
+  if (fifo) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const std::string why = write_all(fd, content.data(), content.size());
+  if (::close(fd) != 0 && why.empty()) throw Error(path + ": write failed: " + std::strerror(errno));
+  if (!why.empty()) throw Error(path + ": write failed: " + why);
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path_in, const std::string& content) {
+  std::string path = path_in;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error(path + ": is a folder, not a file");
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_through(path, content, S_ISFIFO(st.st_mode));
+    if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file, a character device or a FIFO; refusing to write");
+    // A symlink to a file: the file it names is replaced; the link stays.
+    struct stat lst {};
+    if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+      std::error_code ec;
+      const fs::path real = fs::canonical(path, ec);
+      if (ec) throw Error(path + ": cannot resolve the symbolic link: " + ec.message());
+      path = real.string();
+    }
+  } else {
+    struct stat lst {};
+    // A dangling symlink: the file it names is created through it.
+    if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) throw Error(path + ": cannot create the file the symbolic link names: " + std::strerror(errno));
+      const std::string why = write_all(fd, content.data(), content.size());
+      if ((::fsync(fd) != 0 || ::close(fd) != 0) && why.empty()) throw Error(path + ": cannot flush: " + std::strerror(errno));
+      if (!why.empty()) throw Error(path + ": write failed: " + why);
+      return;
+    }
+  }
   const fs::path target(path);
   std::error_code ec;
   if (target.has_parent_path()) {

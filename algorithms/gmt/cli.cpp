@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <memory>
 #include <numeric>
@@ -12,6 +13,7 @@
 #include "algorithms/core/cli_numbers.hpp"
 #include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
+#include "algorithms/core/schema.hpp"
 #include "algorithms/gmt/csv.hpp"
 #include "algorithms/gmt/params.hpp"
 #include "algorithms/gmt/train.hpp"
@@ -130,6 +132,13 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     if (a.backend.empty()) a.backend = default_backend(*env.registry);
     Dataset data = resolve(a.dataset, a.rows, env);
     data.validate();
+    // --test is read and matched to the training data by name before training: a file that cannot
+    // be scored fails now, not after the run, and columns in another order are matched, not swapped.
+    std::unique_ptr<Dataset> test;
+    if (!a.test.empty()) {
+      test = std::make_unique<Dataset>(resolve(a.test, -1, env));
+      align_to_schema(DataSchema::of(data), *test, "test dataset '" + a.test + "'");
+    }
     // --param test_fraction=F: hold out F of the rows (the runner's seeded split) for a test score.
     const double test_fraction = a.typed.test_fraction;
     std::unique_ptr<Dataset> holdout;
@@ -231,20 +240,17 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
                   s.rmse, s.mae, static_cast<long long>(s.rows));
       metrics["test"] = scores_json(s);
     }
-    if (!a.test.empty()) {
-      Dataset test = resolve(a.test, -1, env);
-      if (test.has_missing()) {
+    if (test) {
+      if (test->has_missing()) {
         if (impute.empty()) impute = impute_missing(data, nullptr);  // no missing in training: just its means
-        impute_missing(test, &impute);
+        impute_missing(*test, &impute);
       }
-      GPUDM_REQUIRE(test.cols() == data.cols(), "test dataset '" + a.test + "' has " + std::to_string(test.cols()) +
-                                                    " attributes, training has " + std::to_string(data.cols()));
-      const Scores s = score(root, test);
-      std::printf("=== test data (%s) ===\nRMSE %.6g  MAE %.6g  rows %lld\n", test.name().c_str(), s.rmse, s.mae,
+      const Scores s = score(root, *test);
+      std::printf("=== test data (%s) ===\nRMSE %.6g  MAE %.6g  rows %lld\n", test->name().c_str(), s.rmse, s.mae,
                   static_cast<long long>(s.rows));
       metrics["test"] = scores_json(s);
     }
-    const std::string model_path = a.model_out.empty() ? "gmt_" + data.name() + ".json" : a.model_out;
+    const std::string model_path = a.model_out.empty() ? default_model_path("gmt", data.name()) : a.model_out;
     nlohmann::ordered_json info = {{"backend", a.backend}, {"seed", a.seed}, {"iterations", r.summary.iterations},
                                    {"fitness", r.best.fitness}, {"train_rmse", s_train.rmse}};
     write_json(model_path, model_json(root, data, info, impute));
@@ -279,10 +285,12 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
                 data.name().c_str(), s.rmse, s.mae, static_cast<long long>(s.rows), count_leaves(root),
                 count_model_attributes(root));
     if (!a.predictions_out.empty()) {
-      std::ofstream o(a.predictions_out);
-      GPUDM_REQUIRE(o.good(), "cannot write '" + a.predictions_out + "'");
+      // Built in memory, then the one checked writer (atomic for a file, through for a device or FIFO).
+      std::ostringstream o;
+      o.precision(9);
       o << "row,actual,predicted\n";
       for (std::size_t r = 0; r < data.rows(); ++r) o << r << ',' << data.target(r) << ',' << root.predict(data, r) << '\n';
+      write_file_atomic(a.predictions_out, o.str());
     }
     if (!a.metrics_out.empty()) {
       nlohmann::ordered_json m = {{"model", a.model_in}, {"dataset", data.name()}, {"test", scores_json(s)},

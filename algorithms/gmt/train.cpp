@@ -1,5 +1,7 @@
 #include "algorithms/gmt/train.hpp"
 
+#include "algorithms/core/schema.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -79,11 +81,9 @@ nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const 
                                   const std::vector<double>& impute) {
   nlohmann::ordered_json j;
   j["format"] = kModelFormat;
-  j["version"] = 1;
+  j["version"] = kModelVersion;
   j["dataset"] = train.name();
-  auto names = nlohmann::ordered_json::array();
-  for (const auto& a : train.attributes()) names.push_back(a.name);
-  j["attributes"] = names;
+  j["attributes"] = DataSchema::of(train).attributes_json();
   j["leaves"] = count_leaves(root);
   j["internal_nodes"] = count_internal(root);
   j["attributes_in_models"] = count_model_attributes(root);
@@ -93,20 +93,17 @@ nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const 
   return j;
 }
 
-Tree model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path) {
+Tree model_from_json(const nlohmann::json& j, Dataset& d, const std::string& path) {
   GPUDM_REQUIRE(j.is_object() && j.value("format", "") == kModelFormat,
                 path + ": not a gpudm GMT model (missing \"format\": \"gpudm-gmt-model\")");
-  GPUDM_REQUIRE(j.value("version", 0) == 1, path + ": unsupported model version");
+  const auto version = j.contains("version") && j["version"].is_number_integer() ? j["version"].get<long long>() : 0;
+  GPUDM_REQUIRE(version == 1 || version == kModelVersion,
+                path + ": unsupported model version (this build reads versions 1 and " + std::to_string(kModelVersion) + ")");
   GPUDM_REQUIRE(j.contains("attributes") && j["attributes"].is_array() && j.contains("tree"),
-                path + ": a model needs \"attributes\" (the attribute names) and \"tree\"");
-  const auto& names = j.at("attributes");
-  for (const auto& n : names) GPUDM_REQUIRE(n.is_string(), path + ": attribute names must be strings, got " + n.dump());
-  GPUDM_REQUIRE(names.size() == d.cols(), path + ": model has " + std::to_string(names.size()) + " attributes, dataset '" +
-                                              d.name() + "' has " + std::to_string(d.cols()));
-  for (std::size_t c = 0; c < d.cols(); ++c)
-    GPUDM_REQUIRE(names[c].get<std::string>() == d.attribute(c).name,
-                  path + ": attribute " + std::to_string(c) + " is '" + names[c].get<std::string>() + "' in the model, '" +
-                      d.attribute(c).name + "' in dataset '" + d.name() + "'");
+                path + ": a model needs \"attributes\" and \"tree\"");
+  // Version 1 lists names only; version 2 kinds and category names too. The data is re-coded to
+  // the model by name (attributes in any order, categories by name, an unseen one missing).
+  align_to_schema(DataSchema::from_json(j.at("attributes"), nullptr, path), d, path);
   return from_json(j.at("tree"), static_cast<int>(d.cols()), path);
 }
 

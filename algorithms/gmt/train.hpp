@@ -43,13 +43,17 @@ inline const char* prepare_phase(const ModelTreeEvaluator& e) { return e.capabil
 // Trains GMT on `train` with the given backend evaluator.
 TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
 
-// Model file: {"format": "gpudm-gmt-model", "version": 1, "attributes": [...], "tree": {...}, ...}.
+// Model file: {"format": "gpudm-gmt-model", "version": 2, "attributes": [{name, kind, values
+// (nominal: category names)}], "tree": {...}, ...}. Version 1 listed the attribute names only.
 inline constexpr const char* kModelFormat = "gpudm-gmt-model";
+inline constexpr int kModelVersion = 2;
 nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const nlohmann::ordered_json& info,
                                   const std::vector<double>& impute = {});
 // The imputation values stored in a model file (empty when the training data had none missing).
 std::vector<double> model_imputation(const nlohmann::json& j);
-Tree model_from_json(const nlohmann::json& j, const Dataset& d, const std::string& path);
+// Reads the tree for scoring `d`, re-coding `d` to the model by name first
+// (algorithms/core/schema.hpp). A version 1 model scores only data without nominal attributes.
+Tree model_from_json(const nlohmann::json& j, Dataset& d, const std::string& path);
 
 // Missing attribute values (NaN) are replaced by a per-column value before training and
 // prediction: the training mean (Weka's ReplaceMissingValues does the same for M5P/REPTree).

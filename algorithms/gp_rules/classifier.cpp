@@ -1,5 +1,7 @@
 #include "algorithms/gp_rules/classifier.hpp"
 
+#include "algorithms/core/schema.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstdio>
@@ -126,11 +128,10 @@ nlohmann::ordered_json model_json(const Classifier& c, const Dataset& train, con
                                   const nlohmann::ordered_json& info) {
   nlohmann::ordered_json j;
   j["format"] = kModelFormat;
+  j["version"] = kModelVersion;
   j["algorithm"] = algorithm;
   j["dataset"] = train.name();
-  auto attrs = nlohmann::ordered_json::array();
-  for (const Attribute& a : train.attributes()) attrs.push_back({{"name", a.name}, {"kind", a.is_nominal() ? "nominal" : "numeric"}});
-  j["attributes"] = attrs;
+  j["attributes"] = DataSchema::of(train).attributes_json();
   j["classes"] = train.class_names();
   auto rs = nlohmann::ordered_json::array();
   for (const RuleEntry& r : c.rules)
@@ -147,28 +148,21 @@ nlohmann::ordered_json model_json(const Classifier& c, const Dataset& train, con
   return j;
 }
 
-Classifier model_from_json(const nlohmann::json& j, const Dataset& data, const std::string& where) {
+Classifier model_from_json(const nlohmann::json& j, Dataset& data, const std::string& where) {
   GPUDM_REQUIRE(j.is_object() && j.value("format", std::string()) == kModelFormat,
                 where + ": not a gp_rules model (\"format\" must be \"" + std::string(kModelFormat) + "\")");
+  const int version = j.contains("version") && j["version"].is_number_integer() ? j["version"].get<int>() : 1;
+  GPUDM_REQUIRE(version == 1 || version == kModelVersion,
+                where + ": model version " + std::to_string(version) + "; this build reads versions 1 and " +
+                    std::to_string(kModelVersion));
   GPUDM_REQUIRE(data.task() == Task::classification, where + ": dataset '" + data.name() + "' is not a classification dataset");
   GPUDM_REQUIRE(j.contains("attributes") && j.contains("classes") && j["classes"].is_array() && j.contains("rules") &&
                     j.contains("default_class"),
                 where + ": a model needs \"attributes\", \"classes\" (array), \"rules\" and \"default_class\"");
-  for (const auto& cn : j["classes"]) GPUDM_REQUIRE(cn.is_string(), where + ": class names must be strings, got " + cn.dump());
-  const auto& attrs = j.at("attributes");
-  GPUDM_REQUIRE(attrs.is_array() && attrs.size() == data.cols(),
-                where + ": the model has " + std::to_string(attrs.is_array() ? attrs.size() : 0) + " attributes, dataset '" +
-                    data.name() + "' has " + std::to_string(data.cols()));
-  for (std::size_t a = 0; a < data.cols(); ++a) {
-    GPUDM_REQUIRE(attrs[a].is_object(), where + ": attribute " + std::to_string(a) + " must be an object with \"name\" and \"kind\"");
-    const std::string kind = data.attribute(a).is_nominal() ? "nominal" : "numeric";
-    GPUDM_REQUIRE(attrs[a].value("name", std::string()) == data.attribute(a).name && attrs[a].value("kind", std::string()) == kind,
-                  where + ": attribute " + std::to_string(a) + " is '" + attrs[a].value("name", std::string()) + "' (" +
-                      attrs[a].value("kind", std::string()) + ") in the model, '" + data.attribute(a).name + "' (" + kind +
-                      ") in dataset '" + data.name() + "'");
-  }
-  const auto classes = j.at("classes").get<std::vector<std::string>>();
-  GPUDM_REQUIRE(classes == data.class_names(), where + ": the model's classes differ from dataset '" + data.name() + "''s");
+  // The data re-coded to the model's attributes, categories and classes by name: the rules'
+  // attribute and category indexes are the model's.
+  const nlohmann::json& classes = j.at("classes");
+  align_to_schema(DataSchema::from_json(j.at("attributes"), &classes, where), data, where);
   Classifier c;
   const rules::Schema schema = rules::Schema::of(data);
   const auto& rs = j.at("rules");

@@ -20,6 +20,8 @@
 namespace gpudm::gp_rules {
 
 inline constexpr const char* kModelFormat = "gpudm.gp_rules.model/1";
+// "version" 2: attributes record their category names ("values"); files without "version" are 1.
+inline constexpr int kModelVersion = 2;
 
 struct RuleEntry {
   Tree tree;                          // empty when read from a model file (tokens only)
@@ -52,13 +54,16 @@ Score score(const Classifier& c, const Dataset& data, rules::RuleEvaluator& engi
 // Readable listing: "1. IF (petal_width <= 0.6) THEN setosa   [tp 50 fp 0]" ... "ELSE virginica".
 std::string to_text(const Classifier& c, const Dataset& d);
 
-// Model files: {"format": kModelFormat, "algorithm", "dataset", "attributes": [{name, kind}],
-// "classes": [...], "rules": [{"antecedent": token text (rules/expression.hpp), "class",
-// "consequent", "text", "train": {tp, fp, tn, fn}}], "default_class", "info": {...}}.
+// Model files: {"format": kModelFormat, "version", "algorithm", "dataset", "attributes": [{name,
+// kind, values (nominal)}], "classes": [...], "rules": [{"antecedent": token text
+// (rules/expression.hpp), "class", "consequent", "text", "train": {tp, fp, tn, fn}}],
+// "default_class", "info": {...}}.
 nlohmann::ordered_json model_json(const Classifier& c, const Dataset& train, const std::string& algorithm,
                                   const nlohmann::ordered_json& info);
-// Reads a model for scoring `data`: the attributes (names and kinds) and classes must match;
-// every antecedent is validated against the data (errors name the rule).
-Classifier model_from_json(const nlohmann::json& j, const Dataset& data, const std::string& where);
+// Reads a model for scoring `data`, re-coding `data` to the model by name first
+// (algorithms/core/schema.hpp: attributes in any order, categories and classes by name, a
+// category the model never saw a missing value); every antecedent is validated (errors name the
+// rule). A version 1 model (no category names) scores only data without nominal attributes.
+Classifier model_from_json(const nlohmann::json& j, Dataset& data, const std::string& where);
 
 }  // namespace gpudm::gp_rules

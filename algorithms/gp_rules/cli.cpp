@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "algorithms/core/files.hpp"
 #include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/progress.hpp"
+#include "algorithms/core/schema.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/gp_rules/cv.hpp"
 #include "algorithms/gp_rules/params.hpp"
@@ -121,6 +123,13 @@ int train_cli(const std::vector<std::string>& argv, CommandEnv& env) {
       return e;
     };
     auto data = resolve(a.dataset, env);
+    // --test is read and matched to the training data by name before training: a file that cannot
+    // be scored fails now, not after the run; columns, categories and classes are matched by name.
+    std::unique_ptr<Dataset> test;
+    if (!a.test.empty()) {
+      test = std::make_unique<Dataset>(*resolve(a.test, env));
+      align_to_schema(DataSchema::of(*data), *test, "test dataset '" + a.test + "'");
+    }
     nlohmann::ordered_json metrics;
     metrics["algorithm"] = to_string(p.gp.algorithm);
     metrics["dataset"] = data->name();
@@ -156,10 +165,7 @@ int train_cli(const std::vector<std::string>& argv, CommandEnv& env) {
     metrics["breakdown"] = stats.phases.to_json();
     const nlohmann::ordered_json rm = run_metrics(stats);
     for (auto it = rm.begin(); it != rm.end(); ++it) metrics[it.key()] = it.value();
-    if (!a.test.empty()) {
-      auto test = resolve(a.test, env);
-      GPUDM_REQUIRE(test->cols() == data->cols() && test->class_names() == data->class_names(),
-                    "test dataset '" + a.test + "' has other attributes or classes than '" + a.dataset + "'");
+    if (test) {
       auto tester = make_engine();
       tester->prepare(*test);
       const Score t = score(model, *test, *tester, stats.engine);
@@ -168,13 +174,7 @@ int train_cli(const std::vector<std::string>& argv, CommandEnv& env) {
       metrics["test"] = score_json(t);
     }
     std::string path = a.model_out;
-    if (path.empty()) {
-      path = "gp_rules_";
-      path += to_string(p.gp.algorithm);
-      path += "_";
-      path += data->name();
-      path += ".json";
-    }
+    if (path.empty()) path = default_model_path(std::string("gp_rules_") + to_string(p.gp.algorithm), data->name());
     nlohmann::ordered_json info;
     info["backend"] = backend;
     info["seed"] = a.seed;
@@ -203,7 +203,7 @@ int predict_cli(const std::vector<std::string>& argv, CommandEnv& env) {
     require_json_depth(text, a.model_in);
     const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     GPUDM_REQUIRE(!j.is_discarded(), a.model_in + ": not valid JSON");
-    auto data = resolve(a.dataset, env);
+    auto data = std::make_shared<Dataset>(*resolve(a.dataset, env));
     const Classifier model = model_from_json(j, *data, a.model_in);
     const std::string backend = a.backend.empty() ? env.registry->reference("gp_rules") : a.backend;
     auto engine = env.registry->create<rules::RuleEvaluator>("gp_rules", backend);

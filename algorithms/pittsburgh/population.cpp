@@ -1,5 +1,6 @@
 #include "algorithms/pittsburgh/population.hpp"
 
+#include "algorithms/core/files.hpp"
 #include "algorithms/core/json_limits.hpp"
 
 #include <algorithm>
@@ -175,13 +176,7 @@ Population load_population(const std::string& path) {
 }
 
 void save_population(const Population& p, const std::string& path, const rules::Schema* schema) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error("cannot write population file '" + tmp + "'");
-    out << population_to_json(p, schema).dump(2) << '\n';
-  }
-  std::filesystem::rename(tmp, path);
+  write_file_atomic(path, population_to_json(p, schema).dump(2) + "\n");
 }
 
 nlohmann::ordered_json RandomRuleSpec::to_json() const {

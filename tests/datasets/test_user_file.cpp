@@ -115,3 +115,59 @@ TEST(FuzzFindings, ANominalColumnWithOnlyMissingValues) {
   EXPECT_TRUE(d.is_missing(1, 0));
   EXPECT_TRUE(d.attribute(0).values.empty());
 }
+
+// One odd cell must not turn a numeric column into categories: the common spellings of a missing
+// value are missing values, a non-finite number is an error naming line and column, and a
+// column that does become categories although it is mostly numbers is said on stderr.
+TEST(UserFile, MissingValueSpellingsKeepAColumnNumeric) {
+  TempDir dir;
+  for (const std::string na : {"NA", "N/A", "NULL", "null", "nan", "NaN", "None", "#N/A", "<null>", "?", ""}) {
+    const std::string p = dir.write("m.csv", "x,y,price\n1," + na + ",1.5\n2,4,2.0\n3,5,2.5\n");
+    const Dataset d = load_user_file(p, {{"task", "regression"}});
+    SCOPED_TRACE(na);
+    EXPECT_EQ(d.attribute(1).kind, AttributeKind::numeric);
+    EXPECT_TRUE(d.is_missing(0, 1));
+    EXPECT_FLOAT_EQ(d.at(1, 1), 4.0f);
+  }
+  // A missing target is no class "NA": the row is an error (or dropped when asked).
+  expect_error([&] { load_user_file(dir.write("t.csv", "x,c\n1,a\n2,NA\n3,b\n"), nlohmann::json::object()); },
+               {"t.csv:3:", "missing class label"});
+}
+
+TEST(UserFile, NonFiniteNumbersAreErrorsNamingLineAndColumn) {
+  TempDir dir;
+  for (const std::string bad : {"inf", "-Infinity", "1e309"}) {
+    SCOPED_TRACE(bad);
+    expect_error([&] { load_user_file(dir.write("n.csv", "x,y,price\n1,2,1.5\n2," + bad + ",2.0\n"), {{"task", "regression"}}); },
+                 {"n.csv:3:", "('y')", bad});
+  }
+}
+
+TEST(UserFile, AMostlyNumericColumnReadAsCategoriesIsSaid) {
+  TempDir dir;
+  const std::string p = dir.write("w.csv", "x,y,price\n1,2,1.5\n2,3,2.0\n3,oops,2.5\n4,5,3.0\n");
+  testing::internal::CaptureStderr();
+  const Dataset d = load_user_file(p, {{"task", "regression"}});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(d.attribute(1).kind, AttributeKind::nominal);
+  EXPECT_NE(err.find("column 'y' is read as categories"), std::string::npos) << err;
+  EXPECT_NE(err.find("'oops', line 4"), std::string::npos) << err;
+  // A column of words is categories without a word said.
+  testing::internal::CaptureStderr();
+  load_user_file(dir.write("k.csv", "kind,price\nflat,1\nhouse,2\n"), {{"task", "regression"}});
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+}
+
+TEST(UserFile, HeaderDetectionAndNoDataRows) {
+  TempDir dir;
+  // A header whose cells include a number is still a header: "x1" is a word above numbers.
+  Dataset d = load_user_file(dir.write("h.csv", "x1,2020,price\n1,2,1.5\n2,3,2.0\n"), {{"task", "regression"}});
+  EXPECT_EQ(d.rows(), 2u);
+  EXPECT_EQ(d.attribute(1).name, "2020");
+  // The option overrides: the same file read as data fails on its words, not silently.
+  EXPECT_EQ(load_user_file(dir.write("n.csv", "1,2,1.5\n2,3,2.0\n"), {{"task", "regression"}, {"header", false}}).rows(), 2u);
+  // A header with no rows under it is an error, not a one-row dataset.
+  expect_error([&] { load_user_file(dir.write("o.csv", "a,b,class\n"), nlohmann::json::object()); },
+               {"no data rows", "only a header line"});
+  expect_error([&] { load_user_file(dir.write("e.csv", "\n\n"), nlohmann::json::object()); }, {"no data rows"});
+}

@@ -389,7 +389,7 @@ TEST_F(ProductUserData, EvaluateAPopulationOnTheUsersCsv) {
   EXPECT_NE(r.err.find("no column named 'nope'"), std::string::npos) << r.err;
   r = run(kProduct, "--evaluate pittsburgh --population '" + (tmp_ / "pop.json") + "' --dataset iris --target species", tmp_);
   EXPECT_NE(r.code, 0);
-  EXPECT_NE(r.err.find("--target and --task apply to a data file given by path"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--target, --task and --header apply to a data file given by path"), std::string::npos) << r.err;
 }
 
 TEST_F(ProductUserData, TrainAndPredictGmtOnTheUsersCsv) {

@@ -52,10 +52,13 @@ class OneDataset : public DatasetProvider {
 // The GMT targets' data: 3 numeric attributes named a, b, c (a model file must name them), 40
 // rows of a regression target, one missing value.
 inline std::shared_ptr<const Dataset> gmt_dataset() {
-  std::vector<Attribute> attrs{{"a", AttributeKind::numeric, {}}, {"b", AttributeKind::numeric, {}}, {"c", AttributeKind::numeric, {}}};
+  // "c" holds categories, so a model file's category names are matched (algorithms/core/schema.hpp).
+  std::vector<Attribute> attrs{{"a", AttributeKind::numeric, {}}, {"b", AttributeKind::numeric, {}},
+                               {"c", AttributeKind::nominal, {"lo", "mid", "hi"}}};
   auto d = std::make_shared<Dataset>("fuzz", Task::regression, 40, attrs);
   for (std::size_t i = 0; i < 40; ++i) {
-    for (std::size_t c = 0; c < 3; ++c) d->at(i, c) = static_cast<float>((i * (c + 3)) % 11) - 5.0f;
+    for (std::size_t c = 0; c < 2; ++c) d->at(i, c) = static_cast<float>((i * (c + 3)) % 11) - 5.0f;
+    d->at(i, 2) = static_cast<float>(i % 3);
     d->set_target(i, static_cast<float>(i % 9));
   }
   d->set_missing(3, 2);

@@ -27,7 +27,8 @@ TEST(GmtIo, ModelJsonRoundTripPredictsTheSame) {
   p.iterations = 30;
   TrainResult r = train(d, p, *eval, false);
   const auto j = model_json(r.best.tree, d, {{"note", "test"}});
-  const Tree back = model_from_json(nlohmann::json::parse(j.dump()), d, "mem");
+  Dataset scored = d;
+  const Tree back = model_from_json(nlohmann::json::parse(j.dump()), scored, "mem");
   EXPECT_EQ(count_leaves(back), count_leaves(r.best.tree));
   EXPECT_EQ(gmt_test::layout_error(back, 3), "");
   EXPECT_TRUE(back.same_model(r.best.tree));  // structure, thresholds, models and coefficients
@@ -43,9 +44,10 @@ TEST(GmtIo, ModelFromAnotherDatasetIsRejected) {
   Tree leaf = Tree::leaf({2});
   leaf.set_fit(0, {2}, {1.0, 2.0}, 2);
   const auto j = model_json(leaf, d, {});
-  EXPECT_TRUE(model_from_json(nlohmann::json::parse(j.dump()), d, "m.json").same_model(leaf));
-  EXPECT_THROW(model_from_json(nlohmann::json::parse(j.dump()), other, "m.json"), Error);
-  EXPECT_THROW(model_from_json(nlohmann::json::parse(R"({"format":"x"})"), d, "m.json"), Error);
+  Dataset a = d, b = other, c = d;
+  EXPECT_TRUE(model_from_json(nlohmann::json::parse(j.dump()), a, "m.json").same_model(leaf));
+  EXPECT_THROW(model_from_json(nlohmann::json::parse(j.dump()), b, "m.json"), Error);
+  EXPECT_THROW(model_from_json(nlohmann::json::parse(R"({"format":"x"})"), c, "m.json"), Error);
 }
 
 TEST(GmtIo, CsvRoundTripAndCliTrainPredict) {
@@ -211,4 +213,47 @@ TEST(GmtParams, TableDefaultsAreTheStructsAndRangesAreCheckedAtConfigTime) {
   EXPECT_THROW(read_case(nlohmann::json{{"cx_subtrees", 0}, {"cx_tests", 0}, {"cx_branches", 0}, {"cx_asymmetric", 0}}), Error);
   EXPECT_THROW(read_case(nlohmann::json{{"no_such", 1}}), Error);
   EXPECT_THROW(read_case(nlohmann::json{{"gram_engine", "dmma"}}), Error);  // the fast path has no Gram engine param
+}
+
+// --test is matched to the training data by name before training: the same rows with two columns
+// swapped score the same, and a file that cannot be matched fails before the run.
+TEST(GmtIo, CliTestFileIsMatchedByNameBeforeTraining) {
+  const Dataset d = gmt_test::make_dataset(300, 2, 11, gmt_test::piecewise, 0.05);
+  const std::string csv = tmp("byname.csv"), swapped = tmp("byname_swapped.csv"), renamed = tmp("byname_renamed.csv");
+  const std::string m1 = tmp("byname_m1.json"), m2 = tmp("byname_m2.json");
+  write_csv(d, csv);
+  {
+    std::ifstream in(csv);
+    std::ofstream s(swapped), r(renamed);
+    std::string line;
+    bool header = true;
+    while (std::getline(in, line)) {
+      const std::size_t a = line.find(','), b = line.find(',', a + 1);
+      s << line.substr(a + 1, b - a - 1) << ',' << line.substr(0, a) << line.substr(b) << '\n';
+      r << (header ? "other" + line.substr(a) : line) << '\n';
+      header = false;
+    }
+  }
+  datasets::RegressionCsvFiles files;
+  CliEnv env{&gmt_test::registry(), &files};
+  const std::vector<std::string> train = {"--dataset", csv, "--backend", "sequential", "--param", "iterations=15",
+                                          "--param", "population=8", "--quiet", "--model-out", tmp("byname_model.json")};
+  auto with = [&](std::vector<std::string> a, std::vector<std::string> more) {
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  ASSERT_EQ(train_cli(with(train, {"--test", csv, "--metrics-out", m1}), env), 0);
+  ASSERT_EQ(train_cli(with(train, {"--test", swapped, "--metrics-out", m2}), env), 0);
+  auto rmse = [](const std::string& f) {
+    std::ifstream in(f);
+    return nlohmann::json::parse(in)["test"]["rmse"].get<double>();
+  };
+  EXPECT_DOUBLE_EQ(rmse(m1), rmse(m2));
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(train_cli(with(train, {"--test", renamed, "--param", "iterations=1000000"}), env), 1);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("no attribute 'x1'"), std::string::npos) << err;
+  // --predict matches by name too.
+  ASSERT_EQ(predict_cli({tmp("byname_model.json"), "--dataset", swapped, "--metrics-out", m2}, env), 0);
+  EXPECT_DOUBLE_EQ(rmse(m1), rmse(m2));
 }

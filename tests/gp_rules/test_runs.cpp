@@ -242,7 +242,7 @@ TEST_F(GpRulesCommands, TrainAndPredictFromTheCommandLine) {
   in.close();
   j["rules"][0]["antecedent"] = {">", 9, 1.0};
   std::ofstream(model) << j.dump();
-  const Dataset& d = *provider.get("rnd", nlohmann::json::object());
+  Dataset d = *provider.get("rnd", nlohmann::json::object());
   try {
     model_from_json(j, d, "m.json");
     ADD_FAILURE() << "no error";
@@ -271,7 +271,8 @@ TEST_F(GpRulesCommands, HostileModelFilesAreCleanErrors) {
   const Dataset& d = *provider.get("rnd", nlohmann::json::object());
   auto error_of = [&](const nlohmann::json& j) {
     try {
-      model_from_json(j, d, "m.json");
+      Dataset scored = d;
+      model_from_json(j, scored, "m.json");
     } catch (const Error& e) {
       return std::string(e.what());
     }
@@ -312,4 +313,84 @@ TEST_F(GpRulesCommands, HostileModelFilesAreCleanErrors) {
 }
 
 }  // namespace
+
+namespace {
+
+// The same rows written as another file might hold them: columns 0 and 2 swapped, every nominal
+// attribute's categories and the classes listed in reverse order (so every code differs).
+Dataset recoded_copy(const Dataset& d) {
+  std::vector<std::size_t> order(d.cols());
+  for (std::size_t c = 0; c < d.cols(); ++c) order[c] = c;
+  std::swap(order[0], order[2]);
+  std::vector<Attribute> attrs;
+  for (std::size_t c : order) {
+    Attribute a = d.attribute(c);
+    std::reverse(a.values.begin(), a.values.end());
+    attrs.push_back(a);
+  }
+  std::vector<std::string> classes = d.class_names();
+  std::reverse(classes.begin(), classes.end());
+  Dataset out(d.name() + "_recoded", d.task(), d.rows(), attrs, classes);
+  for (std::size_t c = 0; c < order.size(); ++c) {
+    const Attribute& a = d.attribute(order[c]);
+    for (std::size_t r = 0; r < d.rows(); ++r) {
+      if (d.is_missing(r, order[c])) {
+        out.set_missing(r, c);
+        continue;
+      }
+      const float v = d.at(r, order[c]);
+      out.at(r, c) = a.is_nominal() ? static_cast<float>(a.values.size() - 1 - static_cast<std::size_t>(v)) : v;
+    }
+  }
+  for (std::size_t r = 0; r < d.rows(); ++r) out.set_label(r, d.num_classes() - 1 - d.label(r));
+  return out;
+}
+
+double accuracy_in(const std::string& metrics_file, const char* key) {
+  std::ifstream in(metrics_file);
+  const auto m = nlohmann::json::parse(in);
+  return m.at(key).at("accuracy").get<double>();
+}
+
+}  // namespace
+
+// A model or a --test file is matched to the training data by name: attributes in another order,
+// categories and classes coded otherwise give the same scores, and a test file that cannot be
+// matched fails before training.
+TEST_F(GpRulesCommands, TestFilesAndModelsAreMatchedByNameNotPosition) {
+  const Dataset rnd = *provider.get("rnd", nlohmann::json::object());
+  ASSERT_TRUE(rnd.attribute(2).is_nominal());
+  provider.add("rnd_recoded", recoded_copy(rnd));
+  const auto tmp = std::filesystem::temp_directory_path();
+  const std::string model = (tmp / "gp_rules_byname_model.json").string(), m1 = (tmp / "gp_rules_byname_m1.json").string(),
+                    m2 = (tmp / "gp_rules_byname_m2.json").string();
+  const std::vector<std::string> train = {"--algorithm", "falco", "--dataset", "rnd", "--quiet", "--param", "population=16",
+                                          "--param", "generations=4", "--model-out", model};
+  auto with = [&](std::vector<std::string> a, std::vector<std::string> more) {
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  };
+  ASSERT_EQ(cmds[0].run(with(train, {"--test", "rnd", "--metrics-out", m1}), env), 0);
+  ASSERT_EQ(cmds[0].run(with(train, {"--test", "rnd_recoded", "--metrics-out", m2}), env), 0);
+  EXPECT_DOUBLE_EQ(accuracy_in(m1, "test"), accuracy_in(m2, "test"));
+  EXPECT_DOUBLE_EQ(accuracy_in(m1, "test"), accuracy_in(m1, "train"));
+  std::ifstream in(model);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["version"], kModelVersion);
+  EXPECT_EQ(j["attributes"][2]["values"], nlohmann::json(rnd.attribute(2).values));
+  ASSERT_EQ(cmds[1].run({model, "--dataset", "rnd", "--metrics-out", m1}, env), 0);
+  ASSERT_EQ(cmds[1].run({model, "--dataset", "rnd_recoded", "--metrics-out", m2}, env), 0);
+  EXPECT_DOUBLE_EQ(accuracy_in(m1, "score"), accuracy_in(m2, "score"));
+  // A test file with an attribute the training data lacks fails before any generation runs.
+  std::vector<Attribute> attrs = rnd.attributes();
+  attrs[1].name = "zz";
+  Dataset other("rnd_other", rnd.task(), rnd.rows(), attrs, rnd.class_names());
+  provider.add("rnd_other", other);
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(cmds[0].run(with(train, {"--test", "rnd_other", "--param", "generations=100000"}), env), 1);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("no attribute 'a1'"), std::string::npos) << err;
+  for (const auto& f : {model, m1, m2}) std::filesystem::remove(f);
+}
+
 }  // namespace gpudm::gp_rules
