@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string_view>
 
+#include "algorithms/core/dataset.hpp"
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/files.hpp"
 #include "datasets/sha256.hpp"
@@ -34,7 +36,14 @@ std::string gunzip(const std::string& bytes, const std::string& what, std::size_
         inflateEnd(&zs);
         throw Error(what + ": inflates past the limit of " + std::to_string(max_out >> 20) + " MiB");
       }
-      out.resize(std::min(out.size() * 2, max_out));
+      const std::size_t next = std::min(out.size() * 2, max_out);
+      // A gzip bomb stops at the memory the machine has, not at std::bad_alloc.
+      if (const std::size_t available = Dataset::available_host_memory(); available > 0 && next - out.size() > available) {
+        inflateEnd(&zs);
+        throw Error(what + ": inflates past " + std::to_string(produced >> 20) + " MiB, and only " +
+                    std::to_string(available >> 20) + " MiB of host memory are available");
+      }
+      out.resize(next);
     }
     zs.next_out = reinterpret_cast<Bytef*>(out.data() + produced);
     zs.avail_out = static_cast<uInt>(std::min<std::size_t>(out.size() - produced, 1u << 30));
@@ -69,12 +78,21 @@ FileBytes read_file_bytes(const std::string& path, const std::string& who) {
   FileBytes fb;
   fb.path = path;
   fb.raw = read_capped_file(path, kMaxDataFileBytes, who + ": data file");
+  // A binary file (not gzip, NUL bytes among its first 64 KiB) is no data text: say so before parsing.
+  if (!is_gzip(fb.raw)) {
+    const std::size_t nul = std::string_view(fb.raw).substr(0, std::size_t{1} << 16).find('\0');
+    if (nul != std::string_view::npos)
+      throw Error(who + ": data file " + path + ": not a text file (a NUL byte at offset " + std::to_string(nul) +
+                  "); data files are CSV, TSV, ARFF or KEEL text, optionally gzip");
+  }
   fb.sha256 = sha256_hex(fb.raw);
   fb.gzip = is_gzip(fb.raw);
   if (fb.gzip) {
     fb.text = gunzip(fb.raw, who + ": " + path, kMaxDataFileBytes);
   } else {
-    fb.text = fb.raw;
+    // Plain text is read once: the raw bytes are only needed for the hash, already taken.
+    fb.text = std::move(fb.raw);
+    fb.raw.clear();
   }
   return fb;
 }

@@ -8,7 +8,7 @@ namespace gpudm::datasets {
 
 struct FileBytes {
   std::string path;
-  std::string raw;     // bytes as stored
+  std::string raw;     // bytes as stored when gzip (plain text: moved into text, raw empty)
   std::string text;    // raw, or inflated raw when gzip
   bool gzip = false;
   std::string sha256;  // of raw

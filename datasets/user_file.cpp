@@ -300,7 +300,9 @@ Dataset load_user_file(const std::string& path, const nlohmann::json& options_in
                   "(in a config: \"task\")");
   }
   d.source = "file";
-  d.path = path;
+  // A file name in another encoding than UTF-8 is kept readable in results (JSON) by escaping.
+  d.path = utf8_escaped(path);
+  d.set_name(d.path);
   d.sha256 = fb.sha256;
   d.validate();
   return d;

@@ -122,7 +122,7 @@ std::string Loader::read_text(const fs::path& path, const fs::path& canon, const
       throw ConfigError(stack_shown.back() + ": include cycle: " + chain + shown_path);
     }
   }
-  if (!fs::is_regular_file(path)) throw ConfigError(shown_path + ": config file not found");
+  if (const std::string why = file_problem(path.string()); !why.empty()) throw ConfigError(shown_path + ": config file " + why);
   try {
     return read_capped_file(path.string(), kMaxConfigBytes, "config");
   } catch (const Error& e) {
@@ -159,8 +159,9 @@ void Loader::load_includes(const Checker& c, const ojson& cfg, const fs::path& p
     const fs::path tcanon = fs::weakly_canonical(target, ec);
     bool cyclic = false;
     for (const auto& s : stack) cyclic = cyclic || s == tcanon;
-    if (!cyclic && !fs::is_regular_file(target))
-      c.fail(index_path("include", i), "included file not found: " + target_shown);
+    if (!cyclic)
+      if (const std::string why = file_problem(target.string()); !why.empty())
+        c.fail(index_path("include", i), "included file " + target_shown + ": " + why);
     plan.included.push_back(load(target, target_shown));
   }
 }

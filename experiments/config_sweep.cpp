@@ -108,7 +108,7 @@ DatasetRef user_file(const Checker& c, const ojson& d, const std::string& p, con
   std::string name = file.lexically_normal().string();
   // A name with a '/' is never a catalog name (datasets/user_file.hpp).
   if (name.find('/') == std::string::npos) name = "./" + name;
-  if (!fs::is_regular_file(name)) c.fail(join_path(p, "path"), "data file not found: " + name);
+  if (const std::string why = file_problem(name); !why.empty()) c.fail(join_path(p, "path"), "data file " + name + ": " + why);
   DatasetRef ref;
   ref.name = name;
   if (d.contains("options")) {

@@ -1,5 +1,7 @@
 #include "algorithms/core/dataset.hpp"
 
+#include "algorithms/core/text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -71,9 +73,24 @@ std::size_t Dataset::padded_checked(const std::string& name, std::size_t rows, s
 }
 
 void Dataset::validate() const {
-  const std::string who = "dataset '" + name_ + "'";
+  const std::string who = "dataset '" + utf8_escaped(name_) + "'";
   if (rows_ == 0) throw Error(who + ": no rows");
   if (attributes_.empty()) throw Error(who + ": no attributes");
+  // Names end up in JSON (results, model files), which holds UTF-8 only: a name in another
+  // encoding is refused here, before any run, instead of failing the write after it.
+  const auto require_utf8 = [&](const std::string& text, const std::string& what) {
+    if (const std::size_t at = utf8_error_at(text); at != std::string::npos) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[at]));
+      throw Error(who + ": " + what + " '" + utf8_escaped(text) + "' is not UTF-8 text (byte " + hex + " at offset " +
+                  std::to_string(at) + "); save the file as UTF-8");
+    }
+  };
+  for (const Attribute& a : attributes_) {
+    require_utf8(a.name, "the attribute name");
+    for (const std::string& v : a.values) require_utf8(v, "a category of attribute '" + utf8_escaped(a.name) + "',");
+  }
+  for (const std::string& c : class_names_) require_utf8(c, "the class name");
   for (std::size_t c = 0; c < cols(); ++c) {
     const float* col = column(c);
     const Attribute& a = attributes_[c];

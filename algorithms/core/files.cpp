@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "algorithms/core/dataset.hpp"
 #include "algorithms/core/error.hpp"
 
 namespace gpudm {
@@ -30,13 +31,46 @@ std::string write_all(int fd, const char* data, std::size_t size) {
   return "";
 }
 
-std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw Error(what + " " + path + ": cannot open: " + std::strerror(errno));
+namespace {
+
+std::string kind_problem(const struct stat& st) {
+  if (S_ISREG(st.st_mode)) return "";
+  if (S_ISDIR(st.st_mode)) return "a folder, not a file";
+  if (S_ISFIFO(st.st_mode)) return "a FIFO (a pipe), not a file; save the data to a file first";
+  return "not a regular file (a device or a socket); save the data to a file first";
+}
+
+}  // namespace
+
+std::string file_problem(const std::string& path) {
   struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return errno == ENOENT || errno == ENOTDIR ? "not found" : std::strerror(errno);
+  return kind_problem(st);
+}
+
+std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read (a FIFO or
+  // a device such as /dev/zero has no size to check and may never end).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error(what + " " + path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw Error(what + " " + path + ": " + kind_problem(st));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(::fdopen(fd, "rb"), &std::fclose);
+  if (!f) {
+    ::close(fd);
+    throw Error(what + " " + path + ": cannot open: " + std::strerror(errno));
+  }
   const std::string limit = std::to_string(max_bytes >> 20) + " MiB";
-  if (::fstat(fileno(f.get()), &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) > max_bytes)
-    throw Error(what + " " + path + ": " + std::to_string(st.st_size) + " bytes, larger than the limit of " + limit);
+  const auto size = static_cast<std::size_t>(st.st_size);
+  if (size > max_bytes)
+    throw Error(what + " " + path + ": " + std::to_string(size) + " bytes, larger than the limit of " + limit);
+  if (const std::size_t available = Dataset::available_host_memory(); available > 0 && size > available)
+    throw Error(what + " " + path + ": needs " + std::to_string(size >> 20) + " MiB of host memory to read, " +
+                std::to_string(available >> 20) + " MiB are available");
   std::string out;
   char buf[1 << 16];
   std::size_t n;

@@ -5,8 +5,15 @@
 
 namespace gpudm {
 
-// Reads a file the user gave, refusing one larger than `max_bytes`; throws gpudm::Error
-// "<what> <path>: cannot open ..." / "... is N bytes; the limit is M".
+// "" when `path` is a regular file (symlinks followed), else why it cannot be read as one: "not
+// found", "a folder, not a file", "a FIFO (a pipe), not a file; save the data to a file first", ...
+// One wording for every reader (configs, includes, data files, models).
+std::string file_problem(const std::string& path);
+
+// Reads a file the user gave: only a regular file (a FIFO, a device or a folder is refused at
+// once, never waited on), at most `max_bytes` and no more than the host memory available now;
+// throws gpudm::Error "<what> <path>: cannot open ..." / "... N bytes, larger than the limit of M"
+// / "... needs N MiB of host memory to read, M MiB are available".
 std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what);
 
 // Writes `content` to `path`. A regular file (or an absent path) is replaced atomically: a temp

@@ -1,5 +1,7 @@
 #include "algorithms/core/json_limits.hpp"
 
+#include "algorithms/core/dataset.hpp"
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -43,6 +45,14 @@ std::string json_depth_error(std::string_view text, const std::string& source, s
 }
 
 void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth) {
+  // Parsed values take several times their text (16-byte values, map nodes, string copies); a
+  // parse that runs out of memory may throw std::bad_alloc inside nlohmann's noexcept destructors
+  // and abort, so a text the machine cannot hold parsed is refused before parsing.
+  const std::size_t available = Dataset::available_host_memory();
+  if (available > 0 && text.size() > available / kJsonMemoryPerByte)
+    throw Error(source + ": " + std::to_string(text.size()) + " bytes of JSON need about " +
+                std::to_string(text.size() * kJsonMemoryPerByte >> 20) + " MiB of host memory to read; " +
+                std::to_string(available >> 20) + " MiB are available");
   if (std::string why = json_depth_error(text, source, max_depth); !why.empty()) throw Error(why);
 }
 

@@ -27,7 +27,11 @@ inline constexpr std::size_t kMaxModelBytes = std::size_t{1} << 30;    // popula
 // "<source>:L:C: JSON nested deeper than N levels" (L:C where the limit is crossed). Linear,
 // no recursion, string-aware; it does not validate the JSON (the parser does).
 std::string json_depth_error(std::string_view text, const std::string& source, std::size_t max_depth = kMaxJsonDepth);
-// Throws gpudm::Error with that message.
+// Host memory a parsed JSON value takes per byte of its text, at most (numbers-heavy files: a
+// 16-byte value for "0.5,"; objects: map nodes of ~100 bytes per key).
+inline constexpr std::size_t kJsonMemoryPerByte = 12;
+// Throws gpudm::Error with that message; also when the text needs more host memory to parse
+// (kJsonMemoryPerByte per byte) than is available now.
 void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth = kMaxJsonDepth);
 
 // read_capped_file: algorithms/core/files.hpp (included here for its callers).

@@ -37,4 +37,54 @@ bool ends_with_ci(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == lower(suffix);
 }
 
+std::size_t utf8_error_at(std::string_view s) {
+  std::size_t i = 0;
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  while (i < s.size()) {
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n;
+    unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c == 0xE0) n = 2, lo = 0xA0;
+    else if (c >= 0xE1 && c <= 0xEC) n = 2;
+    else if (c == 0xED) n = 2, hi = 0x9F;  // no surrogates
+    else if (c >= 0xEE && c <= 0xEF) n = 2;
+    else if (c == 0xF0) n = 3, lo = 0x90;
+    else if (c >= 0xF1 && c <= 0xF3) n = 3;
+    else if (c == 0xF4) n = 3, hi = 0x8F;
+    else return i;
+    if (i + n >= s.size()) return i;  // cut short
+    for (std::size_t k = 1; k <= n; ++k) {
+      const unsigned char b = byte(i + k);
+      if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+std::string utf8_escaped(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    const std::size_t bad = utf8_error_at(s);
+    if (bad == std::string_view::npos) {
+      out.append(s);
+      break;
+    }
+    out.append(s.substr(0, bad));
+    static const char* hex = "0123456789ABCDEF";
+    const unsigned char b = static_cast<unsigned char>(s[bad]);
+    out += "\\x";
+    out += hex[b >> 4];
+    out += hex[b & 15];
+    s.remove_prefix(bad + 1);
+  }
+  return out;
+}
+
 }  // namespace gpudm

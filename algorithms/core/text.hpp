@@ -17,4 +17,11 @@ std::string lower(std::string_view s);
 // Whether `s` ends with `suffix`, ignoring ASCII case.
 bool ends_with_ci(std::string_view s, std::string_view suffix);
 
+// Offset of the first byte of `s` that is not part of well-formed UTF-8 (overlong forms and
+// surrogates count as ill-formed), or std::string_view::npos. JSON output needs UTF-8: nlohmann
+// throws a type error on anything else, after the run.
+std::size_t utf8_error_at(std::string_view s);
+// `s` with every ill-formed byte written as \xNN (well-formed text unchanged).
+std::string utf8_escaped(std::string_view s);
+
 }  // namespace gpudm

@@ -195,3 +195,21 @@ TEST(Schema, MismatchesAreErrorsAndOldModelsRefuseCategories) {
   EXPECT_EQ(back.attributes[1].values, (std::vector<std::string>{"flat", "house"}));
   EXPECT_TRUE(back.categories_known);
 }
+
+// Inputs: only regular files are read. A FIFO used to block forever and /dev/zero to run until
+// std::bad_alloc; both are refused at once, naming what the path is.
+TEST(ReadFile, OnlyRegularFilesAreReadAndNothingWaits) {
+  Tmp t;
+  ASSERT_EQ(::mkfifo((t / "fifo").c_str(), 0600), 0);
+  const std::string fifo = error_of([&] { read_capped_file(t / "fifo", 1 << 20, "data file"); });
+  EXPECT_NE(fifo.find("data file " + (t / "fifo") + ": a FIFO (a pipe), not a file"), std::string::npos) << fifo;
+  EXPECT_EQ(file_problem(t / "fifo"), "a FIFO (a pipe), not a file; save the data to a file first");
+  EXPECT_EQ(file_problem(t / "absent"), "not found");
+  EXPECT_EQ(file_problem(t.dir.string()), "a folder, not a file");
+  if (::mknod((t / "zero").c_str(), S_IFCHR | 0666, makedev(1, 5)) == 0)
+    EXPECT_NE(error_of([&] { read_capped_file(t / "zero", 1 << 20, "model file"); }).find("not a regular file"),
+              std::string::npos);
+  write_file_atomic(t / "small", "12345");
+  EXPECT_EQ(read_capped_file(t / "small", 5, "x"), "12345");
+  EXPECT_NE(error_of([&] { read_capped_file(t / "small", 4, "x"); }).find("5 bytes, larger than the limit"), std::string::npos);
+}

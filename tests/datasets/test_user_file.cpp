@@ -1,8 +1,10 @@
 // A user's own data file by path (datasets/user_file.hpp), and datasets larger than the host
 // memory reported instead of std::bad_alloc.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
+#include "algorithms/core/text.hpp"
 #include "datasets/catalog.hpp"
 #include "datasets/loaders.hpp"
 #include "datasets/user_file.hpp"
@@ -170,4 +172,29 @@ TEST(UserFile, HeaderDetectionAndNoDataRows) {
   expect_error([&] { load_user_file(dir.write("o.csv", "a,b,class\n"), nlohmann::json::object()); },
                {"no data rows", "only a header line"});
   expect_error([&] { load_user_file(dir.write("e.csv", "\n\n"), nlohmann::json::object()); }, {"no data rows"});
+}
+
+TEST(UserFile, BinaryFilesAndPipesAreRefusedBeforeParsing) {
+  TempDir dir;
+  expect_error([&] { load_user_file(dir.write("b.csv", std::string("a,b\n1,\0\0\x01\x02", 10)), nlohmann::json::object()); },
+               {"not a text file", "NUL byte at offset 6"});
+  const std::string fifo = dir.path() + "/p.csv";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  expect_error([&] { load_user_file(fifo, nlohmann::json::object()); }, {"a FIFO (a pipe), not a file"});
+}
+
+// JSON holds UTF-8 only: a Latin-1 header used to fail the results write after the whole run.
+TEST(UserFile, NamesThatAreNotUtf8AreRefusedOrEscapedBeforeTheRun) {
+  TempDir dir;
+  expect_error([&] { load_user_file(dir.write("l.csv", "caf\xE9,price\n1,2\n3,4\n"), {{"task", "regression"}}); },
+               {"the attribute name 'caf\\xE9' is not UTF-8 text (byte 0xE9 at offset 3)", "save the file as UTF-8"});
+  expect_error([&] { load_user_file(dir.write("c.csv", "x,kind\n1,caf\xE9\n2,tea\n"), nlohmann::json::object()); },
+               {"the class name 'caf\\xE9' is not UTF-8"});
+  // A file name in Latin-1 loads; the dataset's name escapes the byte.
+  const Dataset d = load_user_file(dir.write("d\xE9.csv", "x,price\n1,2\n3,4\n"), {{"task", "regression"}});
+  EXPECT_NE(d.name().find("d\\xE9.csv"), std::string::npos) << d.name();
+  EXPECT_EQ(utf8_error_at(d.name()), std::string::npos);
+  EXPECT_EQ(utf8_escaped("caf\xC3\xA9"), "caf\xC3\xA9");  // well-formed UTF-8 is unchanged
+  EXPECT_EQ(utf8_error_at("\xED\xA0\x80"), 0u);          // a surrogate
+  EXPECT_EQ(utf8_error_at("ok\xE2\x82"), 2u);            // cut short
 }

@@ -2,6 +2,8 @@
 // config and data errors. run_experiment_harness has the toy family; run_experiment is the
 // product binary (its data test needs a product family and the catalog; it skips otherwise).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -410,6 +412,36 @@ TEST_F(ProductUserData, TrainAndPredictGmtOnTheUsersCsv) {
   EXPECT_NE(r.err.find("JSON nested deeper than 256 levels"), std::string::npos) << r.err;
   r = run(kProduct, "--train gmt --dataset '" + (tmp_ / "my/reg.csv") + "' --cv abc", tmp_);
   EXPECT_NE(r.err.find("--cv expects an integer in [2, 1048576], got 'abc'"), std::string::npos) << r.err;
+}
+
+// Through the binary: a missing-value spelling keeps a column numeric; outputs to a device node
+// write through it (the node stays); a folder as an output, a FIFO as data and a header with no
+// rows are one-line errors with exit 1, before any run.
+TEST_F(ProductUserData, UsersFilesAndOutputsThroughTheBinary) {
+  std::string reg = slurp(tmp_ / "my/reg.csv");
+  reg.replace(reg.find("\n0,0,") + 1, 1, "NA");  // the first row's x1
+  write_file(tmp_ / "my/na.csv", reg);
+  const std::string train = "--train gmt --target y --param population=6 --param iterations=5 --backend sequential --quiet ";
+  const std::string null_node = tmp_ / "null";
+  const bool node = ::mknod(null_node.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0;
+  auto r = run(kProduct, train + "--dataset '" + (tmp_ / "my/na.csv") + "' --model-out '" + (tmp_ / "m.json") +
+                             "' --metrics-out '" + (node ? null_node : std::string(tmp_ / "metrics.json")) + "'", tmp_);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("read as categories"), std::string::npos) << r.err;
+  struct stat st {};
+  if (node && ::stat(null_node.c_str(), &st) == 0) EXPECT_TRUE(S_ISCHR(st.st_mode));  // not replaced by a file
+  r = run(kProduct, "--predict '" + (tmp_ / "m.json") + "' --dataset '" + (tmp_ / "my/reg.csv") + "' --predictions-out '" +
+                        (tmp_ / "my") + "'", tmp_);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("is a folder, not a file"), std::string::npos) << r.err;
+  ASSERT_EQ(::mkfifo((tmp_ / "pipe.csv").c_str(), 0600), 0);
+  r = run(kProduct, train + "--dataset '" + (tmp_ / "pipe.csv") + "'", tmp_);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("a FIFO (a pipe), not a file"), std::string::npos) << r.err;
+  write_file(tmp_ / "my/header_only.csv", "x1,x2,y\n");
+  r = run(kProduct, train + "--dataset '" + (tmp_ / "my/header_only.csv") + "'", tmp_);
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("no data rows (only a header line, line 1)"), std::string::npos) << r.err;
 }
 
 TEST_F(ProductUserData, AConfigNamesTheUsersFileByPath) {

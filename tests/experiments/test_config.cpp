@@ -122,8 +122,8 @@ TEST_F(ConfigTest, IncludeCycleIsDetected) {
 
 TEST_F(ConfigTest, MissingIncludeSaysSo) {
   const std::string e = error_of(R"({"include": ["nope.json"]})");
-  EXPECT_NE(e.find("included file not found"), std::string::npos) << e;
-  EXPECT_NE(e.find("nope.json"), std::string::npos) << e;
+  EXPECT_NE(e.find("included file "), std::string::npos) << e;
+  EXPECT_NE(e.find("nope.json: not found"), std::string::npos) << e;
 }
 
 TEST_F(ConfigTest, IncludesAreRelativeToTheIncludingFile) {

@@ -145,7 +145,8 @@ TEST_F(Reliability, AUserDataFileInAConfig) {
   EXPECT_EQ(p.runs[0].dataset.name, (fs::path(dir_.path()) / "data/houses.csv").string());
   EXPECT_EQ(p.runs[0].dataset.options, ojson({{"rows", 1}, {"target", "price"}, {"task", "regression"}}));
   std::string e = error_of(R"({"family": "toy", "datasets": [{"path": "data/none.csv"}]})");
-  EXPECT_NE(e.find("datasets[0].path: data file not found"), std::string::npos) << e;
+  EXPECT_NE(e.find("datasets[0].path: data file "), std::string::npos) << e;
+  EXPECT_NE(e.find("none.csv: not found"), std::string::npos) << e;
   e = error_of(R"({"family": "toy", "datasets": [{"path": "data/houses.csv", "task": "regresion"}]})");
   EXPECT_NE(e.find("task must be \"classification\" or \"regression\""), std::string::npos) << e;
   e = error_of(R"({"family": "toy", "datasets": [{"path": "data/houses.csv", "targte": "price"}]})");
