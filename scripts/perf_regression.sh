@@ -30,6 +30,8 @@
 #   GPUDM_JOBS            build jobs (default: number of cores)
 #   GPUDM_CMAKE_ARGS      extra configure arguments for both builds
 #   GPUDM_PERF_LOCK       a lock file (flock) to hold during each of the two builds, not the rounds
+#   GPUDM_PERF_NEW_BUILD  an existing Release build folder of the working tree whose gpudm_bench is
+#                         the new side (brought up to date), instead of a second cold build (CI)
 # Exit status: 0 pass or skipped, 1 a confirmed regression, 2 a build or usage error.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -111,11 +113,26 @@ build() {  # $1 source, $2 build dir
 }
 start=$SECONDS
 build "$SRC_BASE" "$SRC_BASE/build-perf/new"
-build "$ROOT" "$DIR/new"
-say "built base and new (Release, CUDA off, gpudm_bench) in $BUILD_S s$([ $((SECONDS - start)) -gt "$BUILD_S" ] &&
-  echo " (+$((SECONDS - start - BUILD_S)) s waiting for ${GPUDM_PERF_LOCK:-the lock})")"
 BIN_BASE="$SRC_BASE/build-perf/new/experiments/bench/gpudm_bench"
-BIN_NEW="$DIR/new/experiments/bench/gpudm_bench"
+if [ -n "${GPUDM_PERF_NEW_BUILD:-}" ]; then
+  # The working tree's Release build that already exists (CI: the one scripts/test.sh built, CUDA
+  # on): its gpudm_bench runs the same CPU code, compiled with the same flags, as a CUDA-off build
+  # of the tree would; CUDA adds only the GPU backends it registers. Saves a cold build of the tree.
+  [ "$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$GPUDM_PERF_NEW_BUILD/CMakeCache.txt" 2>/dev/null)" = Release ] ||
+    { echo "perf_regression: GPUDM_PERF_NEW_BUILD=$GPUDM_PERF_NEW_BUILD is not a configured Release build" >&2; exit 2; }
+  t0=$SECONDS
+  cmake --build "$GPUDM_PERF_NEW_BUILD" --target gpudm_bench -j "$JOBS" >"$DIR/new-build.log" 2>&1 ||
+    { tail -40 "$DIR/new-build.log" >&2; exit 2; }
+  BUILD_S=$((BUILD_S + SECONDS - t0))
+  BIN_NEW="$GPUDM_PERF_NEW_BUILD/experiments/bench/gpudm_bench"
+  NEW_WHAT="new: $GPUDM_PERF_NEW_BUILD"
+else
+  build "$ROOT" "$DIR/new"
+  BIN_NEW="$DIR/new/experiments/bench/gpudm_bench"
+  NEW_WHAT="new"
+fi
+say "built base and $NEW_WHAT (Release, gpudm_bench) in $BUILD_S s$([ $((SECONDS - start)) -gt "$BUILD_S" ] &&
+  echo " (+$((SECONDS - start - BUILD_S)) s waiting for ${GPUDM_PERF_LOCK:-the lock})")"
 
 # ---- the cases: CPU (small) cases of every family but ceilings, present in both builds ----------
 cases() {
