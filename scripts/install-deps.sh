@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(build-essential cmake git pkg-config nlohmann-json3-dev libgtest-dev libbenchmark-dev
           libbenchmark-tools libeigen3-dev libcli11-dev zlib1g-dev python3 python3-matplotlib
-          python3-scipy python3-numpy clang libclang-rt-dev libomp-dev libopenmpi-dev openmpi-bin ccache)
+          python3-scipy python3-numpy clang libclang-rt-dev libopenmpi-dev openmpi-bin ccache)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -14,8 +14,7 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 # OpenMP: libgomp comes with g++; nothing to add. libopenmpi-dev + openmpi-bin: the multi-rank runs and their `mpi` tests.
-# clang + libclang-rt-dev + libomp-dev: the sanitizer tests and libFuzzer targets (scripts/asan.sh,
-# scripts/fuzz.sh), built by clang with OpenMP.
+# clang + libclang-rt-dev: the libFuzzer targets (scripts/fuzz.sh).
 # ccache: rebuilds of one build folder (scripts/configure-once.sh, the perf gate's two builds).
 
 [ ${#missing[@]} -eq 0 ] && exit 0
