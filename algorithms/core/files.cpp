@@ -101,8 +101,9 @@ namespace {
 // Writes through an existing non-regular file (a character device, a FIFO with a reader, the
 // pipe behind /dev/stdout): there is no file to replace, and renaming over it would remove the
 // device node. O_NONBLOCK: a FIFO nobody reads fails at once (ENXIO) instead of blocking forever.
-void write_through(const std::string& path, const std::string& content, bool fifo) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+// `create`: a dangling symlink, whose target file is created through it.
+void write_through(const std::string& path, const std::string& content, bool fifo, bool create = false) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0) | (create ? O_CREAT | O_TRUNC : 0), 0644);
   if (fd < 0) {
     if (fifo && errno == ENXIO) throw Error(path + ": a FIFO that nothing reads; start its reader first");
     throw Error(path + ": cannot open for writing: " + std::strerror(errno));
@@ -133,14 +134,7 @@ void write_file_atomic(const std::string& path_in, const std::string& content) {
   } else {
     struct stat lst {};
     // A dangling symlink: the file it names is created through it.
-    if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
-      const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd < 0) throw Error(path + ": cannot create the file the symbolic link names: " + std::strerror(errno));
-      const std::string why = write_all(fd, content.data(), content.size());
-      if ((::fsync(fd) != 0 || ::close(fd) != 0) && why.empty()) throw Error(path + ": cannot flush: " + std::strerror(errno));
-      if (!why.empty()) throw Error(path + ": write failed: " + why);
-      return;
-    }
+    if (::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) return write_through(path, content, false, true);
   }
   const fs::path target(path);
   std::error_code ec;
