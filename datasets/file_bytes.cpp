@@ -77,14 +77,15 @@ std::string gunzip(const std::string& bytes, const std::string& what, std::size_
 FileBytes read_file_bytes(const std::string& path, const std::string& who) {
   FileBytes fb;
   fb.path = path;
-  fb.raw = read_capped_file(path, kMaxDataFileBytes, who + ": data file");
-  // A binary file (not gzip, NUL bytes among its first 64 KiB) is no data text: say so before parsing.
-  if (!is_gzip(fb.raw)) {
-    const std::size_t nul = std::string_view(fb.raw).substr(0, std::size_t{1} << 16).find('\0');
-    if (nul != std::string_view::npos)
+  // A binary file (not gzip, NUL bytes among its first 64 KiB) is no data text: said from its head,
+  // before the whole file is read.
+  const std::string head = read_file_head(path, std::size_t{1} << 16, who + ": data file");
+  if (!is_gzip(head)) {
+    if (const std::size_t nul = head.find('\0'); nul != std::string::npos)
       throw Error(who + ": data file " + path + ": not a text file (a NUL byte at offset " + std::to_string(nul) +
                   "); data files are CSV, TSV, ARFF or KEEL text, optionally gzip");
   }
+  fb.raw = read_capped_file(path, kMaxDataFileBytes, who + ": data file");
   fb.sha256 = sha256_hex(fb.raw);
   fb.gzip = is_gzip(fb.raw);
   if (fb.gzip) {

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <functional>
 #include <numeric>
 #include <unordered_map>
@@ -42,6 +42,7 @@ class LineReader {
     return true;
   }
   std::size_t number() const { return number_; }
+  std::size_t remaining() const { return pos_ < text_.size() ? text_.size() - pos_ : 0; }
 
  private:
   std::string_view text_;
@@ -117,13 +118,15 @@ struct Column {
   std::unordered_map<std::string_view, int> ids;        // value -> id
   std::vector<std::string_view> open_values;            // nominal_open: values in first-seen order
   // Open values that were unescaped into the row's scratch buffer ("a""b") are copied here, so the
-  // views above stay valid after the next row reuses the buffer (deque: elements never move).
-  std::deque<std::string> owned;
+  // views above stay valid after the next row reuses the buffer (each string has its own heap
+  // place and never moves). Not a deque: an empty std::deque allocates ~600 bytes, which for a
+  // file of two million columns was 1.2 GB before a single value was read.
+  std::vector<std::unique_ptr<std::string>> owned;
   std::vector<float> values;
   std::vector<std::uint32_t> missing_rows;
 
   // `ids` and `open_values` view `declared` and `owned`: a copy would view the original's strings,
-  // so Columns only move (a moved deque or vector keeps its elements where they are).
+  // so Columns only move (a moved vector keeps its elements where they are).
   Column() = default;
   Column(const Column&) = delete;
   Column& operator=(const Column&) = delete;
@@ -152,6 +155,21 @@ int resolve_column(int c, std::size_t n, const char* key, const Context& ctx) {
     ctx.fail(std::string(key) + " " + std::to_string(c) + " is out of range for " + std::to_string(n) +
              " columns");
   return r;
+}
+
+// Parsing holds each column's values (reserved from the file's size), its bookkeeping, and then
+// the dataset's padded features and attributes: what the machine cannot hold is refused before
+// the columns exist, with the numbers, instead of std::bad_alloc halfway through.
+void require_parse_memory(std::size_t columns, std::size_t rows_hint, const Context& ctx) {
+  const double c = static_cast<double>(columns);
+  const double values = (static_cast<double>(rows_hint) * 1.125 + static_cast<double>(Dataset::kRowPad)) * c * 4.0;
+  const double need = c * static_cast<double>(sizeof(Column) + sizeof(Attribute) + 64) + 2.0 * values;
+  if (need < 256e6) return;
+  if (std::string why = Dataset::memory_shortfall(need, Dataset::available_host_memory(),
+                                                  "read " + std::to_string(columns) + " columns of about " +
+                                                      std::to_string(rows_hint) + " rows");
+      !why.empty())
+    ctx.fail(why);
 }
 
 std::string column_ref(std::size_t c, const Column& col) {
@@ -317,7 +335,7 @@ std::size_t parse_body(LineReader& lr, std::vector<Column>& cols, const LoadOpti
             std::string_view key = v;
             const std::less<const char*> before;  // a total order across allocations
             if (before(v.data(), line.data()) || before(line.data() + line.size(), v.data() + v.size()))
-              key = col.owned.emplace_back(v);
+              key = *col.owned.emplace_back(std::make_unique<std::string>(v));
             it = col.ids.emplace(key, static_cast<int>(col.open_values.size())).first;
             col.open_values.push_back(key);
           }
@@ -421,6 +439,10 @@ Dataset load_delimited(std::string_view text, const LoadOptions& o, const Contex
   }
   if (!found) ctx.fail("empty file (no data rows)");
   split_fields(line, FieldSyntax::data(bf.delim), f, scratch);
+  // Rows from the first line's length (also the reserve below: no regrowing column vectors).
+  std::size_t hint = text.size() / (line.size() + 1) + 16;
+  if (o.max_rows > 0) hint = std::min(hint, o.max_rows);
+  require_parse_memory(f.size(), hint, ctx);
   std::vector<Column> cols(f.size());
   if (o.expected_columns > 0 && static_cast<int>(f.size()) != o.expected_columns)
     ctx.fail(lr.number(), std::to_string(f.size()) + " columns, expected " + std::to_string(o.expected_columns));
@@ -428,9 +450,6 @@ Dataset load_delimited(std::string_view text, const LoadOptions& o, const Contex
     for (std::size_t c = 0; c < f.size(); ++c) cols[c].name = std::string(f[c]);
   assign_roles(cols, o, -1, ctx);
   info.file_columns = cols.size();
-  // Reserve from the first line's length: avoids regrowing ~40 column vectors on big files.
-  std::size_t hint = text.size() / (line.size() + 1) + 16;
-  if (o.max_rows > 0) hint = std::min(hint, o.max_rows);
   for (auto& c : cols)
     if (c.role != Role::dropped) c.values.reserve(hint + hint / 8);
   const std::size_t first_line = lr.number();
@@ -554,6 +573,10 @@ Dataset load_arff_like(std::string_view text, const LoadOptions& o, const Contex
   bf.delim = o.delimiter != 0 ? o.delimiter : ',';
   bf.percent_comments = true;
   bf.reject_sparse = true;
+  // Each data row has at least one byte and a separator per column.
+  std::size_t hint = lr.remaining() / (2 * cols.size()) + 1;
+  if (o.max_rows > 0) hint = std::min(hint, o.max_rows);
+  require_parse_memory(cols.size(), hint, ctx);
   LoadOptions body = oo;
   if (keel) body.missing.push_back("<null>");
   const std::size_t rows = parse_body(lr, cols, body, bf, ctx, info, nullptr, 0);

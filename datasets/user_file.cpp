@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <iterator>
+#include <utility>
 #include <charconv>
 #include <iostream>
 #include <string_view>
@@ -41,21 +43,30 @@ std::vector<std::string_view> first_lines(std::string_view text, std::size_t n) 
   return out;
 }
 
-std::string format_of(const std::string& path, std::string_view text, const std::string& who) {
+// The format from the file name alone, checked before the file is read; "" for ".dat" (KEEL or
+// delimited, told by its first line: format_of_dat).
+constexpr std::pair<const char*, const char*> kDataExtensions[] = {
+    {".csv", "csv"}, {".data", "csv"}, {".tsv", "tsv"}, {".tab", "tsv"}, {".arff", "arff"}, {".txt", "whitespace"}, {".dat", ""}};
+
+bool has_data_extension(const std::string& path) {
   const std::string ext = extension_of(path);
-  if (ext == ".csv" || ext == ".data") return "csv";
-  if (ext == ".tsv" || ext == ".tab") return "tsv";
-  if (ext == ".arff") return "arff";
-  if (ext == ".txt") return "whitespace";
-  if (ext == ".dat") {
-    const auto lines = first_lines(text, 1);
-    const std::string_view first = lines.empty() ? std::string_view() : lines[0];
-    const std::size_t at = first.find_first_not_of(" \t");
-    if (at != std::string_view::npos && first[at] == '@') return "keel";
-    return first.find(',') != std::string_view::npos ? "csv" : "whitespace";
-  }
+  return std::any_of(std::begin(kDataExtensions), std::end(kDataExtensions), [&](const auto& e) { return ext == e.first; });
+}
+
+std::string format_from_extension(const std::string& path, const std::string& who) {
+  const std::string ext = extension_of(path);
+  for (const auto& [e, format] : kDataExtensions)
+    if (ext == e) return format;
   throw Error(who + ": cannot tell the format from the extension '" + ext +
               "' (.csv, .tsv, .arff, .dat, .data, .txt, each optionally .gz); set the option format");
+}
+
+std::string format_of_dat(std::string_view text) {
+  const auto lines = first_lines(text, 1);
+  const std::string_view first = lines.empty() ? std::string_view() : lines[0];
+  const std::size_t at = first.find_first_not_of(" \t");
+  if (at != std::string_view::npos && first[at] == '@') return "keel";
+  return first.find(',') != std::string_view::npos ? "csv" : "whitespace";
 }
 
 // A cell any number parser would read: finite or not ("inf", "1e309"), so that the loader names a
@@ -212,8 +223,10 @@ const std::vector<std::string>& user_file_option_keys() {
 bool is_user_file(const std::string& name, bool in_catalog) {
   if (name.find('/') != std::string::npos) return true;
   if (in_catalog || name.empty()) return false;
+  // Anything of that name (a FIFO or a folder is then refused as such, not "not in the catalog"),
+  // or a name with a data file's extension (an absent "houses.csv" is a missing file).
   struct stat st {};
-  return ::stat(name.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return ::stat(name.c_str(), &st) == 0 || has_data_extension(name);
 }
 
 void check_user_file_options(const nlohmann::json& o, const std::string& who) {
@@ -242,11 +255,12 @@ Dataset load_user_file(const std::string& path, const nlohmann::json& options_in
   const nlohmann::json options = options_in.is_null() ? nlohmann::json::object() : options_in;
   const std::string who = "dataset '" + path + "'";
   check_user_file_options(options, who);
-  const FileBytes fb = read_file_bytes(path, who);
   LoadOptions lo;
+  lo.format = options.contains("format") ? options["format"].get<std::string>() : format_from_extension(path, who);
+  const FileBytes fb = read_file_bytes(path, who);
+  if (lo.format.empty()) lo.format = format_of_dat(fb.text);
   lo.dataset = path;
   lo.missing = user_file_missing_spellings();
-  lo.format = options.contains("format") ? options["format"].get<std::string>() : format_of(path, fb.text, who);
   if (options.contains("rows")) lo.max_rows = options["rows"].get<std::size_t>();
   const bool delimited = lo.format != "arff" && lo.format != "keel";
   const bool task_given = options.contains("task");

@@ -37,7 +37,8 @@ const std::vector<std::string>& user_file_missing_spellings();
 const std::vector<std::string>& user_file_option_keys();
 
 // True when `name` names a file rather than a catalog entry: it contains '/', or it is not a
-// catalog name (`in_catalog` false) and a regular file of that name exists.
+// catalog name (`in_catalog` false) and something of that name exists or it ends in a data
+// file's extension (.csv .data .tsv .tab .arff .txt .dat, optionally .gz).
 bool is_user_file(const std::string& name, bool in_catalog);
 
 // Checks the options (keys and value types); throws gpudm::Error naming `who`.

@@ -25,8 +25,7 @@ namespace fs = std::filesystem;
 namespace {
 
 int fail(int code, const std::string& msg) {
-  std::fprintf(stderr, "run_experiment: error: %s\n", one_line(msg).c_str());
-  std::fflush(stderr);
+  report_cli_error(Error(msg));
   return code;
 }
 
@@ -34,7 +33,7 @@ std::string pad(const std::string& s, std::size_t n) { return s.size() >= n ? s 
 
 // The "format" of a model file, for routing --predict (the family's command reads the file again).
 std::string model_format_of(const std::string& path) {
-  const ojson j = parse_json_text(read_capped_file(path, kMaxModelBytes, "model file"), path);
+  const nlohmann::json j = read_json_file(path, "model file");
   if (!j.is_object() || !j.contains("format") || !j["format"].is_string())
     throw Error(path + ": not a model file (no \"format\" key at the top level)");
   return j["format"].get<std::string>();
@@ -437,14 +436,9 @@ int run_cli(int argc, const char* const* argv, CliServices& services, const std:
     }
     if (a.config.empty()) return fail(kExitConfig, "no CONFIG given (e.g. run_experiment configs/smoke.json; see --help)");
     return run_config(a, services);
-  } catch (const ConfigError& e) {
-    return fail(kExitConfig, e.what());
-  } catch (const Error& e) {
-    return fail(kExitRuntime, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(kExitRuntime, "out of host memory");
   } catch (const std::exception& e) {
-    return fail(kExitRuntime, std::string("internal error: ") + e.what());
+    // ConfigError is a UsageError (exit 2); other Errors exit 1 (core/error.hpp).
+    return report_cli_error(e);
   }
 }
 

@@ -20,9 +20,9 @@ namespace gpudm::experiments {
 using ojson = nlohmann::ordered_json;
 
 // A config the user must fix; the CLI exits with status 2 and touches no results.
-class ConfigError : public Error {
+class ConfigError : public UsageError {
  public:
-  using Error::Error;
+  using UsageError::UsageError;
 };
 
 // The dataset name of runs of a config without "datasets" (families that need no data).

@@ -1,5 +1,4 @@
 // Config text -> JSON: errors as file:line:column, duplicate keys rejected.
-#include <regex>
 #include <set>
 
 #include "algorithms/core/json_limits.hpp"
@@ -34,23 +33,7 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
   try {
     return ojson::parse(text, cb);
   } catch (const ojson::parse_error& e) {
-    // nlohmann: "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
-    const std::string what = e.what();
-    static const std::regex re(R"(at line (\d+), column (\d+): (.*)$)");
-    std::smatch m;
-    if (std::regex_search(what, m, re))
-      throw ConfigError(source + ":" + m[1].str() + ":" + m[2].str() + ": " + one_line(m[3].str()));
-    // Fall back to the byte offset.
-    std::size_t line = 1, col = 1;
-    for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    throw ConfigError(source + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + one_line(what));
+    throw ConfigError(source + ":" + json_parse_error_text(text, e.byte, e.what()));
   } catch (const ojson::exception& e) {
     // A number beyond the double range ("1e999": out_of_range.406) carries no position.
     std::string what = e.what();

@@ -34,21 +34,6 @@ std::string suggest(std::string_view word, const std::vector<std::string>& candi
   return s + ")";
 }
 
-std::string one_line(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  bool space = false;
-  for (char c : s) {
-    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-      space = true;
-      continue;
-    }
-    if (space && !out.empty()) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
 
 namespace {
 struct Spec {

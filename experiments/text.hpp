@@ -20,8 +20,7 @@ using ::gpudm::levenshtein;  // algorithms/core/text.hpp
 // plausible typo, otherwise " (valid: a, b, c)" listing the candidates; "" without candidates.
 std::string suggest(std::string_view word, const std::vector<std::string>& candidates);
 
-// Collapses newlines and runs of whitespace so a message prints on one line.
-std::string one_line(std::string_view s);
+using ::gpudm::one_line;  // algorithms/core/text.hpp
 
 // Formats `v` with a Python-like spec: ".2f", ".3g", ".1e", "d" (rounded integer), ".1%"
 // (times 100 with a percent sign), "," prefix for thousands separators (",d", ",.0f").

@@ -57,6 +57,13 @@ std::size_t Dataset::available_host_memory() {
   return avail;
 }
 
+std::string Dataset::memory_shortfall(double need, std::size_t available, const std::string& doing) {
+  if (available == 0 || need <= static_cast<double>(available)) return "";
+  const auto mib = [](double b) { return std::to_string(static_cast<unsigned long long>(b / 1048576.0 + 0.5)); };
+  return "needs about " + mib(need) + " MiB of host memory to " + doing + "; " + mib(static_cast<double>(available)) +
+         " MiB are available";
+}
+
 std::size_t Dataset::padded_checked(const std::string& name, std::size_t rows, std::size_t cols) {
   // Features (padded, float) + labels or targets (4 bytes a row); below 256 MB nothing is read.
   const double r = static_cast<double>(rows);

@@ -102,6 +102,10 @@ class Dataset {
   static std::size_t padded_checked(const std::string& name, std::size_t rows, std::size_t cols);
   // Host memory available to this process now (MemAvailable, within a cgroup limit); 0 if unknown.
   static std::size_t available_host_memory();
+  // "" when `need` bytes fit in `available` (0: unknown, taken as fitting), else "needs about
+  // N MiB of host memory to <doing>; M MiB are available". The one wording of every check made
+  // before a large allocation (file reads, JSON parses, data parses).
+  static std::string memory_shortfall(double need, std::size_t available, const std::string& doing);
 
   // Bytes of feature data that one pass over all rows reads (unpadded, float32).
   std::size_t feature_bytes() const { return rows_ * cols() * sizeof(float); }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -48,36 +49,57 @@ std::string file_problem(const std::string& path) {
   return kind_problem(st);
 }
 
-std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; only regular files are read (a FIFO or
-  // a device such as /dev/zero has no size to check and may never end).
+namespace {
+
+using FilePtr = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+
+// Opens a file the user gave for reading, only a regular one. O_NONBLOCK: opening a FIFO must not
+// wait for a writer (a FIFO or a device such as /dev/zero has no size to check and may never end).
+FilePtr open_regular(const std::string& path, const std::string& what, struct stat& st) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw Error(what + " " + path + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd);
     throw Error(what + " " + path + ": " + kind_problem(st));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(::fdopen(fd, "rb"), &std::fclose);
+  FilePtr f(::fdopen(fd, "rb"), &std::fclose);
   if (!f) {
     ::close(fd);
     throw Error(what + " " + path + ": cannot open: " + std::strerror(errno));
   }
+  return f;
+}
+
+}  // namespace
+
+std::string read_file_head(const std::string& path, std::size_t n, const std::string& what) {
+  struct stat st {};
+  const FilePtr f = open_regular(path, what, st);
+  std::string out(std::min<std::size_t>(n, static_cast<std::size_t>(st.st_size)), '\0');
+  out.resize(std::fread(out.data(), 1, out.size(), f.get()));
+  if (std::ferror(f.get())) throw Error(what + " " + path + ": read error: " + std::strerror(errno));
+  return out;
+}
+
+std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  struct stat st {};
+  const FilePtr f = open_regular(path, what, st);
   const std::string limit = std::to_string(max_bytes >> 20) + " MiB";
   const auto size = static_cast<std::size_t>(st.st_size);
   if (size > max_bytes)
     throw Error(what + " " + path + ": " + std::to_string(size) + " bytes, larger than the limit of " + limit);
-  if (const std::size_t available = Dataset::available_host_memory(); available > 0 && size > available)
-    throw Error(what + " " + path + ": needs " + std::to_string(size >> 20) + " MiB of host memory to read, " +
-                std::to_string(available >> 20) + " MiB are available");
+  if (std::string why = Dataset::memory_shortfall(static_cast<double>(size), Dataset::available_host_memory(), "read it");
+      !why.empty())
+    throw Error(what + " " + path + ": " + std::to_string(size) + " bytes: " + why);
   std::string out;
+  out.reserve(size);
   char buf[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f.get())) > 0) {
-    if (out.size() + n > max_bytes)
+  std::size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, f.get())) > 0) {
+    if (out.size() + got > max_bytes)
       throw Error(what + " " + path + ": larger than the limit of " + limit);
-    out.append(buf, n);
+    out.append(buf, got);
   }
   if (std::ferror(f.get())) throw Error(what + " " + path + ": read error: " + std::strerror(errno));
   return out;

@@ -13,8 +13,12 @@ std::string file_problem(const std::string& path);
 // Reads a file the user gave: only a regular file (a FIFO, a device or a folder is refused at
 // once, never waited on), at most `max_bytes` and no more than the host memory available now;
 // throws gpudm::Error "<what> <path>: cannot open ..." / "... N bytes, larger than the limit of M"
-// / "... needs N MiB of host memory to read, M MiB are available".
+// / "... N bytes: needs about N MiB of host memory to read it; M MiB are available".
 std::string read_capped_file(const std::string& path, std::size_t max_bytes, const std::string& what);
+
+// The first `n` bytes of a regular file (all of a shorter one), refused like read_capped_file when
+// the path is not a regular file: a format check before the whole file is read.
+std::string read_file_head(const std::string& path, std::size_t n, const std::string& what);
 
 // Writes `content` to `path`. A regular file (or an absent path) is replaced atomically: a temp
 // file in the same folder, flushed, renamed over it; missing folders are created. A symlink to a

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/core/error.hpp"
+#include "algorithms/core/text.hpp"
 
 namespace gpudm {
 
@@ -44,16 +45,50 @@ std::string json_depth_error(std::string_view text, const std::string& source, s
   return "";
 }
 
-void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth) {
+std::string json_text_error(std::string_view text, const std::string& source, std::size_t available,
+                            std::size_t max_depth) {
   // Parsed values take several times their text (16-byte values, map nodes, string copies); a
   // parse that runs out of memory may throw std::bad_alloc inside nlohmann's noexcept destructors
   // and abort, so a text the machine cannot hold parsed is refused before parsing.
-  const std::size_t available = Dataset::available_host_memory();
-  if (available > 0 && text.size() > available / kJsonMemoryPerByte)
-    throw Error(source + ": " + std::to_string(text.size()) + " bytes of JSON need about " +
-                std::to_string(text.size() * kJsonMemoryPerByte >> 20) + " MiB of host memory to read; " +
-                std::to_string(available >> 20) + " MiB are available");
-  if (std::string why = json_depth_error(text, source, max_depth); !why.empty()) throw Error(why);
+  const double need = static_cast<double>(text.size()) * static_cast<double>(kJsonMemoryPerByte);
+  if (std::string why = Dataset::memory_shortfall(need, available, "parse it"); !why.empty())
+    return source + ": " + std::to_string(text.size()) + " bytes of JSON: " + why;
+  return json_depth_error(text, source, max_depth);
+}
+
+void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth) {
+  if (std::string why = json_text_error(text, source, Dataset::available_host_memory(), max_depth); !why.empty())
+    throw Error(why);
+}
+
+std::string json_parse_error_text(std::string_view text, std::size_t byte, std::string_view what) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i + 1 < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  if (const std::size_t p = what.find("parse error"); p != std::string_view::npos)
+    if (const std::size_t at = what.find(": ", p); at != std::string_view::npos) what = what.substr(at + 2);
+  return std::to_string(line) + ":" + std::to_string(col) + ": " + one_line(what);
+}
+
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+  const std::string text = read_capped_file(path, kMaxModelBytes, what);
+  require_json_depth(text, what + " " + path);
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error(what + " " + path + ":" + json_parse_error_text(text, e.byte, e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // A number beyond the double range ("1e999": out_of_range.406) carries no position.
+    std::string_view why = e.what();
+    if (const std::size_t b = why.find("] "); b != std::string_view::npos) why = why.substr(b + 2);
+    throw Error(what + " " + path + ": " + one_line(why));
+  }
 }
 
 nlohmann::json cli_json_value(const std::string& text, const std::string& source) {

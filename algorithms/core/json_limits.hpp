@@ -30,11 +30,24 @@ std::string json_depth_error(std::string_view text, const std::string& source, s
 // Host memory a parsed JSON value takes per byte of its text, at most (numbers-heavy files: a
 // 16-byte value for "0.5,"; objects: map nodes of ~100 bytes per key).
 inline constexpr std::size_t kJsonMemoryPerByte = 12;
-// Throws gpudm::Error with that message; also when the text needs more host memory to parse
-// (kJsonMemoryPerByte per byte) than is available now.
+// json_depth_error, or when the text needs more host memory to parse (kJsonMemoryPerByte per
+// byte) than `available` bytes (0: unknown), "<source>: N bytes of JSON: needs about ... MiB ...".
+std::string json_text_error(std::string_view text, const std::string& source, std::size_t available,
+                            std::size_t max_depth = kMaxJsonDepth);
+// Throws gpudm::Error with json_text_error's message, against the host memory available now.
 void require_json_depth(std::string_view text, const std::string& source, std::size_t max_depth = kMaxJsonDepth);
 
 // read_capped_file: algorithms/core/files.hpp (included here for its callers).
+
+// "L:C: reason" for a parse error of `text` that nlohmann reported at 1-based `byte` with message
+// `what` ("[json.exception.parse_error.101] parse error at line 1, column 4: syntax error ..."):
+// the line and column of that byte, and the message without nlohmann's prefix, on one line.
+std::string json_parse_error_text(std::string_view text, std::size_t byte, std::string_view what);
+
+// A JSON file the user gave (a model, a population, a results file): read through
+// read_capped_file (kMaxModelBytes), checked by require_json_depth, parsed; a syntax error is
+// "<what> <path>:L:C: <reason>" like a config's. Throws gpudm::Error (exit 1).
+nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
 // An integer field of a file the user gave, in [lo, hi], checked before it is narrowed (nlohmann's
 // get<int>() wraps 4294967296 to 0); throws gpudm::Error "<what> must be an integer in [lo, hi],

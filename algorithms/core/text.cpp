@@ -1,5 +1,10 @@
 #include "algorithms/core/text.hpp"
 
+#include <cstdio>
+#include <new>
+
+#include "algorithms/core/error.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
@@ -85,6 +90,36 @@ std::string utf8_escaped(std::string_view s) {
     s.remove_prefix(bad + 1);
   }
   return out;
+}
+
+std::string one_line(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool space = false;
+  for (char c : s) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+std::string cli_error_line(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return "run_experiment: error: out of host memory";
+  const bool ours = dynamic_cast<const Error*>(&e) != nullptr;
+  return "run_experiment: error: " + std::string(ours ? "" : "internal error: ") + one_line(e.what());
+}
+
+int cli_exit_status(const std::exception& e) { return dynamic_cast<const UsageError*>(&e) ? 2 : 1; }
+
+int report_cli_error(const std::exception& e) {
+  std::fprintf(stderr, "%s\n", cli_error_line(e).c_str());
+  std::fflush(stderr);
+  return cli_exit_status(e);
 }
 
 }  // namespace gpudm

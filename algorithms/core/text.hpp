@@ -12,6 +12,8 @@ std::size_t levenshtein(std::string_view a, std::string_view b);
 inline constexpr std::string_view kSpaces = " \t\n\r\v\f";
 // `s` without leading and trailing characters of `chars` (by default every isspace character).
 std::string_view trim(std::string_view s, std::string_view chars = kSpaces);
+// Collapses newlines and runs of whitespace so a message prints on one line.
+std::string one_line(std::string_view s);
 // ASCII lower case.
 std::string lower(std::string_view s);
 // Whether `s` ends with `suffix`, ignoring ASCII case.

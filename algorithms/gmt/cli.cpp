@@ -51,7 +51,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
     i = 1;
   }
   auto value = [&](const std::string& flag) -> std::string {
-    GPUDM_REQUIRE(i + 1 < a.size(), flag + " needs a value\n" + cli_usage());
+    GPUDM_REQUIRE(i + 1 < a.size(), flag + " needs a value (--train gmt --help lists the options)");
     return a[++i];
   };
   for (; i < a.size(); ++i) {
@@ -73,10 +73,10 @@ Args parse(const std::vector<std::string>& a, bool predict) {
       const std::string k = kv.substr(0, eq), v = kv.substr(eq + 1);
       r.params[k] = cli_json_value(v, "--param " + k);
     } else {
-      throw Error("unknown option '" + f + "'\n" + cli_usage());
+      throw Error("unknown option '" + f + "' (--train gmt --help lists the options)");
     }
   }
-  GPUDM_REQUIRE(!r.dataset.empty(), "--dataset NAME is required\n" + cli_usage());
+  GPUDM_REQUIRE(!r.dataset.empty(), "--dataset NAME is required (--train gmt --help lists the options)");
   GPUDM_REQUIRE(r.test.empty() || r.cv == 0, "use either --test or --cv, not both");
   GPUDM_REQUIRE(r.cv == 0 || r.cv >= 2, "--cv needs K >= 2");
   try {
@@ -127,7 +127,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
   }
   try {
     GPUDM_REQUIRE(env.registry != nullptr, "gmt CLI: no backend registry");
-    Args a = parse(argv, false);
+    Args a = usage_errors([&] { return parse(argv, false); });
     if (a.quiet) Progress::set_quiet(true);
     if (a.backend.empty()) a.backend = default_backend(*env.registry);
     Dataset data = resolve(a.dataset, a.rows, env);
@@ -258,8 +258,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
     return 0;
   } catch (const std::exception& ex) {
-    std::fprintf(stderr, "error: %s\n", ex.what());
-    return 1;
+    return report_cli_error(ex);
   }
 }
 
@@ -269,11 +268,8 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     return 0;
   }
   try {
-    Args a = parse(argv, true);
-    const std::string text = read_capped_file(a.model_in, kMaxModelBytes, "model file");
-    require_json_depth(text, a.model_in);
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    GPUDM_REQUIRE(!j.is_discarded(), a.model_in + ": not valid JSON");
+    Args a = usage_errors([&] { return parse(argv, true); });
+    nlohmann::json j = read_json_file(a.model_in, "model file");
     Dataset data = resolve(a.dataset, a.rows, env);
     auto root = model_from_json(j, data, a.model_in);
     std::vector<double> impute = model_imputation(j);
@@ -299,8 +295,7 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     }
     return 0;
   } catch (const std::exception& ex) {
-    std::fprintf(stderr, "error: %s\n", ex.what());
-    return 1;
+    return report_cli_error(ex);
   }
 }
 

@@ -43,7 +43,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
     r.model_in = a[i++];
   }
   const auto value = [&](const std::string& flag) -> std::string {
-    GPUDM_REQUIRE(i + 1 < a.size(), flag + " needs a value\n" + usage());
+    GPUDM_REQUIRE(i + 1 < a.size(), flag + " needs a value (--train gp_rules --help lists the options)");
     return a[++i];
   };
   const auto integer = [&](const std::string& flag) -> long long {
@@ -73,10 +73,10 @@ Args parse(const std::vector<std::string>& a, bool predict) {
       GPUDM_REQUIRE(eq != std::string::npos && eq > 0, "--param expects key=value, got '" + kv + "'");
       r.params[kv.substr(0, eq)] = cli_json_value(kv.substr(eq + 1), "--param " + kv.substr(0, eq));
     } else {
-      throw Error("unknown option '" + f + "'\n" + usage());
+      throw Error("unknown option '" + f + "' (--train gp_rules --help lists the options)");
     }
   }
-  GPUDM_REQUIRE(!r.dataset.empty(), "--dataset NAME is required\n" + usage());
+  GPUDM_REQUIRE(!r.dataset.empty(), "--dataset NAME is required (--train gp_rules --help lists the options)");
   GPUDM_REQUIRE(r.test.empty() || r.cv == 0, "use either --test or --cv, not both");
   GPUDM_REQUIRE(r.cv == 0 || r.cv >= 2, "--cv needs K >= 2");
   return r;
@@ -112,8 +112,9 @@ int train_cli(const std::vector<std::string>& argv, CommandEnv& env) {
   }
   try {
     GPUDM_REQUIRE(env.registry != nullptr, "gp_rules CLI: no backend registry");
-    Args a = parse(argv, false);
-    GPUDM_REQUIRE(a.params.contains("algorithm"), "--algorithm falco|tan|bojarczuk is required\n" + usage());
+    Args a = usage_errors([&] { return parse(argv, false); });
+    if (!a.params.contains("algorithm"))
+      throw UsageError("--algorithm falco|tan|bojarczuk is required (--train gp_rules --help lists the options)");
     if (a.quiet) Progress::set_quiet(true);
     const GpCase p = case_params().read(a.params);
     const std::string backend = a.backend.empty() ? env.registry->reference("gp_rules") : a.backend;
@@ -186,8 +187,7 @@ int train_cli(const std::vector<std::string>& argv, CommandEnv& env) {
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
     return 0;
   } catch (const std::exception& ex) {
-    std::fprintf(stderr, "error: %s\n", ex.what());
-    return 1;
+    return report_cli_error(ex);
   }
 }
 
@@ -198,11 +198,8 @@ int predict_cli(const std::vector<std::string>& argv, CommandEnv& env) {
   }
   try {
     GPUDM_REQUIRE(env.registry != nullptr, "gp_rules CLI: no backend registry");
-    const Args a = parse(argv, true);
-    const std::string text = read_capped_file(a.model_in, kMaxModelBytes, "model file");
-    require_json_depth(text, a.model_in);
-    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    GPUDM_REQUIRE(!j.is_discarded(), a.model_in + ": not valid JSON");
+    const Args a = usage_errors([&] { return parse(argv, true); });
+    const nlohmann::json j = read_json_file(a.model_in, "model file");
     auto data = std::make_shared<Dataset>(*resolve(a.dataset, env));
     const Classifier model = model_from_json(j, *data, a.model_in);
     const std::string backend = a.backend.empty() ? env.registry->reference("gp_rules") : a.backend;
@@ -219,8 +216,7 @@ int predict_cli(const std::vector<std::string>& argv, CommandEnv& env) {
       write_json(a.metrics_out, {{"model", a.model_in}, {"dataset", data->name()}, {"backend", backend}, {"score", score_json(s)}});
     return 0;
   } catch (const std::exception& ex) {
-    std::fprintf(stderr, "error: %s\n", ex.what());
-    return 1;
+    return report_cli_error(ex);
   }
 }
 

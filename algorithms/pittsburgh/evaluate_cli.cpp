@@ -87,7 +87,7 @@ int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env
     if (dataset.empty()) throw Error("--evaluate pittsburgh needs --dataset NAME");
     options = params_table().read(backend_params).backend;
   } catch (const Error& e) {
-    err << "run_experiment: error: " << e.what() << '\n';
+    err << cli_error_line(UsageError(e.what())) << '\n';
     return 2;
   }
   try {
@@ -107,8 +107,8 @@ int evaluate_command(const std::vector<std::string>& args, const CommandEnv& env
     out << j.dump(2) << '\n';
     return 0;
   } catch (const std::exception& e) {
-    err << "run_experiment: error: " << e.what() << '\n';
-    return 1;
+    err << cli_error_line(e) << '\n';
+    return cli_exit_status(e);
   }
 }
 

@@ -162,14 +162,7 @@ nlohmann::ordered_json population_to_json(const Population& p, const rules::Sche
 }
 
 Population load_population(const std::string& path) {
-  const std::string text = read_capped_file(path, kMaxModelBytes, "population file");
-  nlohmann::json j;
-  try {
-    require_json_depth(text, "population file '" + path + "'");
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw Error("population file '" + path + "': invalid JSON: " + e.what());
-  }
+  const nlohmann::json j = read_json_file(path, "population file");
   // The header ("attributes", "classes") is checked against the dataset at evaluation
   // (check_header), the rules against the dataset's schema when they are flattened.
   return population_from_json(j, path);

@@ -16,6 +16,7 @@
 
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/files.hpp"
+#include "algorithms/core/json_limits.hpp"
 #include "algorithms/core/schema.hpp"
 
 namespace fs = std::filesystem;
@@ -206,10 +207,48 @@ TEST(ReadFile, OnlyRegularFilesAreReadAndNothingWaits) {
   EXPECT_EQ(file_problem(t / "fifo"), "a FIFO (a pipe), not a file; save the data to a file first");
   EXPECT_EQ(file_problem(t / "absent"), "not found");
   EXPECT_EQ(file_problem(t.dir.string()), "a folder, not a file");
-  if (::mknod((t / "zero").c_str(), S_IFCHR | 0666, makedev(1, 5)) == 0)
+  if (::mknod((t / "zero").c_str(), S_IFCHR | 0666, makedev(1, 5)) == 0) {
     EXPECT_NE(error_of([&] { read_capped_file(t / "zero", 1 << 20, "model file"); }).find("not a regular file"),
               std::string::npos);
+  }
   write_file_atomic(t / "small", "12345");
   EXPECT_EQ(read_capped_file(t / "small", 5, "x"), "12345");
   EXPECT_NE(error_of([&] { read_capped_file(t / "small", 4, "x"); }).find("5 bytes, larger than the limit"), std::string::npos);
+}
+
+// A file's head is read with the same checks as the whole file.
+TEST(ReadFile, TheHeadOfAFileForAFormatCheck) {
+  Tmp t;
+  write_file_atomic(t / "small", "12345");
+  EXPECT_EQ(read_file_head(t / "small", 3, "x"), "123");
+  EXPECT_EQ(read_file_head(t / "small", 64, "x"), "12345");
+  ASSERT_EQ(::mkfifo((t / "fifo").c_str(), 0600), 0);
+  EXPECT_NE(error_of([&] { read_file_head(t / "fifo", 3, "data file"); }).find("a FIFO (a pipe), not a file"),
+            std::string::npos);
+}
+
+// A JSON text the machine cannot hold parsed is refused before nlohmann parses it: a bad_alloc
+// during the parse could unwind through its noexcept destructors and abort.
+TEST(ReadFile, JsonThatCannotBeParsedInTheMemoryAvailableIsRefusedFirst) {
+  const std::string text = "[" + std::string(1 << 20, '1') + "]";  // ~1 MiB: needs ~12 MiB parsed
+  EXPECT_EQ(json_text_error(text, "m.json", 0), "");                  // unknown memory: parsed
+  EXPECT_EQ(json_text_error(text, "m.json", std::size_t{64} << 20), "");
+  const std::string why = json_text_error(text, "m.json", std::size_t{4} << 20);
+  EXPECT_EQ(why, "m.json: 1048578 bytes of JSON: needs about 12 MiB of host memory to parse it; 4 MiB are available");
+  EXPECT_NE(json_text_error("[[[1]]]", "d.json", 0, 2).find("d.json:1:3: JSON nested deeper than 2 levels"),
+            std::string::npos);
+}
+
+// Every JSON file a user gives is read by one function: errors name what it is, the file, and the
+// line and column, on one line.
+TEST(ReadFile, JsonFilesNameTheFileAndThePlace) {
+  Tmp t;
+  write_file_atomic(t / "ok.json", "{\"a\": [1, 2]}");
+  EXPECT_EQ(read_json_file(t / "ok.json", "model file").at("a").size(), 2u);
+  write_file_atomic(t / "bad.json", "{\n  \"a\": [1,\n  ]\n}");
+  EXPECT_EQ(error_of([&] { read_json_file(t / "bad.json", "model file"); }).rfind("model file " + (t / "bad.json") + ":3:3: syntax error", 0), 0u)
+      << error_of([&] { read_json_file(t / "bad.json", "model file"); });
+  write_file_atomic(t / "huge.json", "[1e999]");
+  const std::string huge = error_of([&] { read_json_file(t / "huge.json", "population file"); });
+  EXPECT_EQ(huge.rfind("population file " + (t / "huge.json") + ": number overflow", 0), 0u) << huge;
 }

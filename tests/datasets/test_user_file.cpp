@@ -2,6 +2,7 @@
 // memory reported instead of std::bad_alloc.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "algorithms/core/text.hpp"
@@ -181,6 +182,44 @@ TEST(UserFile, BinaryFilesAndPipesAreRefusedBeforeParsing) {
   const std::string fifo = dir.path() + "/p.csv";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   expect_error([&] { load_user_file(fifo, nlohmann::json::object()); }, {"a FIFO (a pipe), not a file"});
+}
+
+// The format is checked before the whole file is read: a 40 GiB sparse file (over the 32 GiB cap)
+// that is binary, or whose name says no format, is refused from its name or its first 64 KiB
+// (the whole-file checks used to come first: "larger than the limit").
+TEST(UserFile, TheFormatIsCheckedBeforeTheWholeFileIsRead) {
+  TempDir dir;
+  const auto sparse = [&](const std::string& name, const std::string& head) {
+    const std::string p = dir.write(name, head);
+    EXPECT_EQ(::truncate(p.c_str(), static_cast<off_t>(std::size_t{40} << 30)), 0);
+    return p;
+  };
+  expect_error([&] { load_user_file(sparse("big.csv", "a,b\n1,2\n"), nlohmann::json::object()); },
+               {"not a text file", "NUL byte at offset 8"});
+  expect_error([&] { load_user_file(sparse("big.xyz", "a,b\n1,2\n"), nlohmann::json::object()); },
+               {"cannot tell the format from the extension '.xyz'"});
+  // The same file with a format it can have reaches the size check.
+  expect_error([&] { load_user_file(sparse("big.data", std::string(70000, 'a')), nlohmann::json::object()); },
+               {"larger than the limit"});
+}
+
+// Each column's bookkeeping used to cost ~1.2 KB (an empty std::deque allocates), so two million
+// columns of two rows needed 2.6 GB. What a parse needs is checked before the columns exist.
+TEST(UserFile, WideFilesLoadAndWhatAParseNeedsIsCheckedFirst) {
+  TempDir dir;
+  std::string text;
+  const int columns = 20000;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < columns; ++c) text += (r == 0 ? "x" + std::to_string(c) : std::to_string((c * 7 + r) % 13)) + ",";
+    text += r == 0 ? "y\n" : std::to_string(r) + "\n";
+  }
+  const Dataset d = load_user_file(dir.write("wide.csv", text), {{"task", "regression"}});
+  EXPECT_EQ(d.cols(), static_cast<std::size_t>(columns));
+  EXPECT_EQ(d.rows(), 2u);
+  EXPECT_EQ(Dataset::memory_shortfall(100.0 * 1048576, 0, "read it"), "");  // unknown: taken as fitting
+  EXPECT_EQ(Dataset::memory_shortfall(100.0 * 1048576, std::size_t{200} << 20, "read it"), "");
+  EXPECT_EQ(Dataset::memory_shortfall(300.0 * 1048576, std::size_t{200} << 20, "read 7 columns of about 9 rows"),
+            "needs about 300 MiB of host memory to read 7 columns of about 9 rows; 200 MiB are available");
 }
 
 // JSON holds UTF-8 only: a Latin-1 header used to fail the results write after the whole run.

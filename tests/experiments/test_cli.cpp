@@ -429,7 +429,9 @@ TEST_F(ProductUserData, UsersFilesAndOutputsThroughTheBinary) {
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.err.find("read as categories"), std::string::npos) << r.err;
   struct stat st {};
-  if (node && ::stat(null_node.c_str(), &st) == 0) EXPECT_TRUE(S_ISCHR(st.st_mode));  // not replaced by a file
+  if (node && ::stat(null_node.c_str(), &st) == 0) {
+    EXPECT_TRUE(S_ISCHR(st.st_mode));  // not replaced by a file
+  }
   r = run(kProduct, "--predict '" + (tmp_ / "m.json") + "' --dataset '" + (tmp_ / "my/reg.csv") + "' --predictions-out '" +
                         (tmp_ / "my") + "'", tmp_);
   EXPECT_EQ(r.code, 1);
@@ -442,6 +444,43 @@ TEST_F(ProductUserData, UsersFilesAndOutputsThroughTheBinary) {
   r = run(kProduct, train + "--dataset '" + (tmp_ / "my/header_only.csv") + "'", tmp_);
   EXPECT_EQ(r.code, 1);
   EXPECT_NE(r.err.find("no data rows (only a header line, line 1)"), std::string::npos) << r.err;
+}
+
+// One error per cause, worded the same in every mode and with the same exit status: a data file
+// named without a folder that is absent, a FIFO, a folder or only a header (these used to be
+// "not in the catalog", or a nominal-target message), a model or population file that is not
+// JSON (exit 1), an unknown option (exit 2). Each is one line starting "run_experiment: error: ".
+TEST_F(ProductUserData, OneErrorPerCauseWordedTheSameInEveryMode) {
+  const std::string model = tmp_ / "m.json";
+  ASSERT_EQ(run(kProduct, "--train gmt --dataset '" + (tmp_ / "my/reg.csv") + "' --param population=6 --param iterations=2 "
+                          "--backend sequential --quiet --model-out '" + model + "'", tmp_).code, 0);
+  population(R"("attributes": 2, "classes": 2, )");
+  ASSERT_EQ(::mkfifo((tmp_ / "pipe.csv").c_str(), 0600), 0);
+  std::filesystem::create_directories(tmp_ / "dir.csv");
+  write_file(tmp_ / "header_only.csv", "x1,x2,y\n");
+  write_file(tmp_ / "bad.json", "{ not json");
+  const std::string in_tmp = "cd '" + tmp_.path().string() + "' &&";
+  const std::vector<std::string> modes = {"--train gmt --dataset ", "--train gp_rules --algorithm falco --dataset ",
+                                          "--evaluate pittsburgh --population pop.json --dataset ", "--predict m.json --dataset "};
+  const std::vector<std::pair<std::string, std::string>> data = {
+      {"absent.csv", "dataset 'absent.csv': data file absent.csv: cannot open: No such file or directory"},
+      {"pipe.csv", "dataset 'pipe.csv': data file pipe.csv: a FIFO (a pipe), not a file"},
+      {"dir.csv", "dataset 'dir.csv': data file dir.csv: a folder, not a file"},
+      {"header_only.csv", "dataset 'header_only.csv': no data rows (only a header line, line 1)"}};
+  const auto expect_one = [&](const std::string& args, int code, const std::string& fragment) {
+    const auto r = run(kProduct, args, tmp_, in_tmp);
+    EXPECT_EQ(r.code, code) << args << "\n" << r.err;
+    EXPECT_EQ(lines(r.err), 1) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("run_experiment: error: ", 0), 0u) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << args << "\n" << r.err;
+  };
+  for (const auto& mode : modes) {
+    for (const auto& [name, message] : data) expect_one(mode + name, 1, message);
+    expect_one(mode + "'" + (tmp_ / "my/reg.csv") + "' --bogus 1", 2, "unknown option '--bogus'");
+  }
+  expect_one("--predict bad.json --dataset my/reg.csv", 1, "model file bad.json:1:4: syntax error");
+  expect_one("--evaluate pittsburgh --population bad.json --dataset my/flowers.csv", 1,
+             "population file bad.json:1:4: syntax error");
 }
 
 TEST_F(ProductUserData, AConfigNamesTheUsersFileByPath) {

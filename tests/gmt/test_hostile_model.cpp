@@ -80,7 +80,7 @@ TEST(GmtHostile, AttributeIndexesAndThresholdsAreRangeChecked) {
 
 TEST(GmtHostile, MalformedIntegersOnTheCommandLineNameTheOption) {
   auto [rc, err] = cli(train_cli, {"--dataset", "x.csv", "--cv", "abc"});
-  EXPECT_EQ(rc, 1);
+  EXPECT_EQ(rc, 2);  // a usage error
   EXPECT_NE(err.find("--cv expects an integer in [2, 1048576], got 'abc'"), std::string::npos) << err;
   std::tie(rc, err) = cli(train_cli, {"--dataset", "x.csv", "--seed", "-1"});
   EXPECT_NE(err.find("--seed expects an integer in [0, 18446744073709551615], got '-1'"), std::string::npos) << err;

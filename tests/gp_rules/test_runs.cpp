@@ -250,7 +250,7 @@ TEST_F(GpRulesCommands, TrainAndPredictFromTheCommandLine) {
     EXPECT_NE(std::string(e.what()).find("m.json: rule 0"), std::string::npos) << e.what();
   }
   EXPECT_EQ(cmds[1].run({model, "--dataset", "rnd"}, env), 1);
-  EXPECT_EQ(cmds[0].run({"--dataset", "rnd"}, env), 1);  // --algorithm is required
+  EXPECT_EQ(cmds[0].run({"--dataset", "rnd"}, env), 2);  // --algorithm is required: a usage error
   std::filesystem::remove(model);
 }
 
@@ -352,8 +352,6 @@ double accuracy_in(const std::string& metrics_file, const char* key) {
   return m.at(key).at("accuracy").get<double>();
 }
 
-}  // namespace
-
 // A model or a --test file is matched to the training data by name: attributes in another order,
 // categories and classes coded otherwise give the same scores, and a test file that cannot be
 // matched fails before training.
@@ -393,4 +391,5 @@ TEST_F(GpRulesCommands, TestFilesAndModelsAreMatchedByNameNotPosition) {
   for (const auto& f : {model, m1, m2}) std::filesystem::remove(f);
 }
 
+}  // namespace
 }  // namespace gpudm::gp_rules

@@ -126,7 +126,8 @@ TEST(Population, LoadReportsMissingFileAndBadJson) {
     load_population(path);
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("invalid JSON"), std::string::npos);
+    // The wording of every JSON file a user gives: what, path, line and column, the reason.
+    EXPECT_NE(std::string(e.what()).find("population file " + path + ":1:4: syntax error"), std::string::npos) << e.what();
   }
   std::remove(path.c_str());
 }
