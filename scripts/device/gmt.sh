@@ -19,6 +19,10 @@
 #     figs     configs/gmt_fig18.json: Armchair 100K and 1M x 2-10 attributes      ~3-5 min
 #     weka     scripts/peers/weka_study.sh with BACKEND=cuda, 10,000 iterations, no time cap;
 #              Weka's outputs reused from results/h200/gmt_weka_study (no Java here)  ~2-3 min
+#     leafrule the Weka study's split, GMT on the GPU (10,000 iterations) once per leaf rule of
+#              GMT_LEAFRULE_VALUES (default "0 1.0001 2 3": rows_per_param, 0 = a leaf may have as
+#              many parameters as rows, 1.0001 = fewer parameters than rows, the GMT papers' rule)
+#              into $OUT_DIR/leafrule/rpp_<value> (results/ untouched)                  ~1 min each
 #     probe    GPU fast path, short inductions (GMT_PROBE_SPECS replaces the list) (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
@@ -48,7 +52,7 @@
 #   first: every device call's copy of the tree replaces results/ on the machine;
 #   the batch samples the replays read live in .cache/gmt_batches (GMT_FRESH=1 starts a table
 #   from scratch: its results file is moved to results/<gpu-tag>/previous/).
-# Env: BUILD (default build-device), GMT_LIMIT (seconds per config run, default 540), GMT_SANITIZER=0
+# Env: BUILD (default build-device), GMT_BUILD_TARGETS (what to build), GMT_LIMIT (seconds per config run, default 540), GMT_SANITIZER=0
 #      skips compute-sanitizer in the tests stage,
 #      OUT (when set: results + logs packed to $OUT/gmt_results.tar.gz), OUT_DIR (logs, default logs/gmt).
 set -uo pipefail
@@ -83,7 +87,8 @@ pack() {
 trap pack EXIT
 
 # ---- build: only the GMT targets, through run_all.sh's build stage (configure once, .deps)
-TARGETS="run_experiment gmt_cuda_tests gmt_reference_tests gmt_equivalence_tests gmt_unit_tests gmt_learner gmt_study_split"
+# GMT_BUILD_TARGETS: fewer targets for a stage that needs only some (leafrule: gmt_learner gmt_study_split).
+TARGETS="${GMT_BUILD_TARGETS:-run_experiment gmt_cuda_tests gmt_reference_tests gmt_equivalence_tests gmt_unit_tests gmt_learner gmt_study_split}"
 stamp "== build $TARGETS"
 BUILD_OUT="$(mktemp -d)"
 if ! BUILD="$BUILD" OUT="$BUILD_OUT" GPUDM_BUILD_TARGETS="$TARGETS" bash "$ROOT/scripts/device/run_all.sh" build >"$OUT_DIR/build.log" 2>&1; then
@@ -302,6 +307,19 @@ if has weka; then
     OUT_DIR="$RESULTS/gmt_weka_study_gpu" timeout "$LIMIT" bash "$ROOT/scripts/peers/weka_study.sh" >"$OUT_DIR/weka.log" 2>&1 ||
     { status=1; echo "!! weka study failed or timed out"; }
   tail -20 "$OUT_DIR/weka.log"
+fi
+
+if has leafrule; then
+  for v in ${GMT_LEAFRULE_VALUES:-0 1.0001 2 3}; do
+    lim="$(call_timeout 300)"
+    if [ "$lim" = 0 ]; then status=1; echo "!! leafrule rows_per_param=$v skipped: the device call has no time left"; continue; fi
+    stamp "== leaf rule study: rows_per_param=$v"
+    BUILD="$BUILD" BACKEND=cuda ITERATIONS=10000 MAX_SECONDS=0 SKIP_WEKA=1 WEKA_FROM="$ROOT/results/h200/gmt_weka_study" \
+      GMT_PARAMS="rows_per_param=$v" OUT_DIR="$OUT_DIR/leafrule/rpp_$v" WORK="${TMPDIR:-/tmp}/gmt_leafrule_$v" \
+      timeout "$lim" bash "$ROOT/scripts/peers/weka_study.sh" >"$OUT_DIR/leafrule_$v.log" 2>&1 ||
+      { status=1; echo "!! leaf rule study rows_per_param=$v failed or timed out"; }
+    grep -E "^\| " "$OUT_DIR/leafrule/rpp_$v/table.md" 2>/dev/null | cut -d'|' -f2-7
+  done
 fi
 
 if has smoke; then
