@@ -38,10 +38,11 @@ std::string gunzip(const std::string& bytes, const std::string& what, std::size_
       }
       const std::size_t next = std::min(out.size() * 2, max_out);
       // A gzip bomb stops at the memory the machine has, not at std::bad_alloc.
-      if (const std::size_t available = Dataset::available_host_memory(); available > 0 && next - out.size() > available) {
+      if (std::string why = Dataset::memory_shortfall(static_cast<double>(next - out.size()), Dataset::available_host_memory(),
+                                                      "inflate it past " + std::to_string(produced >> 20) + " MiB");
+          !why.empty()) {
         inflateEnd(&zs);
-        throw Error(what + ": inflates past " + std::to_string(produced >> 20) + " MiB, and only " +
-                    std::to_string(available >> 20) + " MiB of host memory are available");
+        throw Error(what + ": " + why);
       }
       out.resize(next);
     }

@@ -36,10 +36,7 @@ ojson parse_json_text(const std::string& text, const std::string& source) {
     throw ConfigError(source + ":" + json_parse_error_text(text, e.byte, e.what()));
   } catch (const ojson::exception& e) {
     // A number beyond the double range ("1e999": out_of_range.406) carries no position.
-    std::string what = e.what();
-    if (const std::size_t b = what.find("] "); what.rfind("[json.exception.", 0) == 0 && b != std::string::npos)
-      what = what.substr(b + 2);
-    throw ConfigError(source + ": " + one_line(what));
+    throw ConfigError(source + ": " + json_error_reason(e.what()));
   }
 }
 

@@ -103,8 +103,9 @@ class Dataset {
   // Host memory available to this process now (MemAvailable, within a cgroup limit); 0 if unknown.
   static std::size_t available_host_memory();
   // "" when `need` bytes fit in `available` (0: unknown, taken as fitting), else "needs about
-  // N MiB of host memory to <doing>; M MiB are available". The one wording of every check made
-  // before a large allocation (file reads, JSON parses, data parses).
+  // N MiB of host memory to <doing>; M MiB are available". The one wording of the checks made
+  // before reading (file reads, gzip inflation, JSON parses, data parses); a dataset's own
+  // allocation says its rows x attributes (padded_checked).
   static std::string memory_shortfall(double need, std::size_t available, const std::string& doing);
 
   // Bytes of feature data that one pass over all rows reads (unpadded, float32).

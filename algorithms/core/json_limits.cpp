@@ -71,9 +71,15 @@ std::string json_parse_error_text(std::string_view text, std::size_t byte, std::
       ++col;
     }
   }
-  if (const std::size_t p = what.find("parse error"); p != std::string_view::npos)
-    if (const std::size_t at = what.find(": ", p); at != std::string_view::npos) what = what.substr(at + 2);
-  return std::to_string(line) + ":" + std::to_string(col) + ": " + one_line(what);
+  return std::to_string(line) + ":" + std::to_string(col) + ": " + json_error_reason(what);
+}
+
+std::string json_error_reason(std::string_view what) {
+  if (what.rfind("[json.exception.", 0) == 0)
+    if (const std::size_t b = what.find("] "); b != std::string_view::npos) what = what.substr(b + 2);
+  if (what.rfind("parse error", 0) == 0)
+    if (const std::size_t at = what.find(": "); at != std::string_view::npos) what = what.substr(at + 2);
+  return one_line(what);
 }
 
 nlohmann::json read_json_file(const std::string& path, const std::string& what) {
@@ -85,9 +91,7 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
     throw Error(what + " " + path + ":" + json_parse_error_text(text, e.byte, e.what()));
   } catch (const nlohmann::json::exception& e) {
     // A number beyond the double range ("1e999": out_of_range.406) carries no position.
-    std::string_view why = e.what();
-    if (const std::size_t b = why.find("] "); b != std::string_view::npos) why = why.substr(b + 2);
-    throw Error(what + " " + path + ": " + one_line(why));
+    throw Error(what + " " + path + ": " + json_error_reason(e.what()));
   }
 }
 

@@ -39,9 +39,11 @@ void require_json_depth(std::string_view text, const std::string& source, std::s
 
 // read_capped_file: algorithms/core/files.hpp (included here for its callers).
 
+// nlohmann's exception message without its prefix ("[json.exception.out_of_range.406] ", and
+// "parse error at line L, column C: " for a parse error), on one line.
+std::string json_error_reason(std::string_view what);
 // "L:C: reason" for a parse error of `text` that nlohmann reported at 1-based `byte` with message
-// `what` ("[json.exception.parse_error.101] parse error at line 1, column 4: syntax error ..."):
-// the line and column of that byte, and the message without nlohmann's prefix, on one line.
+// `what`: the line and column of that byte, and json_error_reason(what).
 std::string json_parse_error_text(std::string_view text, std::size_t byte, std::string_view what);
 
 // A JSON file the user gave (a model, a population, a results file): read through
