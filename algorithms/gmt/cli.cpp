@@ -23,11 +23,13 @@ namespace gmt {
 
 std::string cli_usage() {
   return "usage:\n"
-         "  --train gmt --dataset NAME [--test NAME | --cv K] [--backend sequential|openmp|cuda] [--seed S]\n"
+         "  --train gmt --dataset NAME [--test NAME | --cv K [--cv-only]] [--backend sequential|openmp|cuda] [--seed S]\n"
          "              [--rows N] [--param key=value]... [--model-out MODEL.json] [--metrics-out M.json] [--quiet]\n"
          "  --predict MODEL.json --dataset NAME [--rows N] [--predictions-out P.csv] [--metrics-out M.json]\n"
          "NAME is a catalog dataset or a data file (.csv .tsv .arff .dat .data .txt[.gz]; --target COLUMN,\n"
-         "default the last column; see run_experiment --help).\n";
+         "default the last column; see run_experiment --help). --cv K: K folds of a seeded shuffle (the folds of\n"
+         "tools/gmt/gmt_study_split --folds K with the same seed), then the model on all rows unless --cv-only.\n"
+         "Predictions are bounded by the leaves' training ranges (--param clamp_margin, < 0 = off).\n";
 }
 
 namespace {
@@ -37,7 +39,7 @@ struct Args {
   int cv = 0;
   long long rows = -1;
   std::uint64_t seed = 1;
-  bool quiet = false;
+  bool quiet = false, cv_only = false;
   nlohmann::json params = nlohmann::json::object();  // as given, for the metrics file
   GmtCase typed;                                      // the same, read and checked
 };
@@ -66,6 +68,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
     else if (f == "--metrics-out") r.metrics_out = value(f);
     else if (f == "--predictions-out") r.predictions_out = value(f);
     else if (f == "--quiet") r.quiet = true;
+    else if (f == "--cv-only") r.cv_only = true;
     else if (f == "--param") {
       const std::string kv = value(f);
       const auto eq = kv.find('=');
@@ -79,6 +82,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
   GPUDM_REQUIRE(!r.dataset.empty(), "--dataset NAME is required (--train gmt --help lists the options)");
   GPUDM_REQUIRE(r.test.empty() || r.cv == 0, "use either --test or --cv, not both");
   GPUDM_REQUIRE(r.cv == 0 || r.cv >= 2, "--cv needs K >= 2");
+  GPUDM_REQUIRE(!r.cv_only || r.cv > 0, "--cv-only needs --cv K");
   try {
     r.typed = read_case(r.params);
   } catch (const Error& e) {
@@ -106,7 +110,16 @@ std::string default_backend(const Registry& r) {
 }
 
 nlohmann::ordered_json scores_json(const Scores& s) {
-  return {{"rows", s.rows}, {"rmse", s.rmse}, {"mae", s.mae}};
+  return {{"rows", s.rows}, {"rmse", s.rmse}, {"mae", s.mae}, {"max_abs_error", s.max_abs_error}, {"clamped", s.clamped}};
+}
+
+// A test score with the model's bounds ("test") and, when they are on, without ("test_unbounded":
+// what the clamp changed).
+void test_scores(nlohmann::ordered_json& into, const Tree& t, const Dataset& d, const PredictionBounds& b, Scores* bounded = nullptr) {
+  const Scores s = score(t, d, 0.0, &b);
+  into["test"] = scores_json(s);
+  if (b.on()) into["test_unbounded"] = scores_json(score(t, d));
+  if (bounded) *bounded = s;
 }
 
 }  // namespace
@@ -169,44 +182,78 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["params"] = a.params;
 
     if (a.cv > 0) {
-      // K folds of a seeded shuffle; each fold's model is scored on its held-out rows.
-      GPUDM_REQUIRE(data.rows() >= static_cast<std::size_t>(a.cv), "--cv " + std::to_string(a.cv) + ": dataset has too few rows");
-      std::vector<std::size_t> idx(data.rows());
-      std::iota(idx.begin(), idx.end(), std::size_t{0});
-      Rng rng(a.seed ^ 0xC0FFEEull);
-      for (std::size_t i = idx.size(); i > 1; --i) std::swap(idx[i - 1], idx[rng.below(i)]);
-      double se = 0, ae = 0, leaves = 0, attrs = 0, secs = 0;
+      // K folds of a seeded shuffle (cv_folds); each fold's model is scored on its held-out rows.
+      const auto fold_rows = cv_folds(data.rows(), a.cv, a.seed);
+      double se = 0, ae = 0, se_u = 0, ae_u = 0, max_err = 0, max_err_u = 0, leaves = 0, attrs = 0, secs = 0;
+      std::int64_t clamped = 0;
       std::size_t n = 0;
+      // The same folds' test scores under other clamp margins (scoring only: the trees do not
+      // depend on the margin), so a study can choose the margin from one run.
+      const double sweep[] = {0.0, 0.05, 0.1, 0.25, 0.5};
+      double sweep_se[5] = {}, sweep_ae[5] = {}, sweep_max[5] = {};
       auto folds = nlohmann::ordered_json::array();
       for (int k = 0; k < a.cv; ++k) {
-        std::vector<std::size_t> tr, te;
-        for (std::size_t i = 0; i < idx.size(); ++i) (static_cast<int>(i % static_cast<std::size_t>(a.cv)) == k ? te : tr).push_back(idx[i]);
-        std::sort(tr.begin(), tr.end());
-        std::sort(te.begin(), te.end());
-        Dataset dtr = data.select(tr), dte = data.select(te);  // imputed with the full data's means
+        const auto& te = fold_rows[static_cast<std::size_t>(k)];
+        Dataset dtr = data.select(rows_not_in(te, data.rows())), dte = data.select(te);  // imputed with the full data's means
         dtr.set_name(data.name());
         GmtParams p = ea_params(a.typed, dtr.rows());
         p.seed = a.seed + static_cast<std::uint64_t>(k);
         auto e = make_eval();
         TrainResult r = train(dtr, p, *e, !a.quiet);
-        const Scores s = score(r.best.tree, dte);
+        const PredictionBounds b = prediction_bounds(r.best.tree, dtr, a.typed.clamp_margin);
+        const Scores s = score(r.best.tree, dte, 0.0, &b), su = score(r.best.tree, dte);
+        for (int m = 0; m < 5; ++m) {
+          const PredictionBounds bm = prediction_bounds(r.best.tree, dtr, sweep[m]);
+          const Scores sm = score(r.best.tree, dte, 0.0, &bm);
+          sweep_se[m] += sm.rmse * sm.rmse * double(sm.rows);
+          sweep_ae[m] += sm.mae * double(sm.rows);
+          sweep_max[m] = std::max(sweep_max[m], sm.max_abs_error);
+        }
         se += s.rmse * s.rmse * double(s.rows);
         ae += s.mae * double(s.rows);
+        se_u += su.rmse * su.rmse * double(su.rows);
+        ae_u += su.mae * double(su.rows);
+        max_err = std::max(max_err, s.max_abs_error);
+        max_err_u = std::max(max_err_u, su.max_abs_error);
+        clamped += s.clamped;
         n += static_cast<std::size_t>(s.rows);
         leaves += count_leaves(r.best.tree);
         attrs += count_model_attributes(r.best.tree);
         secs += r.seconds;
-        folds.push_back({{"fold", k}, {"test", scores_json(s)}, {"leaves", count_leaves(r.best.tree)}, {"seconds", r.seconds}});
+        char fp[17];
+        std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(rows_fingerprint(te)));
+        nlohmann::ordered_json f = {{"fold", k}, {"test_rows_fingerprint", fp}, {"test", scores_json(s)}};
+        if (b.on()) f["test_unbounded"] = scores_json(su);
+        f["leaves"] = count_leaves(r.best.tree);
+        f["attributes_in_models"] = count_model_attributes(r.best.tree);
+        f["iterations"] = r.summary.iterations;
+        f["seconds"] = r.seconds;
+        folds.push_back(std::move(f));
       }
-      metrics["cv"] = {{"folds", a.cv},
-                       {"rmse", std::sqrt(se / double(n))},
-                       {"mae", ae / double(n)},
-                       {"mean_leaves", leaves / a.cv},
-                       {"mean_attributes_in_models", attrs / a.cv},
-                       {"mean_seconds", secs / a.cv},
-                       {"per_fold", folds}};
-      std::printf("=== %d-fold cross-validation on %s ===\nRMSE %.6g  MAE %.6g  mean leaves %.2f  mean attributes in models %.2f\n\n",
-                  a.cv, data.name().c_str(), std::sqrt(se / double(n)), ae / double(n), leaves / a.cv, attrs / a.cv);
+      nlohmann::ordered_json cv = {{"folds", a.cv}, {"clamp_margin", a.typed.clamp_margin}, {"rmse", std::sqrt(se / double(n))},
+                                   {"mae", ae / double(n)}, {"max_abs_error", max_err}, {"clamped", clamped}};
+      if (a.typed.clamp_margin >= 0.0)
+        cv["unbounded"] = {{"rmse", std::sqrt(se_u / double(n))}, {"mae", ae_u / double(n)}, {"max_abs_error", max_err_u}};
+      auto by_margin = nlohmann::ordered_json::array();
+      for (int m = 0; m < 5; ++m)
+        by_margin.push_back({{"clamp_margin", sweep[m]}, {"rmse", std::sqrt(sweep_se[m] / double(n))}, {"mae", sweep_ae[m] / double(n)},
+                             {"max_abs_error", sweep_max[m]}});
+      cv["by_clamp_margin"] = by_margin;
+      cv["mean_leaves"] = leaves / a.cv;
+      cv["mean_attributes_in_models"] = attrs / a.cv;
+      cv["mean_seconds"] = secs / a.cv;
+      cv["per_fold"] = folds;
+      metrics["cv"] = cv;
+      std::printf("=== %d-fold cross-validation on %s ===\nRMSE %.6g  MAE %.6g  max |error| %.6g  mean leaves %.2f  mean attributes in models %.2f\n",
+                  a.cv, data.name().c_str(), std::sqrt(se / double(n)), ae / double(n), max_err, leaves / a.cv, attrs / a.cv);
+      if (a.typed.clamp_margin >= 0.0)
+        std::printf("(bounded predictions, clamp_margin %g: %lld clamped; unbounded RMSE %.6g  MAE %.6g  max |error| %.6g)\n",
+                    a.typed.clamp_margin, static_cast<long long>(clamped), std::sqrt(se_u / double(n)), ae_u / double(n), max_err_u);
+      std::printf("\n");
+      if (a.cv_only) {
+        if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
+        return 0;
+      }
     }
 
     // The model on the full training data (after CV, as Weka does).
@@ -215,6 +262,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     auto e = make_eval();
     TrainResult r = train(data, p, *e, !a.quiet);
     const Tree& root = r.best.tree;
+    const PredictionBounds bounds = prediction_bounds(root, data, a.typed.clamp_margin);
     const Scores s_train = score(root, data);
     std::printf("GMT model tree (%s, backend %s, %d iterations, fitness %s)\n\n%s\n", data.name().c_str(), a.backend.c_str(),
                 r.summary.iterations, r.fitness_kind == FitnessKind::bic ? "bic" : "weighted", to_text(root, data).c_str());
@@ -235,25 +283,25 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["breakdown"] = r.timer.to_json();
     metrics["backend_info"] = e->describe();  // (the backend's own counters: calls, graphs, host time outside the phases)
     if (holdout) {
-      const Scores s = score(root, *holdout);
+      Scores s;
+      test_scores(metrics, root, *holdout, bounds, &s);
       std::printf("=== test data (%s, test_fraction %g) ===\nRMSE %.6g  MAE %.6g  rows %lld\n", holdout->name().c_str(), test_fraction,
                   s.rmse, s.mae, static_cast<long long>(s.rows));
-      metrics["test"] = scores_json(s);
     }
     if (test) {
       if (test->has_missing()) {
         if (impute.empty()) impute = impute_missing(data, nullptr);  // no missing in training: just its means
         impute_missing(*test, &impute);
       }
-      const Scores s = score(root, *test);
+      Scores s;
+      test_scores(metrics, root, *test, bounds, &s);
       std::printf("=== test data (%s) ===\nRMSE %.6g  MAE %.6g  rows %lld\n", test->name().c_str(), s.rmse, s.mae,
                   static_cast<long long>(s.rows));
-      metrics["test"] = scores_json(s);
     }
     const std::string model_path = a.model_out.empty() ? default_model_path("gmt", data.name()) : a.model_out;
     nlohmann::ordered_json info = {{"backend", a.backend}, {"seed", a.seed}, {"iterations", r.summary.iterations},
                                    {"fitness", r.best.fitness}, {"train_rmse", s_train.rmse}};
-    write_json(model_path, model_json(root, data, info, impute));
+    write_json(model_path, model_json(root, data, info, impute, &bounds));
     std::printf("model written to %s\n", model_path.c_str());
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
     return 0;
@@ -272,11 +320,12 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     nlohmann::json j = read_json_file(a.model_in, "model file");
     Dataset data = resolve(a.dataset, a.rows, env);
     auto root = model_from_json(j, data, a.model_in);
+    const PredictionBounds bounds = model_bounds(j, root, a.model_in);
     std::vector<double> impute = model_imputation(j);
     // Missing values: the model's training means; a model trained without missing values has
     // none stored, then the scored data's own column means are used.
     if (data.has_missing()) impute_missing(data, impute.empty() ? nullptr : &impute);
-    const Scores s = score(root, data);
+    const Scores s = score(root, data, 0.0, &bounds);
     std::printf("model %s on %s\nRMSE %.6g  MAE %.6g  rows %lld  leaves %d  attributes in models %d\n", a.model_in.c_str(),
                 data.name().c_str(), s.rmse, s.mae, static_cast<long long>(s.rows), count_leaves(root),
                 count_model_attributes(root));
@@ -285,11 +334,12 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
       std::ostringstream o;
       o.precision(9);
       o << "row,actual,predicted\n";
-      for (std::size_t r = 0; r < data.rows(); ++r) o << r << ',' << data.target(r) << ',' << root.predict(data, r) << '\n';
+      for (std::size_t r = 0; r < data.rows(); ++r) o << r << ',' << data.target(r) << ',' << predict(root, &bounds, data, r) << '\n';
       write_file_atomic(a.predictions_out, o.str());
     }
     if (!a.metrics_out.empty()) {
       nlohmann::ordered_json m = {{"model", a.model_in}, {"dataset", data.name()}, {"test", scores_json(s)},
+                                  {"bounded", bounds.on()},
                                   {"leaves", count_leaves(root)}, {"attributes_in_models", count_model_attributes(root)}};
       write_json(a.metrics_out, m);
     }

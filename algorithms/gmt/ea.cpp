@@ -1,5 +1,6 @@
 #include "algorithms/core/comm.hpp"
 #include "algorithms/gmt/ea.hpp"
+#include "algorithms/gmt/leaf_stats.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -283,9 +284,12 @@ bool GmtEA::mutate_change_model(Tree& t, int n, Rng& rng) {
   std::vector<int> absent;
   for (int c = 0; c < cols; ++c)
     if (!std::binary_search(m.begin(), m.end(), c)) absent.push_back(c);
-  // add, remove or replace one attribute, each with equal probability where applicable
+  // add, remove or replace one attribute, each with equal probability where applicable. Adding is
+  // not applicable to a model at its leaf's limit of parameters (the leaf rule, rows_per_param, on
+  // the rows the leaf had at its last evaluation): the refit would drop the attribute again.
+  const long long max_params = leafstats::max_leaf_params(t.node(n).stats.count, eval_.options().rows_per_param);
   std::vector<int> ops;
-  if (!absent.empty()) ops.push_back(0);
+  if (!absent.empty() && static_cast<long long>(m.size()) + 2 <= max_params) ops.push_back(0);
   if (!m.empty()) ops.push_back(1);
   if (!absent.empty() && !m.empty()) ops.push_back(2);
   if (ops.empty()) return false;

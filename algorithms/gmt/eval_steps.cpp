@@ -371,9 +371,8 @@ void EvalWork::solve_leaf(int li) {
     at += t.r_rows;
   }
   double sse = 0.0;
-  int max_params = std::numeric_limits<int>::max();
-  if (opt_.rows_per_param > 0)
-    max_params = static_cast<int>(std::max<double>(1.0, std::floor(static_cast<double>(leaf_count_[l]) / opt_.rows_per_param)));
+  const int max_params = static_cast<int>(std::min<long long>(std::numeric_limits<int>::max(),
+                                                                leafstats::max_leaf_params(leaf_count_[l], opt_.rows_per_param)));
   rank_[l] = least_squares_rank_rule(s.data(), rows, p, opt_.rank_tol, coef, &sse, max_params);
 }
 

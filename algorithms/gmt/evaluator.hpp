@@ -47,11 +47,13 @@ struct EvalOptions {
   // Rank rule: a column whose remaining norm during the Householder sweep is <= rank_tol times
   // its original norm (or exactly zero) is dropped: its coefficient is 0 and it does not count.
   double rank_tol = 1e-9;
-  // Degrees-of-freedom guard (0 = off, the default): a leaf with n rows keeps at most
-  // max(1, floor(n / rows_per_param)) model parameters, the intercept first, then the attributes
-  // in order; the rest are dropped as by the rank rule. Off, a 5-row leaf can fit 4 attributes
-  // exactly (SSE 0), which BIC rewards (Mv in results/h200/gmt_weka_study).
-  double rows_per_param = 0.0;
+  // The leaf rule (leafstats::max_leaf_params): a leaf with n rows keeps fewer than
+  // n / rows_per_param model parameters (at least the intercept), the intercept first, then the
+  // attributes in order; the rest are dropped as by the rank rule, and the EA does not add an
+  // attribute to a model at its limit. 1 is the GMT papers' rule (more rows than parameters);
+  // 0 turns it off: a 5-row leaf can then fit 4 attributes exactly (SSE 0), which BIC rewards and
+  // which predicts wildly off its rows (results/h200/gmt_leafrule_probe.md).
+  double rows_per_param = 1.0;
   int threads = 0;  // OpenMP backend: threads (0 = OpenMP default)
   // OpenMP backend: what the threads share out. kRows: the fixed row chunks of each individual
   // (and the TSQR blocks and leaves), one individual after the other (the paper's OpenMP GMT);

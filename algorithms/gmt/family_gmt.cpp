@@ -375,9 +375,13 @@ class GmtTimedCase final : public TimedCase {
     if (test_ds) {
       // gross errors: |error| > 10 x the training RMSE (a row routed to the wrong leaf model)
       const double gross = 10.0 * st.rmse;
-      const Scores sv = score(root, *test_ds, gross);
+      const PredictionBounds bounds = prediction_bounds(root, train, c_.clamp_margin);
+      const Scores sv = score(root, *test_ds, gross, &bounds);
       res.metrics["test_rmse"] = sv.rmse;
       res.metrics["test_mae"] = sv.mae;
+      res.metrics["test_max_abs_error"] = sv.max_abs_error;
+      res.metrics["test_clamped"] = sv.clamped;
+      res.metrics["clamp_margin"] = c_.clamp_margin;
       res.metrics["test_gross_errors"] = sv.gross;
       res.metrics["test_gross_threshold"] = gross;
       res.metrics["test_rmse_without_gross"] = sv.rmse_without_gross;

@@ -93,6 +93,18 @@ GPUDM_HD void shift_stats(double* s, const double* d, long long n, int kv) {
 }
 
 // ---- the solve -------------------------------------------------------------------------------
+// The leaf rule (EvalOptions::rows_per_param r > 0): a leaf of n rows keeps fewer than n / r
+// model parameters, the intercept included, and at least the intercept: ceil(n / r) - 1. At r = 1
+// this is the GMT papers' rule (a leaf has more rows than its model has parameters). r <= 0: only
+// the rows limit the parameters, so a leaf of 5 rows can fit 5 parameters exactly.
+GPUDM_HD long long max_leaf_params(long long n, double rows_per_param) {
+  const long long none = 0x7FFFFFFFFFFFFFFFll;
+  if (rows_per_param <= 0) return none;
+  const double mp = ceil(static_cast<double>(n) / rows_per_param) - 1.0;
+  if (mp < 1.0) return 1;
+  return mp >= 9.0e18 ? none : static_cast<long long>(mp);
+}
+
 struct SolveParams {
   double rank_tol = 1e-9;      // the CPU's rank rule (EvalOptions::rank_tol)
   double pivot_guard = 1e-6;   // EvalOptions::fast_pivot_guard
@@ -126,11 +138,7 @@ GPUDM_HD SolveOut solve_stats(int k, long long n, const double* s, const double*
   for (int j = 0; j <= k; ++j) coef[j] = 0.0;
   if (n <= 0) return o;
   const double nn = static_cast<double>(n);
-  long long max_params = 0x7FFFFFFFFFFFFFFFll;
-  if (p.rows_per_param > 0) {
-    const double mp = floor(nn / p.rows_per_param);
-    max_params = mp < 1.0 ? 1 : static_cast<long long>(mp);
-  }
+  const long long max_params = max_leaf_params(n, p.rows_per_param);
   // Centred Gram C (kv x kv, row-major, full) of [x_a1 .. x_ak, y].
   double* c = work;
   for (int i = 0; i < kv; ++i)

@@ -106,7 +106,8 @@ const ParamTable<GmtCase>& params_table() {
                   "rank rule: drop a model column whose remaining norm <= rank_tol x its norm")
         .at_least(0);
     t.add<double>("rows_per_param", ev(&E::rows_per_param),
-                  "degrees-of-freedom guard: a leaf of n rows keeps at most max(1, n / rows_per_param) parameters (0 = off)")
+                  "the leaf rule: a leaf of n rows keeps fewer than n / rows_per_param model parameters, the intercept "
+                  "included (1 = the GMT papers' rule, more rows than parameters; 0 = off: as many parameters as rows)")
         .at_least(0);
     t.add_enum<E::GpuPath>("gpu_path", ev(&E::gpu_path), {{"fast", E::GpuPath::kFast}, {"faithful", E::GpuPath::kFaithful}},
                            "CUDA backend: fast (a generation's trees in one fused statistics pass: FP64 sufficient statistics, batched solves, one graph and one sync per generation) | "
@@ -192,6 +193,11 @@ const ParamTable<GmtCase>& params_table() {
     t.add("test_fraction", &C::test_fraction,
           "hold out this fraction of the rows (seeded shuffle) for test RMSE/MAE (0 = train on all)")
         .range(0, 1);
+    t.add("clamp_margin", &C::clamp_margin,
+          "bounded predictions (Cubist's): a leaf's prediction is clamped to its training targets' range widened by "
+          "clamp_margin x that range on each side, then to the training range widened alike; stored in the model file, "
+          "applied to test and --predict predictions, never in the fitness (< 0 = off)")
+        .range(-1, 1000);
     t.add("extrapolate_iterations", &C::extrapolate_iterations,
           "when > iterations: timing is scaled to this many iterations and flagged estimated")
         .at_least(0);

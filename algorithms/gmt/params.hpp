@@ -22,6 +22,8 @@ struct GmtCase {
   EvalOptions eval;
   // Hold-out and estimates of the family's runs (and of the CLI: test_fraction).
   double test_fraction = 0.0;
+  // Bounded predictions (PredictionBounds, train.hpp): margin of the clamp, < 0 = off.
+  double clamp_margin = 0.1;
   int extrapolate_iterations = 0;
   long long estimate_above_rows = 0;
   int estimate_iterations = 1000;

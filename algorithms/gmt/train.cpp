@@ -13,14 +13,58 @@
 namespace gpudm {
 namespace gmt {
 
-Scores score(const Tree& tree, const Dataset& d, double gross_threshold) {
+double PredictionBounds::clamp(int leaf, double v, bool* clamped) const {
+  if (!on()) return v;
+  const double v0 = v;
+  const auto i = static_cast<std::size_t>(leaf);
+  if (i < leaf_lo.size() && leaf_lo[i] <= leaf_hi[i]) {
+    const double w = margin * (leaf_hi[i] - leaf_lo[i]);
+    v = std::clamp(v, leaf_lo[i] - w, leaf_hi[i] + w);
+  }
+  const double w = margin * (hi - lo);
+  v = std::clamp(v, lo - w, hi + w);
+  if (clamped) *clamped = v != v0;
+  return v;
+}
+
+PredictionBounds prediction_bounds(const Tree& tree, const Dataset& train, double margin) {
+  PredictionBounds b;
+  b.margin = margin;
+  if (margin < 0.0) return b;
+  const double inf = std::numeric_limits<double>::infinity();
+  b.leaf_lo.assign(static_cast<std::size_t>(tree.size()), inf);
+  b.leaf_hi.assign(static_cast<std::size_t>(tree.size()), -inf);
+  b.lo = inf;
+  b.hi = -inf;
+  for (std::size_t r = 0; r < train.rows(); ++r) {
+    const double y = train.target(r);
+    const auto l = static_cast<std::size_t>(tree.route(train, r));
+    b.leaf_lo[l] = std::min(b.leaf_lo[l], y);
+    b.leaf_hi[l] = std::max(b.leaf_hi[l], y);
+    b.lo = std::min(b.lo, y);
+    b.hi = std::max(b.hi, y);
+  }
+  if (train.rows() == 0) b.lo = b.hi = 0.0;
+  return b;
+}
+
+double predict(const Tree& tree, const PredictionBounds* bounds, const Dataset& d, std::size_t row, bool* clamped) {
+  if (clamped) *clamped = false;
+  if (!bounds || !bounds->on()) return tree.predict(d, row);
+  return bounds->clamp(tree.route(d, row), tree.predict(d, row), clamped);
+}
+
+Scores score(const Tree& tree, const Dataset& d, double gross_threshold, const PredictionBounds* bounds) {
   Scores s;
   s.rows = static_cast<std::int64_t>(d.rows());
   double se = 0.0, ae = 0.0, se_rest = 0.0;
   for (std::size_t r = 0; r < d.rows(); ++r) {
-    const double e = static_cast<double>(d.target(r)) - tree.predict(d, r);
+    bool moved = false;
+    const double e = static_cast<double>(d.target(r)) - predict(tree, bounds, d, r, &moved);
+    s.clamped += moved ? 1 : 0;
     se += e * e;
     ae += std::fabs(e);
+    s.max_abs_error = std::max(s.max_abs_error, std::fabs(e));
     if (gross_threshold > 0.0 && std::fabs(e) > gross_threshold) ++s.gross;
     else se_rest += e * e;
   }
@@ -78,7 +122,7 @@ std::vector<double> model_imputation(const nlohmann::json& j) {
 }
 
 nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const nlohmann::ordered_json& info,
-                                  const std::vector<double>& impute) {
+                                  const std::vector<double>& impute, const PredictionBounds* bounds) {
   nlohmann::ordered_json j;
   j["format"] = kModelFormat;
   j["version"] = kModelVersion;
@@ -90,15 +134,58 @@ nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const 
   j["info"] = info;
   if (!impute.empty()) j["impute_missing"] = impute;
   j["tree"] = to_json(root, train);
+  if (bounds && bounds->on()) {
+    auto leaves = nlohmann::ordered_json::array();
+    for (int i : root.preorder())
+      if (root.node(i).is_leaf()) {
+        const auto k = static_cast<std::size_t>(i);
+        // a leaf no training row reached: null (only the overall range bounds it)
+        if (bounds->leaf_lo[k] <= bounds->leaf_hi[k]) leaves.push_back({bounds->leaf_lo[k], bounds->leaf_hi[k]});
+        else leaves.push_back(nullptr);
+      }
+    j["bounds"] = {{"margin", bounds->margin}, {"range", {bounds->lo, bounds->hi}}, {"leaves", leaves}};
+  }
   return j;
+}
+
+PredictionBounds model_bounds(const nlohmann::json& j, const Tree& tree, const std::string& path) {
+  PredictionBounds b;
+  if (!j.contains("bounds")) return b;
+  const auto& jb = j["bounds"];
+  const std::string where = path + ": \"bounds\"";
+  GPUDM_REQUIRE(jb.is_object() && jb.contains("margin") && jb["margin"].is_number() && jb.contains("range") &&
+                    jb["range"].is_array() && jb["range"].size() == 2 && jb["range"][0].is_number() && jb["range"][1].is_number() &&
+                    jb.contains("leaves") && jb["leaves"].is_array(),
+                where + " needs \"margin\", \"range\": [lo, hi] and \"leaves\"");
+  b.margin = jb["margin"].get<double>();
+  b.lo = jb["range"][0].get<double>();
+  b.hi = jb["range"][1].get<double>();
+  GPUDM_REQUIRE(std::isfinite(b.margin) && std::isfinite(b.lo) && std::isfinite(b.hi) && b.lo <= b.hi,
+                where + ": margin and range must be finite numbers with range[0] <= range[1]");
+  const double inf = std::numeric_limits<double>::infinity();
+  b.leaf_lo.assign(static_cast<std::size_t>(tree.size()), inf);
+  b.leaf_hi.assign(static_cast<std::size_t>(tree.size()), -inf);
+  std::size_t k = 0;
+  for (int i : tree.preorder()) {
+    if (!tree.node(i).is_leaf()) continue;
+    GPUDM_REQUIRE(k < jb["leaves"].size(), where + ": fewer \"leaves\" entries than the tree has leaves");
+    const auto& e = jb["leaves"][k++];
+    if (e.is_null()) continue;
+    GPUDM_REQUIRE(e.is_array() && e.size() == 2 && e[0].is_number() && e[1].is_number() && e[0].get<double>() <= e[1].get<double>(),
+                  where + ": leaf " + std::to_string(k - 1) + " needs [lo, hi] with lo <= hi, or null");
+    b.leaf_lo[static_cast<std::size_t>(i)] = e[0].get<double>();
+    b.leaf_hi[static_cast<std::size_t>(i)] = e[1].get<double>();
+  }
+  GPUDM_REQUIRE(k == jb["leaves"].size(), where + ": more \"leaves\" entries than the tree has leaves");
+  return b;
 }
 
 Tree model_from_json(const nlohmann::json& j, Dataset& d, const std::string& path) {
   GPUDM_REQUIRE(j.is_object() && j.value("format", "") == kModelFormat,
                 path + ": not a gpudm GMT model (missing \"format\": \"gpudm-gmt-model\")");
   const auto version = j.contains("version") && j["version"].is_number_integer() ? j["version"].get<long long>() : 0;
-  GPUDM_REQUIRE(version == 1 || version == kModelVersion,
-                path + ": unsupported model version (this build reads versions 1 and " + std::to_string(kModelVersion) + ")");
+  GPUDM_REQUIRE(version >= 1 && version <= kModelVersion,
+                path + ": unsupported model version (this build reads versions 1 to " + std::to_string(kModelVersion) + ")");
   GPUDM_REQUIRE(j.contains("attributes") && j["attributes"].is_array() && j.contains("tree"),
                 path + ": a model needs \"attributes\" and \"tree\"");
   // Version 1 lists names only; version 2 kinds and category names too. The data is re-coded to
@@ -124,5 +211,41 @@ void holdout_split(const Dataset& d, double test_fraction, std::uint64_t seed, D
   test->set_name(d.name() + "[test]");
 }
 
+std::vector<std::vector<std::size_t>> cv_folds(std::size_t rows, int folds, std::uint64_t seed) {
+  GPUDM_REQUIRE(folds >= 2 && rows >= static_cast<std::size_t>(folds),
+                "gmt: " + std::to_string(folds) + "-fold cross-validation needs K >= 2 and at least K rows (" + std::to_string(rows) + ")");
+  std::vector<std::size_t> idx(rows);
+  std::iota(idx.begin(), idx.end(), std::size_t{0});
+  Rng rng(seed ^ 0xC0FFEEull);
+  for (std::size_t i = idx.size(); i > 1; --i) std::swap(idx[i - 1], idx[rng.below(i)]);
+  std::vector<std::vector<std::size_t>> out(static_cast<std::size_t>(folds));
+  for (std::size_t i = 0; i < idx.size(); ++i) out[i % static_cast<std::size_t>(folds)].push_back(idx[i]);
+  for (auto& f : out) std::sort(f.begin(), f.end());
+  return out;
+}
+
+std::vector<std::size_t> rows_not_in(const std::vector<std::size_t>& fold, std::size_t rows) {
+  std::vector<std::size_t> out;
+  out.reserve(rows - std::min(rows, fold.size()));
+  std::size_t j = 0;
+  for (std::size_t r = 0; r < rows; ++r) {
+    while (j < fold.size() && fold[j] < r) ++j;
+    if (j < fold.size() && fold[j] == r) continue;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::uint64_t rows_fingerprint(const std::vector<std::size_t>& rows) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (std::size_t r : rows)
+    for (int b = 0; b < 8; ++b) {
+      h ^= (static_cast<std::uint64_t>(r) >> (8 * b)) & 0xFFu;
+      h *= 0x100000001b3ull;
+    }
+  return h;
+}
+
 }  // namespace gmt
 }  // namespace gpudm
+

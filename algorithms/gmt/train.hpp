@@ -16,16 +16,37 @@
 namespace gpudm {
 namespace gmt {
 
+// Bounded predictions (Cubist's rule bounds, Quinlan 1993): a leaf's prediction is clamped to the
+// range of the training targets that reached the leaf, widened on each side by `margin` x that
+// range, and then to the training targets' whole range widened alike. A leaf model fitted on few
+// rows can extrapolate far off them for an unseen row; the bounds keep such a prediction within
+// what the leaf (and the data) have seen. margin < 0: no bounds. Applied to predictions only (the
+// CLI's --predict, --test, --cv and hold-out, the family's test score), never in the fitness.
+struct PredictionBounds {
+  double margin = -1.0;
+  double lo = 0.0, hi = 0.0;            // training targets' range (not widened)
+  std::vector<double> leaf_lo, leaf_hi;  // per node index of the tree; a leaf without rows: +inf, -inf
+  bool on() const { return margin >= 0.0; }
+  // v clamped for a row that reached node `leaf`; *clamped set when it moved v.
+  double clamp(int leaf, double v, bool* clamped = nullptr) const;
+};
+// The bounds of `tree` from its training data (every row routed to its leaf).
+PredictionBounds prediction_bounds(const Tree& tree, const Dataset& train, double margin);
+// The tree's prediction for a row, clamped by `bounds` when given and on.
+double predict(const Tree& tree, const PredictionBounds* bounds, const Dataset& d, std::size_t row, bool* clamped = nullptr);
+
 struct Scores {
   std::int64_t rows = 0;
   double rmse = 0.0, mae = 0.0;
+  double max_abs_error = 0.0;    // the largest |target - prediction|
+  std::int64_t clamped = 0;      // predictions the bounds moved
   // rows whose |error| exceeds the gross_threshold given to score() (0: not counted), and the RMSE
   // of the other rows: on a target with jumps (Armchair) a test row that falls between a split
   // threshold and the true boundary is predicted by the wrong leaf model.
   std::int64_t gross = 0;
   double rmse_without_gross = 0.0;
 };
-Scores score(const Tree& tree, const Dataset& d, double gross_threshold = 0.0);
+Scores score(const Tree& tree, const Dataset& d, double gross_threshold = 0.0, const PredictionBounds* bounds = nullptr);
 
 struct TrainResult {
   Individual best;
@@ -43,12 +64,16 @@ inline const char* prepare_phase(const ModelTreeEvaluator& e) { return e.capabil
 // Trains GMT on `train` with the given backend evaluator.
 TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
 
-// Model file: {"format": "gpudm-gmt-model", "version": 2, "attributes": [{name, kind, values
-// (nominal: category names)}], "tree": {...}, ...}. Version 1 listed the attribute names only.
+// Model file: {"format": "gpudm-gmt-model", "version": 3, "attributes": [{name, kind, values
+// (nominal: category names)}], "tree": {...}, "bounds": {"margin", "range": [lo, hi], "leaves":
+// [[lo, hi] per leaf in the tree's preorder]}, ...}. Version 1 listed the attribute names only;
+// versions 1 and 2 have no bounds (their predictions are not clamped).
 inline constexpr const char* kModelFormat = "gpudm-gmt-model";
-inline constexpr int kModelVersion = 2;
+inline constexpr int kModelVersion = 3;
 nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const nlohmann::ordered_json& info,
-                                  const std::vector<double>& impute = {});
+                                  const std::vector<double>& impute = {}, const PredictionBounds* bounds = nullptr);
+// The bounds a model file stores for `tree` (the tree read from the same file); none: off.
+PredictionBounds model_bounds(const nlohmann::json& j, const Tree& tree, const std::string& path);
 // The imputation values stored in a model file (empty when the training data had none missing).
 std::vector<double> model_imputation(const nlohmann::json& j);
 // Reads the tree for scoring `d`, re-coding `d` to the model by name first
@@ -62,6 +87,15 @@ std::vector<double> impute_missing(Dataset& d, const std::vector<double>* values
 
 // Per-row split of a dataset into train/test by a seeded shuffle (test_fraction in (0, 1)).
 void holdout_split(const Dataset& d, double test_fraction, std::uint64_t seed, Dataset* train, Dataset* test);
+
+// K-fold cross-validation of `rows` rows: fold k's test rows (ascending), from a seeded shuffle
+// dealt round-robin. The learner CLI's --cv and tools/gmt/gmt_study_split --folds use it, so every
+// learner of a study sees the same folds.
+std::vector<std::vector<std::size_t>> cv_folds(std::size_t rows, int folds, std::uint64_t seed);
+// The rows of [0, rows) not in `fold` (ascending `fold`): a fold's training rows.
+std::vector<std::size_t> rows_not_in(const std::vector<std::size_t>& fold, std::size_t rows);
+// A fingerprint of a row list (FNV-1a over the indices), to check that two tools used the same fold.
+std::uint64_t rows_fingerprint(const std::vector<std::size_t>& rows);
 
 }  // namespace gmt
 }  // namespace gpudm

@@ -23,6 +23,16 @@
 #              GMT_LEAFRULE_VALUES (default "0 1.0001 2 3": rows_per_param, 0 = a leaf may have as
 #              many parameters as rows, 1.0001 = fewer parameters than rows, the GMT papers' rule)
 #              into $OUT_DIR/leafrule/rpp_<value> (results/ untouched)                  ~1 min each
+#     generalisation  the GPU side of the generalisation study (scripts/peers/gmt_generalisation.sh
+#              runs Weka on the same folds and renders it): --cv 10 --cv-only runs of each set of
+#              GMT_GEN_SETS (default the Weka study's 10), each seed of GMT_GEN_SEEDS (default "1 2 3"),
+#              each tree variant of GMT_GEN_VARIANTS ("name:key=v,key=v ...", default
+#              "rule_off:rows_per_param=0 rule:rows_per_param=1"; the clamp is scored both ways in every
+#              run), GMT_GEN_PARALLEL processes at once on the one GPU (default 6, host_threads
+#              GMT_GEN_HOST_THREADS each, default 2). Metrics into $BUILD/generalisation/<variant>/s<seed>/
+#              <set>.json, kept while the machine is warm: a run already there is skipped, so a stage
+#              cut by the call's limit goes on in the next call; copied to $OUT_DIR/generalisation
+#              (results/ untouched)                                              ~10 min a variant
 #     probe    GPU fast path, short inductions (GMT_PROBE_SPECS replaces the list) (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
@@ -307,6 +317,53 @@ if has weka; then
     OUT_DIR="$RESULTS/gmt_weka_study_gpu" timeout "$LIMIT" bash "$ROOT/scripts/peers/weka_study.sh" >"$OUT_DIR/weka.log" 2>&1 ||
     { status=1; echo "!! weka study failed or timed out"; }
   tail -20 "$OUT_DIR/weka.log"
+fi
+
+if has generalisation; then
+  GEN="$BUILD/generalisation"
+  mkdir -p "$GEN"
+  jobs_file="$(mktemp)"
+  for seed in ${GMT_GEN_SEEDS:-1 2 3}; do
+    for v in ${GMT_GEN_VARIANTS:-rule_off:rows_per_param=0 rule:rows_per_param=1}; do
+      for ds in ${GMT_GEN_SETS:-elnino mv house16h pol house8l fried 2dplanes elevators cal_housing armchair10k}; do
+        [ -s "$GEN/${v%%:*}/s$seed/$ds.json" ] || echo "$seed $v $ds" >> "$jobs_file"
+      done
+    done
+  done
+  stamp "== generalisation: $(wc -l < "$jobs_file") runs to do, ${GMT_GEN_PARALLEL:-6} at once"
+  gen_one() {  # gen_one SEED VARIANT DATASET
+    local seed="$1" name="${2%%:*}" kvs="${2#*:}" ds="$3" lim dir kv t0 extra=()
+    for kv in ${kvs//,/ }; do extra+=(--param "$kv"); done
+    lim="$(call_timeout 590)"
+    [ "$lim" = 0 ] && return 1
+    dir="$GEN/$name/s$seed"
+    mkdir -p "$dir"
+    t0=$(date +%s)
+    if timeout "$lim" "$RUN" --train gmt --dataset "$ds" --cv 10 --cv-only --seed "$seed" --backend cuda --quiet \
+         --param host_threads="${GMT_GEN_HOST_THREADS:-2}" "${extra[@]}" --metrics-out "$dir/$ds.json.tmp" >"$dir/$ds.log" 2>&1; then
+      mv "$dir/$ds.json.tmp" "$dir/$ds.json"
+      stamp "   $name seed $seed $ds: $(( $(date +%s) - t0 )) s"
+    else
+      rm -f "$dir/$ds.json.tmp"
+      stamp "   !! $name seed $seed $ds: stopped after $(( $(date +%s) - t0 )) s ($(tail -1 "$dir/$ds.log"))"
+      return 1
+    fi
+  }
+  while read -r seed v ds; do
+    [ "$(call_timeout 60)" = 0 ] && { echo "!! generalisation: the device call has no time left; run the stage again"; status=1; break; }
+    gen_one "$seed" "$v" "$ds" &
+    while [ "$(jobs -rp | wc -l)" -ge "${GMT_GEN_PARALLEL:-6}" ]; do wait -n || true; done
+  done < "$jobs_file"
+  wait
+  rm -f "$jobs_file"
+  left=0
+  for seed in ${GMT_GEN_SEEDS:-1 2 3}; do for v in ${GMT_GEN_VARIANTS:-rule_off:rows_per_param=0 rule:rows_per_param=1}; do
+    for ds in ${GMT_GEN_SETS:-elnino mv house16h pol house8l fried 2dplanes elevators cal_housing armchair10k}; do
+      [ -s "$GEN/${v%%:*}/s$seed/$ds.json" ] || left=$((left + 1))
+    done; done; done
+  [ "$left" = 0 ] || { status=1; echo "!! generalisation: $left runs left (run the stage again while the machine is warm)"; }
+  rm -rf "$OUT_DIR/generalisation"
+  cp -r "$GEN" "$OUT_DIR/generalisation"
 fi
 
 if has leafrule; then

@@ -12,30 +12,11 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from weka_output import weka  # noqa: E402
+
 out = sys.argv[1]
 raw = os.path.join(out, "raw")
-
-
-def weka(path):
-    text = open(path).read()
-    r = {}
-    test = text.split("=== Error on test data ===")[-1]
-    m = re.search(r"Root mean squared error\s+([-\d.eE]+)", test)
-    r["rmse"] = float(m.group(1)) if m else None
-    m = re.search(r"Mean absolute error\s+([-\d.eE]+)", test)
-    r["mae"] = float(m.group(1)) if m else None
-    m = re.search(r"Time taken to build model: ([\d.]+) seconds", text)
-    r["seconds"] = float(m.group(1)) if m else None
-    m = re.search(r"Number of Rules : (\d+)", text)
-    if m:  # M5P
-        r["leaves"] = int(m.group(1))
-        models = text.split("LM num:")[1:]
-        r["attrs"] = sum(len(re.findall(r"^\s*[-+]?\s*[-\d.eE]+ \* ", b.split("\n\n")[0], re.M)) for b in models)
-    else:  # REPTree: leaf lines end with ': value (n/var) [n/var]'
-        tree = text.split("=== Error on training data ===")[0]
-        r["leaves"] = len(re.findall(r": [-\d.eE]+ \([\d.]+/[-\d.eE]+\)", tree))
-        r["attrs"] = 0
-    return r
 
 
 def gmt(path):

@@ -9,7 +9,8 @@
 //
 // Rank rule (EvalOptions::rank_tol, rows_per_param): a column is dropped when the norm of its
 // part orthogonal to the columns kept before it is <= rank_tol x its own norm (or zero), when as
-// many columns as rows are kept already, or when max(1, floor(n / rows_per_param)) are. That
+// many columns as rows are kept already, or when max(1, ceil(n / rows_per_param) - 1) are (fewer
+// parameters than n / rows_per_param). That
 // orthogonal remainder is exactly what the backends' Householder sweep measures, so on data
 // that is not within rounding of the threshold both make the same decisions.
 //
@@ -101,7 +102,7 @@ inline ReferenceResult reference_evaluate(const gpudm::Dataset& d, const gpudm::
     cols.insert(cols.end(), leaf.attrs.begin(), leaf.attrs.end());
     std::size_t max_params = cols.size();
     if (opt.rows_per_param > 0)
-      max_params = static_cast<std::size_t>(std::max<double>(1.0, std::floor(static_cast<double>(m) / opt.rows_per_param)));
+      max_params = static_cast<std::size_t>(std::max<double>(1.0, std::ceil(static_cast<double>(m) / opt.rows_per_param) - 1.0));
     // Modified Gram-Schmidt: q_k orthonormal kept columns, R upper triangular over kept columns.
     std::vector<std::vector<LD>> q;
     std::vector<std::vector<LD>> rmat;  // rmat[k][j]: coefficient of kept column k in original column j

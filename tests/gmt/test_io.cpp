@@ -121,8 +121,12 @@ TEST(GmtIo, CliTestFractionHoldsOutRows) {
   Dataset tr, te;
   holdout_split(datasets::load_regression_csv(csv), 0.25, 1, &tr, &te);
   std::ifstream mo(model);
-  const Tree root = model_from_json(nlohmann::json::parse(mo), te, model);
-  EXPECT_NEAR(score(root, te).rmse, m["test"]["rmse"].get<double>(), 1e-9);
+  const auto mj = nlohmann::json::parse(mo);
+  const Tree root = model_from_json(mj, te, model);
+  const PredictionBounds b = model_bounds(mj, root, model);
+  EXPECT_TRUE(b.on());
+  EXPECT_NEAR(score(root, te, 0.0, &b).rmse, m["test"]["rmse"].get<double>(), 1e-9);
+  EXPECT_NEAR(score(root, te).rmse, m["test_unbounded"]["rmse"].get<double>(), 1e-9);
   EXPECT_NE(train_cli({"--dataset", csv, "--test", csv, "--param", "test_fraction=0.25", "--quiet"}, env), 0);
 }
 

@@ -82,7 +82,7 @@ Qr qr(const Leaf& l, const ls::SolveParams& p) {
     s[static_cast<std::size_t>(cols * rows + i)] = l.y[static_cast<std::size_t>(i)];
   }
   int max_params = std::numeric_limits<int>::max();
-  if (p.rows_per_param > 0) max_params = static_cast<int>(std::max<double>(1.0, std::floor(double(rows) / p.rows_per_param)));
+  if (p.rows_per_param > 0) max_params = static_cast<int>(std::max<double>(1.0, std::ceil(double(rows) / p.rows_per_param) - 1.0));
   Qr q;
   q.coef.assign(static_cast<std::size_t>(cols), 0.0);
   q.rank = least_squares_rank_rule(s.data(), rows, cols, p.rank_tol, q.coef.data(), &q.sse, max_params);
@@ -246,7 +246,7 @@ TEST(GmtLeafStats, SolveRespectsRowsPerParamAndFewRowsAsTheQrRule) {
       continue;
     }
     long long max_params = n + 1;
-    if (p.rows_per_param > 0) max_params = std::max<long long>(1, static_cast<long long>(std::floor(n / p.rows_per_param)));
+    if (p.rows_per_param > 0) max_params = std::max<long long>(1, static_cast<long long>(std::ceil(n / p.rows_per_param)) - 1);
     EXPECT_EQ(s.out.rank, std::min<long long>({n, max_params, k + 1}));  // generic data: only the limits drop columns
     // the first columns are kept: intercept, then attributes in order
     for (int j = 0; j <= k; ++j) EXPECT_EQ(s.coef[static_cast<std::size_t>(j)] != 0.0, j < s.out.rank) << "column " << j;

@@ -47,8 +47,7 @@ int pack_tree(const Tree& tree, int leaf_node, std::vector<PackedNode>& out) {
 }
 
 long long rank_rule_max_params(const ::gpudm::gmt::EvalOptions& o, long long m) {
-  if (o.rows_per_param <= 0) return std::numeric_limits<long long>::max();
-  return std::max<long long>(1, static_cast<long long>(std::floor(static_cast<double>(m) / o.rows_per_param)));
+  return ::gpudm::gmt::leafstats::max_leaf_params(m, o.rows_per_param);
 }
 
 // A rows split's leaf matrices: every rank's rows of leaf j (m_loc[j] x nc[j],

@@ -16,6 +16,7 @@
 #include "backends/cuda/gmt/paths.cuh"
 #include "backends/cuda/gmt/policy.cuh"
 #include "algorithms/gmt/eval_steps.hpp"
+#include "algorithms/gmt/leaf_stats.hpp"
 #include "algorithms/gmt/repair.hpp"
 
 namespace gpudm::backend::cuda::gmt_cuda {
@@ -25,11 +26,6 @@ int key_bits(int leaves) {
   int bits = 1;
   while (bits < 31 && (1LL << bits) < leaves) ++bits;
   return bits;
-}
-long long max_params_for(long long rows, double rows_per_param) {
-  if (rows_per_param <= 0) return std::numeric_limits<long long>::max();
-  const double mp = std::floor(static_cast<double>(rows) / rows_per_param);
-  return mp < 1.0 ? 1 : static_cast<long long>(mp);
 }
 }  // namespace
 
@@ -69,7 +65,7 @@ void FaithfulPath::calc_models(const PackedBatch& b, const std::vector<int>& cou
       continue;
     }
     beta.assign(static_cast<std::size_t>(na + 1), 0.0);
-    rank[L] = c_.solver->solve<T>(mat + mat_off[L], m, na + 1, tol, max_params_for(m, o.rows_per_param), beta.data());
+    rank[L] = c_.solver->solve<T>(mat + mat_off[L], m, na + 1, tol, ::gpudm::gmt::leafstats::max_leaf_params(m, o.rows_per_param), beta.data());
     for (int j = 0; j <= na; ++j) coef[static_cast<std::size_t>(m0 + j)] = beta[static_cast<std::size_t>(j)];
     ++leaves_solved_;
   }
