@@ -322,6 +322,8 @@ fi
 if has generalisation; then
   GEN="$BUILD/generalisation"
   mkdir -p "$GEN"
+  # Runs committed at the same GMT code need not run again (copy them in first; GMT_GEN_FRESH=1: all anew).
+  [ "${GMT_GEN_FRESH:-0}" = 1 ] || [ ! -d "$RESULTS/gmt_generalisation/runs" ] || cp -rn "$RESULTS/gmt_generalisation/runs/." "$GEN/"
   jobs_file="$(mktemp)"
   for seed in ${GMT_GEN_SEEDS:-1 2 3}; do
     for v in ${GMT_GEN_VARIANTS:-rule_off:rows_per_param=0 rule:rows_per_param=1}; do
@@ -359,7 +361,15 @@ if has generalisation; then
     t0=$(date +%s)
     if timeout "$lim" "$RUN" --train gmt --dataset "$ds" --cv 10 --cv-only --seed "$seed" --backend cuda --quiet \
          --param host_threads="${GMT_GEN_HOST_THREADS:-2}" "${extra[@]}" --metrics-out "$dir/$ds.json.tmp" >"$dir/$ds.log" 2>&1; then
-      mv "$dir/$ds.json.tmp" "$dir/$ds.json"
+      # the run's provenance into its metrics (committed runs are reused by later calls)
+      python3 - "$dir/$ds.json.tmp" "$dir/$ds.json" "${GPUDM_GIT_SHA:-unknown}" "$GPU_NAME" "$par" <<'PYEOF'
+import datetime, json, sys
+m = json.load(open(sys.argv[1]))
+m["provenance"] = {"git_sha": sys.argv[3], "gpu": sys.argv[4], "date_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   "processes_sharing_the_gpu": int(sys.argv[5])}
+json.dump(m, open(sys.argv[2], "w"), indent=1)
+PYEOF
+      rm -f "$dir/$ds.json.tmp"
       stamp "   $name seed $seed $ds: $(( $(date +%s) - t0 )) s"
     else
       rm -f "$dir/$ds.json.tmp"

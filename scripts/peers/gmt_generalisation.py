@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """GMT's generalisation study: GMT variants beside Weka 3.6 M5P and REPTree on the same folds.
 
-usage: gmt_generalisation.py --gmt DIR --weka DIR --out PREFIX [--machine TEXT]
-  --gmt   the GPU runs (scripts/device/gmt.sh generalisation): DIR/<tree variant>/s<seed>/<set>.json,
-          each the metrics of `--train gmt --cv 10 --cv-only --seed <seed>`
-  --weka  scripts/peers/gmt_generalisation.sh's outputs: DIR/<set>/s<seed>/f<k>.{M5P,REPTree}.txt
-          and folds.json (the folds' test-row fingerprints)
-  --out   writes PREFIX.json, PREFIX.csv, PREFIX.md and PREFIX.png / .svg (matplotlib)
+usage:
+  gmt_generalisation.py weka-summary RAW_DIR OUT.json
+      Weka's fold outputs (scripts/peers/gmt_generalisation.sh: RAW_DIR/<set>/s<seed>/f<k>.{M5P,REPTree}.{txt,time}
+      and folds.json) read into one JSON (the outputs themselves are ~25 MB a seed; the summary is what is kept).
+  gmt_generalisation.py render --gmt DIR --weka SUMMARY.json --out PREFIX
+      --gmt: the GPU runs (scripts/device/gmt.sh generalisation): DIR/<tree variant>/s<seed>/<set>.json, each the
+      metrics of `run_experiment --train gmt --cv 10 --cv-only --seed <seed>` with its "provenance" (commit, GPU);
+      writes PREFIX.json, PREFIX.csv, PREFIX.md and PREFIX.png / .svg (matplotlib).
 
 GMT variants: each tree variant's runs scored without bounds and with them (clamp_margin 0.1, the
 run's own setting), so "rule_off" gives the old default and the clamp alone, "rule" the leaf rule
 alone and the new default. Pooled RMSE = sqrt(sum of squared errors over every fold of every seed
-/ rows); the per-fold spread is the mean and sd of the fold RMSEs. A set counts only where GMT and
-Weka ran the same folds (fingerprints compared per fold); a mismatch stops the script.
+/ rows); the per-fold spread is the mean and sd of the fold RMSEs. A set and seed count only where
+GMT's two tree variants and Weka all ran (their folds' test-row fingerprints are compared: a
+mismatch stops the script); what is missing is listed under the table.
 """
 import argparse
 import json
@@ -38,6 +41,40 @@ VARIANTS = [
 ]
 
 
+def weka_summary(raw, out):
+    """Weka's per-fold outputs -> {"environment", "sets": {set: {seed: {"fingerprints", "M5P": [..], "REPTree": [..]}}}}."""
+    doc = {"environment": open(os.path.join(raw, "environment.txt")).read() if os.path.exists(os.path.join(raw, "environment.txt")) else "",
+           "sets": {}}
+    for s in sorted(os.listdir(raw)):
+        if not os.path.isdir(os.path.join(raw, s)):
+            continue
+        for sd in sorted(os.listdir(os.path.join(raw, s))):
+            d = os.path.join(raw, s, sd)
+            if not os.path.exists(os.path.join(d, "folds.json")):
+                continue
+            fj = json.load(open(os.path.join(d, "folds.json")))
+            entry = {"fingerprints": [f["test_rows_fingerprint"] for f in fj["per_fold"]], "M5P": [], "REPTree": []}
+            complete = True
+            for m in ("M5P", "REPTree"):
+                for k in range(len(entry["fingerprints"])):
+                    p = os.path.join(d, f"f{k}.{m}.txt")
+                    if not os.path.exists(p):
+                        complete = False
+                        break
+                    r = weka(p)
+                    try:
+                        wall, user, sys_ = open(os.path.join(d, f"f{k}.{m}.time")).read().split()[-3:]
+                        r["process_wall_seconds"], r["process_cpu_seconds"] = float(wall), float(user) + float(sys_)
+                    except (OSError, ValueError):
+                        pass
+                    entry[m].append(r)
+            if complete:
+                doc["sets"].setdefault(s, {})[sd[1:]] = entry
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"weka-summary: {sum(len(v) for v in doc['sets'].values())} set-seeds into {out}")
+
+
 def pooled(folds):
     n = sum(f["rows"] for f in folds)
     rmse = math.sqrt(sum(f["rmse"] ** 2 * f["rows"] for f in folds) / n)
@@ -55,12 +92,17 @@ def pooled(folds):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "weka-summary":
+        if len(sys.argv) != 4:
+            sys.exit("usage: gmt_generalisation.py weka-summary RAW_DIR OUT.json")
+        return weka_summary(sys.argv[2], sys.argv[3])
     ap = argparse.ArgumentParser()
+    ap.add_argument("command", choices=["render"])
     ap.add_argument("--gmt", required=True)
     ap.add_argument("--weka", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--machine", default="")
     a = ap.parse_args()
+    wsum = json.load(open(a.weka))
 
     gmt = {}  # (tree variant, set) -> {seed: metrics}
     for tv in sorted(os.listdir(a.gmt)):
@@ -74,27 +116,25 @@ def main():
     rows, margin_rows, problems = [], [], []
     seeds_used = set()
     for s in sets:
-        wdir = os.path.join(a.weka, s)
-        wseeds = sorted(int(d[1:]) for d in os.listdir(wdir)) if os.path.isdir(wdir) else []
-        # seeds that both GMT variants and Weka have, complete
+        wseeds = sorted(int(k) for k in wsum["sets"].get(s, {}))
+        # seeds that both GMT tree variants and Weka have, complete
         seeds = [sd for sd in wseeds if all(sd in gmt.get((tv, s), {}) for tv in ("rule_off", "rule"))]
+        for sd in sorted(set(gmt.get(("rule_off", s), {})) | set(gmt.get(("rule", s), {})) | set(wseeds)):
+            if sd not in seeds:
+                have = [w for w, ok in (("GMT rule_off", sd in gmt.get(("rule_off", s), {})),
+                                        ("GMT rule", sd in gmt.get(("rule", s), {})), ("Weka", sd in wseeds)) if ok]
+                problems.append(f"{s} seed {sd}: only {', '.join(have)} ran; not in the table")
         weka = {"M5P": [], "REPTree": []}
         for sd in seeds:
-            fj = json.load(open(os.path.join(wdir, f"s{sd}", "folds.json")))
-            fps = [f["test_rows_fingerprint"] for f in fj["per_fold"]]
+            ws = wsum["sets"][s][str(sd)]
+            fps = ws["fingerprints"]
             for tv in ("rule_off", "rule"):
-                g = [f["test_rows_fingerprint"] for f in gmt[(tv, s)][sd]["cv"]["per_fold"]]
-                if g != fps:
+                gf = [f["test_rows_fingerprint"] for f in gmt[(tv, s)][sd]["cv"]["per_fold"]]
+                if gf != fps:
                     sys.exit(f"gmt_generalisation: {s} seed {sd}: GMT ({tv}) and Weka ran different folds")
             for m in weka:
-                for k in range(len(fps)):
-                    p = os.path.join(wdir, f"s{sd}", f"f{k}.{m}.txt")
-                    if not os.path.exists(p):
-                        problems.append(f"{s} seed {sd} fold {k} {m}: no Weka output")
-                        continue
-                    weka[m].append(weka(p))
+                weka[m] += ws[m]
         if not seeds:
-            problems.append(f"{s}: no seed with both GMT variants and Weka")
             continue
         seeds_used.update(seeds)
         out = {"set": s, "seeds": seeds}
@@ -131,7 +171,11 @@ def main():
                          "above_1.25": sum(v > 1.25 for v in r), "max_ratio": max(r) if r else None,
                          "geo_mean_ratio": math.exp(statistics.mean(math.log(v) for v in r)) if r else None,
                          "mean_m5p_rules_per_gmt_leaf": statistics.mean(lv) if lv else None}
-    doc = {"study": "gmt_generalisation", "machine": a.machine, "seeds": sorted(seeds_used), "variants":
+    gprov = sorted({(m.get("provenance", {}).get("git_sha", "unknown"), m.get("provenance", {}).get("gpu", "unknown"),
+                     m.get("provenance", {}).get("processes_sharing_the_gpu", 1))
+                    for runs in gmt.values() for m in runs.values()})
+    doc = {"study": "gmt_generalisation", "gmt_provenance": [{"git_sha": g, "gpu": u, "processes_sharing_the_gpu": p} for g, u, p in gprov], "weka_environment": wsum.get("environment", ""),
+           "seeds": sorted(seeds_used), "variants":
            [{"name": n, "tree": tv, "bounded": b, "description": d} for n, tv, b, d in VARIANTS],
            "rows": rows, "clamp_margin_sweep": margin_rows, "summary": summary, "problems": problems}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
@@ -152,9 +196,13 @@ def main():
         return f"{v:.4g}" if v is not None else "–"
 
     L = ["# GMT generalisation: 10-fold cross-validation beside Weka M5P and REPTree on the same folds", ""]
-    if a.machine:
-        L += [a.machine, ""]
-    L += [f"Seeds {', '.join(map(str, sorted(seeds_used)))}; 10 folds each; GMT on the GPU (CUDA fast path), 10,000 iterations, "
+    for sha, gpu, procs in gprov:
+        L += [f"GMT runs: {gpu}, commit {sha[:12]}, {procs} study process(es) on the GPU at once "
+              "(`scripts/device/gmt.sh generalisation`: `run_experiment --train gmt --dataset SET --cv 10 --cv-only --seed S "
+              "--backend cuda --param rows_per_param=R`).", ""]
+    if wsum.get("environment"):
+        L += ["Weka: " + "; ".join(l for l in wsum["environment"].splitlines() if l.strip()) + ".", ""]
+    L += [f"Seeds {', '.join(map(str, sorted(seeds_used))) or 'none complete'}; 10 folds each; GMT on the GPU (CUDA fast path), 10,000 iterations, "
           "population 64, defaults except the variant's params; Weka 3.6 M5P `-M 4` and REPTree (defaults) on the folds "
           "exported by `gmt_study_split --folds 10 --seed S` (the same test rows as GMT's `--cv 10 --seed S`: every fold's "
           "test-row fingerprint compared).", "",
@@ -169,8 +217,8 @@ def main():
     for key, label in (("at_most_1.05", "sets at or below 1.05 x M5P"), ("above_1.25", "sets above 1.25 x M5P"),
                        ("max_ratio", "largest ratio"), ("geo_mean_ratio", "geometric mean ratio"),
                        ("mean_m5p_rules_per_gmt_leaf", "M5P rules per GMT leaf (mean over sets)")):
-        L.append(f"| {label} | " + " | ".join(g(summary[n][key]) if isinstance(summary[n][key], float)
-                                               else f"{summary[n][key]} of {summary[n]['sets']}" for n in names) + " |")
+        L.append(f"| {label} | " + " | ".join(f"{summary[n][key]} of {summary[n]['sets']}" if isinstance(summary[n][key], int)
+                                               else g(summary[n][key]) for n in names) + " |")
     L += ["", "## Per set: pooled RMSE, MAE, fold RMSE mean ± sd, largest |error|, size, time", "",
           "| set | learner | RMSE | MAE | fold RMSE mean ± sd | max abs error | clamped | leaves / rules | attributes in models | s per fold |",
           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]

@@ -5,18 +5,21 @@
 #   BUILD=build scripts/peers/gmt_generalisation.sh [dataset...]
 # The study, end to end:
 #   1. GMT on the GPU machine: scripts/device/gmt.sh generalisation (every set, seed, variant;
-#      its metrics come back in the packed logs/gmt/generalisation);
-#   2. here, where Java and weka.jar are (Debian package weka): this script, into $OUT_DIR
-#      (default results/cpu/gmt_generalisation_weka: <set>/s<seed>/f<k>.{M5P,REPTree}.{txt,time}
-#      and <set>/s<seed>/folds.json, the folds' test-row fingerprints);
-#   3. scripts/peers/gmt_generalisation.py --gmt <GMT metrics dir> --weka $OUT_DIR
-#      --out results/<gpu>/gmt_generalisation: the table, JSON, CSV and plot.
+#      its metrics come back in the packed logs/gmt/generalisation; committed runs under
+#      results/<gpu>/gmt_generalisation/runs are not run again);
+#   2. here, where Java and weka.jar are (Debian package weka): this script. Weka's outputs go to
+#      $RAW (default $TMPDIR/gmt_generalisation_weka: <set>/s<seed>/f<k>.{M5P,REPTree}.{txt,time}
+#      and folds.json, the folds' test-row fingerprints; ~25 MB a seed), read into $SUMMARY
+#      (default results/cpu/gmt_generalisation_weka.json) at the end;
+#   3. scripts/peers/gmt_generalisation.py render --gmt results/<gpu>/gmt_generalisation/runs
+#      --weka $SUMMARY --out results/<gpu>/gmt_generalisation: the table, JSON, CSV and plot.
 # SEEDS (default "1 2 3"), FOLDS (default 10). A fold whose two outputs exist is skipped, so the
 # script resumes where it stopped. The fold CSVs live in $WORK while their set and seed run.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD="${BUILD:-$ROOT/build}"
-OUT_DIR="${OUT_DIR:-$ROOT/results/cpu/gmt_generalisation_weka}"
+OUT_DIR="${RAW:-${TMPDIR:-/tmp}/gmt_generalisation_weka}"
+SUMMARY="${SUMMARY:-$ROOT/results/cpu/gmt_generalisation_weka.json}"
 WORK="${WORK:-${TMPDIR:-/tmp}/gmt_generalisation}"
 SEEDS="${SEEDS:-1 2 3}"
 FOLDS="${FOLDS:-10}"
@@ -80,3 +83,4 @@ for seed in $SEEDS; do
     echo "[$(( $(date +%s) - T0 ))s] weka: $ds seed $seed done" >&2
   done
 done
+python3 "$ROOT/scripts/peers/gmt_generalisation.py" weka-summary "$OUT_DIR" "$SUMMARY"
