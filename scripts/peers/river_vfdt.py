@@ -36,20 +36,7 @@ import sys
 import tempfile
 import time
 
-STREAMS = [
-    ("covertype", {"binary": True}),
-    ("rec", {"binary": True}),
-    ("rt_vfml", {}),
-    ("rt_moa", {}),
-    ("kddcup", {}),
-    ("poker", {}),
-    ("shuttle", {}),
-    ("connect4", {}),
-]
-
-
-def export(tool, name, options, path):
-    subprocess.run([tool, name, json.dumps(options), path], check=True)
+from vfdt_streams import DEFAULT_EXPORT_TOOL, STREAMS, export, write_results
 
 
 def read_stream(path, limit):
@@ -146,7 +133,7 @@ def prequential(model, rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    ap.add_argument("--export-tool", default=os.path.join(root, "build", "tools", "vfdt_export"))
+    ap.add_argument("--export-tool", default=DEFAULT_EXPORT_TOOL)
     ap.add_argument("--out", default=os.path.join(root, "results", "cpu", "river_vfdt.json"))
     ap.add_argument("--tree-rows", type=int, default=200000, help="prefix for the single tree (0 = all)")
     ap.add_argument("--forest-rows", type=int, default=5000, help="prefix for the forest of 100 (0 = all)")
@@ -219,19 +206,11 @@ def main():
                 "Prefix runs: accuracy over the first `instances` of `total_rows`.",
         "runs": sorted(runs, key=lambda r: (r["dataset"], r["mode"], r.get("vote", "soft"), r.get("detector", "any"))),
     }
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    tmp_out = args.out + ".tmp"
-    with open(tmp_out, "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
-    os.replace(tmp_out, args.out)
-    with open(os.path.splitext(args.out)[0] + ".csv", "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["dataset", "mode", "vote", "detector", "instances", "total_rows", "accuracy_pct", "seconds", "instances_per_s"])
-        for r in doc["runs"]:
-            w.writerow([r["dataset"], r["mode"], r.get("vote", "soft" if r["mode"] == "forest" else "tree"),
-                        r.get("detector", "any" if r["mode"] == "forest" else ""), r["instances"],
-                        r["total_rows"], r["accuracy"], r["seconds"], r["instances_per_s"]])
+    write_results(args.out, doc,
+                  ["dataset", "mode", "vote", "detector", "instances", "total_rows", "accuracy_pct", "seconds", "instances_per_s"],
+                  [[r["dataset"], r["mode"], r.get("vote", "soft" if r["mode"] == "forest" else "tree"),
+                    r.get("detector", "any" if r["mode"] == "forest" else ""), r["instances"],
+                    r["total_rows"], r["accuracy"], r["seconds"], r["instances_per_s"]] for r in doc["runs"]])
     print(f"river_vfdt: wrote {args.out}", file=sys.stderr)
 
 
