@@ -70,6 +70,15 @@ def weka_summary(raw, out):
                     entry[m].append(r)
             if complete:
                 doc["sets"].setdefault(s, {})[sd[1:]] = entry
+    # Set-seeds an earlier summary holds and these outputs do not are kept (the outputs of an
+    # earlier machine are gone; the summary is the record), with that run's environment.
+    if os.path.exists(out):
+        old = json.load(open(out))
+        for s, seeds in old.get("sets", {}).items():
+            for sd, entry in seeds.items():
+                doc["sets"].setdefault(s, {}).setdefault(sd, entry)
+        if old.get("environment") and old["environment"] not in doc["environment"]:
+            doc["environment"] = old["environment"] + doc["environment"]
     with open(out, "w") as f:
         json.dump(doc, f, indent=1)
     print(f"weka-summary: {sum(len(v) for v in doc['sets'].values())} set-seeds into {out}")

@@ -70,6 +70,11 @@ for seed in $SEEDS; do
       for m in M5P REPTree; do grep -qs "Error on test data" "$dir/f$k.$m.txt" || todo=1; done
     done
     [ "$todo" = 0 ] && continue
+    # already in the summary (an earlier machine's run): not again
+    if [ -f "$SUMMARY" ] && python3 -c 'import json, sys; sys.exit(0 if sys.argv[3] in json.load(open(sys.argv[1]))["sets"].get(sys.argv[2], {}) else 1)' \
+         "$SUMMARY" "$ds" "$seed"; then
+      continue
+    fi
     "$SPLIT" "$ds" "$WORK" --folds "$FOLDS" --seed "$seed" >&2
     cp "$WORK/${ds}_folds.json" "$dir/folds.json"
     for ((k = 0; k < FOLDS; k++)); do
