@@ -28,11 +28,11 @@
 #              GMT_GEN_SETS (default the Weka study's 10), each seed of GMT_GEN_SEEDS (default "1 2 3"),
 #              each tree variant of GMT_GEN_VARIANTS ("name:key=v,key=v ...", default
 #              "rule_off:rows_per_param=0 rule:rows_per_param=1"; the clamp is scored both ways in every
-#              run), GMT_GEN_PARALLEL processes at once on the one GPU (default 6, host_threads
-#              GMT_GEN_HOST_THREADS each, default 2). Metrics into $BUILD/generalisation/<variant>/s<seed>/
+#              run), one run at a time (host_threads GMT_GEN_HOST_THREADS, default 0: the backend's own pool;
+#              the committed seed-1 runs used 2, 10.6 s a Pol fold against Table 3's 6.2 s at the default). Metrics into $BUILD/generalisation/<variant>/s<seed>/
 #              <set>.json, kept while the machine is warm: a run already there is skipped, so a stage
 #              cut by the call's limit goes on in the next call; copied to $OUT_DIR/generalisation
-#              (results/ untouched)                                              ~10 min a variant
+#              (results/ untouched)                              ~40-110 s a set, ~8-11 min a variant and seed
 #     probe    GPU fast path, short inductions (GMT_PROBE_SPECS replaces the list) (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
@@ -332,24 +332,11 @@ if has generalisation; then
       done
     done
   done
-  # Processes sharing one GPU without MPS are time-sliced: six at once ran ~10x slower each than
-  # one alone (a generation's short graph waits for the other contexts' slices). Under an MPS
-  # daemon (a user process; no GPU setting changes) their kernels run side by side. Without one,
-  # one run at a time.
-  par="${GMT_GEN_PARALLEL:-6}"
-  mps_started=0
-  if [ "$par" -gt 1 ]; then
-    export CUDA_MPS_PIPE_DIRECTORY="${TMPDIR:-/tmp}/gmt_mps_pipe" CUDA_MPS_LOG_DIRECTORY="${TMPDIR:-/tmp}/gmt_mps_log"
-    mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-    if command -v nvidia-cuda-mps-control >/dev/null && nvidia-cuda-mps-control -d 2>"$OUT_DIR/mps.err"; then
-      mps_started=1
-      stamp "MPS daemon started"
-    else
-      stamp "no MPS daemon ($(head -1 "$OUT_DIR/mps.err" 2>/dev/null)): one run at a time"
-      unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
-      par=1
-    fi
-  fi
+  # One run at a time. Measured on the H200 (16 cores): six runs sharing the GPU time-sliced
+  # finished none of their sets in 500 s, and eight under an MPS daemon took ~10x as long each as
+  # one alone (pol 10 folds: 106 s alone), less work per second than one run: a run's host side
+  # (the EA, the evaluator's pool) needs several cores.
+  par=1
   stamp "== generalisation: $(wc -l < "$jobs_file") runs to do, $par at once"
   gen_one() {  # gen_one SEED VARIANT DATASET
     local seed="$1" name="${2%%:*}" kvs="${2#*:}" ds="$3" lim dir kv t0 extra=()
@@ -360,7 +347,7 @@ if has generalisation; then
     mkdir -p "$dir"
     t0=$(date +%s)
     if timeout "$lim" "$RUN" --train gmt --dataset "$ds" --cv 10 --cv-only --seed "$seed" --backend cuda --quiet \
-         --param host_threads="${GMT_GEN_HOST_THREADS:-2}" "${extra[@]}" --metrics-out "$dir/$ds.json.tmp" >"$dir/$ds.log" 2>&1; then
+         --param host_threads="${GMT_GEN_HOST_THREADS:-0}" "${extra[@]}" --metrics-out "$dir/$ds.json.tmp" >"$dir/$ds.log" 2>&1; then
       # the run's provenance into its metrics (committed runs are reused by later calls)
       python3 - "$dir/$ds.json.tmp" "$dir/$ds.json" "${GPUDM_GIT_SHA:-unknown}" "$GPU_NAME" "$par" <<'PYEOF'
 import datetime, json, sys
@@ -383,10 +370,6 @@ PYEOF
     while [ "$(jobs -rp | wc -l)" -ge "$par" ]; do wait -n || true; done
   done < "$jobs_file"
   wait
-  if [ "$mps_started" = 1 ]; then
-    echo quit | nvidia-cuda-mps-control
-    stamp "MPS daemon stopped"
-  fi
   rm -f "$jobs_file"
   left=0
   for seed in ${GMT_GEN_SEEDS:-1 2 3}; do for v in ${GMT_GEN_VARIANTS:-rule_off:rows_per_param=0 rule:rows_per_param=1}; do
