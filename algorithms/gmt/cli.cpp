@@ -203,7 +203,8 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         const PredictionBounds b = prediction_bounds(r.best.tree, dtr, a.typed.clamp_margin);
         const Scores s = score(r.best.tree, dte, 0.0, &b), su = score(r.best.tree, dte);
         for (int m = 0; m < 5; ++m) {
-          const PredictionBounds bm = prediction_bounds(r.best.tree, dtr, sweep[m]);
+          PredictionBounds bm = b;
+          bm.margin = sweep[m];
           const Scores sm = score(r.best.tree, dte, 0.0, &bm);
           sweep_se[m] += sm.rmse * sm.rmse * double(sm.rows);
           sweep_ae[m] += sm.mae * double(sm.rows);
@@ -220,9 +221,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         leaves += count_leaves(r.best.tree);
         attrs += count_model_attributes(r.best.tree);
         secs += r.seconds;
-        char fp[17];
-        std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(rows_fingerprint(te)));
-        nlohmann::ordered_json f = {{"fold", k}, {"test_rows_fingerprint", fp}, {"test", scores_json(s)}};
+        nlohmann::ordered_json f = {{"fold", k}, {"test_rows_fingerprint", rows_fingerprint(te)}, {"test", scores_json(s)}};
         if (b.on()) f["test_unbounded"] = scores_json(su);
         f["leaves"] = count_leaves(r.best.tree);
         f["attributes_in_models"] = count_model_attributes(r.best.tree);

@@ -3,6 +3,7 @@
 #include "algorithms/core/schema.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -30,7 +31,6 @@ double PredictionBounds::clamp(int leaf, double v, bool* clamped) const {
 PredictionBounds prediction_bounds(const Tree& tree, const Dataset& train, double margin) {
   PredictionBounds b;
   b.margin = margin;
-  if (margin < 0.0) return b;
   const double inf = std::numeric_limits<double>::infinity();
   b.leaf_lo.assign(static_cast<std::size_t>(tree.size()), inf);
   b.leaf_hi.assign(static_cast<std::size_t>(tree.size()), -inf);
@@ -236,16 +236,17 @@ std::vector<std::size_t> rows_not_in(const std::vector<std::size_t>& fold, std::
   return out;
 }
 
-std::uint64_t rows_fingerprint(const std::vector<std::size_t>& rows) {
+std::string rows_fingerprint(const std::vector<std::size_t>& rows) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (std::size_t r : rows)
     for (int b = 0; b < 8; ++b) {
       h ^= (static_cast<std::uint64_t>(r) >> (8 * b)) & 0xFFu;
       h *= 0x100000001b3ull;
     }
-  return h;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 }  // namespace gmt
 }  // namespace gpudm
-

@@ -30,7 +30,8 @@ struct PredictionBounds {
   // v clamped for a row that reached node `leaf`; *clamped set when it moved v.
   double clamp(int leaf, double v, bool* clamped = nullptr) const;
 };
-// The bounds of `tree` from its training data (every row routed to its leaf).
+// The bounds of `tree` from its training data (every row routed to its leaf). The ranges do not
+// depend on the margin: a copy with another `margin` is the same tree's bounds at that margin.
 PredictionBounds prediction_bounds(const Tree& tree, const Dataset& train, double margin);
 // The tree's prediction for a row, clamped by `bounds` when given and on.
 double predict(const Tree& tree, const PredictionBounds* bounds, const Dataset& d, std::size_t row, bool* clamped = nullptr);
@@ -94,8 +95,9 @@ void holdout_split(const Dataset& d, double test_fraction, std::uint64_t seed, D
 std::vector<std::vector<std::size_t>> cv_folds(std::size_t rows, int folds, std::uint64_t seed);
 // The rows of [0, rows) not in `fold` (ascending `fold`): a fold's training rows.
 std::vector<std::size_t> rows_not_in(const std::vector<std::size_t>& fold, std::size_t rows);
-// A fingerprint of a row list (FNV-1a over the indices), to check that two tools used the same fold.
-std::uint64_t rows_fingerprint(const std::vector<std::size_t>& rows);
+// A fingerprint of a row list (FNV-1a over the indices, 16 hex digits), to check that two tools
+// used the same fold.
+std::string rows_fingerprint(const std::vector<std::size_t>& rows);
 
 }  // namespace gmt
 }  // namespace gpudm

@@ -104,6 +104,12 @@ TEST(GmtBounds, PredictionsAreClampedToTheLeafRangeWidenedByTheMargin) {
   EXPECT_GT(eb.leaf_lo[2], eb.leaf_hi[2]);  // no rows
   EXPECT_DOUBLE_EQ(predict(empty_right, &eb, test, 0), hi + 0.1 * (hi - lo));
   // Off: no clamp; the score counts what moved and the largest error.
+  // The ranges do not depend on the margin (--cv's margin sweep copies them).
+  PredictionBounds wide = b;
+  wide.margin = 0.5;
+  const PredictionBounds half = prediction_bounds(t, train, 0.5);
+  EXPECT_DOUBLE_EQ(predict(t, &wide, test, 0), hi2 + 0.5 * (hi2 - lo2));
+  EXPECT_EQ(predict(t, &wide, test, 0), predict(t, &half, test, 0));
   const PredictionBounds off = prediction_bounds(t, train, -1.0);
   EXPECT_DOUBLE_EQ(predict(t, &off, test, 0), 300.0);
   const Scores s = score(t, test, 0.0, &b), su = score(t, test);
@@ -167,6 +173,7 @@ TEST(GmtBounds, CrossValidationFoldsPartitionTheRowsAndAreReproducible) {
   EXPECT_EQ(cv_folds(103, 10, 3), f);
   EXPECT_NE(cv_folds(103, 10, 4), f);
   EXPECT_NE(rows_fingerprint(f[0]), rows_fingerprint(f[1]));
+  EXPECT_EQ(rows_fingerprint(f[0]).size(), 16u);
   EXPECT_THROW(cv_folds(5, 10, 1), Error);
 }
 
@@ -189,9 +196,7 @@ TEST(GmtBounds, CliCrossValidationRecordsTheFoldsAndBothScores) {
   ASSERT_EQ(m["cv"]["per_fold"].size(), 3u);
   for (int k = 0; k < 3; ++k) {
     const auto& f = m["cv"]["per_fold"][k];
-    char fp[17];
-    std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(rows_fingerprint(folds[static_cast<std::size_t>(k)])));
-    EXPECT_EQ(f["test_rows_fingerprint"], fp);
+    EXPECT_EQ(f["test_rows_fingerprint"], rows_fingerprint(folds[static_cast<std::size_t>(k)]));
     EXPECT_EQ(f["test"]["rows"].get<std::size_t>(), folds[static_cast<std::size_t>(k)].size());
     EXPECT_LE(f["test"]["max_abs_error"].get<double>(), f["test_unbounded"]["max_abs_error"].get<double>() + 1e-12);
   }

@@ -52,9 +52,7 @@ int main(int argc, char** argv) {
         const std::string stem = out + "/" + name + "_f" + std::to_string(k);
         gpudm::gmt::write_csv(d->select(gpudm::gmt::rows_not_in(te, d->rows())), stem + "_train.csv");
         gpudm::gmt::write_csv(d->select(te), stem + "_test.csv");
-        char fp[17];
-        std::snprintf(fp, sizeof fp, "%016llx", static_cast<unsigned long long>(gpudm::gmt::rows_fingerprint(te)));
-        manifest["per_fold"].push_back({{"fold", k}, {"test_rows", te.size()}, {"test_rows_fingerprint", fp}});
+        manifest["per_fold"].push_back({{"fold", k}, {"test_rows", te.size()}, {"test_rows_fingerprint", gpudm::gmt::rows_fingerprint(te)}});
       }
       gpudm::write_file_atomic(out + "/" + name + "_folds.json", manifest.dump(2) + "\n");
       std::printf("%s: %d folds of %zu rows, %zu attributes\n", name.c_str(), folds, d->rows(), d->cols());
