@@ -121,7 +121,8 @@ def main():
             for f in sorted(os.listdir(os.path.join(a.gmt, tv, sd))):
                 if f.endswith(".json"):
                     gmt.setdefault((tv, f[:-5]), {})[int(sd[1:])] = json.load(open(os.path.join(a.gmt, tv, sd, f)))
-    sets = [s for s in ORDER if any(k[1] == s for k in gmt)]
+    # every set either side ran: a set with Weka runs and no GMT run is listed as missing, not dropped
+    sets = [s for s in ORDER if any(k[1] == s for k in gmt) or wsum["sets"].get(s)]
     rows, margin_rows, problems = [], [], []
     seeds_used = set()
     for s in sets:
