@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string> kTableKeys = {"title", "paper_csv", "rows", "columns", "notes", "comment", "all_paper_rows"};
 const std::vector<std::string> kRowKeys = {"run", "paper", "label", "map"};
 const std::vector<std::string> kColumnKeys = {"label", "select", "value",   "scale",     "format",   "paper",
-                                              "ratio", "hidden", "comment", "peer", "divide_by", "aggregate"};
+                                              "ratio", "product", "hidden", "comment", "peer", "divide_by", "aggregate"};
 const std::vector<std::string> kPeerKeys = {"name", "file", "rows", "match", "comment"};
 const std::vector<std::string> kColumnPeerKeys = {"name", "where"};
 
@@ -138,9 +138,11 @@ class TableChecker {
     const std::string cols_path = join_path(path_, "columns");
     c_.array(t_["columns"], cols_path);
     for (std::size_t i = 0; i < t_["columns"].size(); ++i) check_column(t_["columns"][i], index_path(cols_path, i));
-    // Ratio operands must name other columns (checked after all labels are known).
-    for (std::size_t i = 0; i < t_["columns"].size(); ++i)
+    // Ratio and product operands must name other columns (checked after all labels are known).
+    for (std::size_t i = 0; i < t_["columns"].size(); ++i) {
       if (t_["columns"][i].contains("ratio")) check_ratio(t_["columns"][i], join_path(index_path(cols_path, i), "ratio"));
+      if (t_["columns"][i].contains("product")) check_product(t_["columns"][i], join_path(index_path(cols_path, i), "product"));
+    }
     if (t_.contains("notes")) {
       c_.array(t_["notes"], join_path(path_, "notes"), false);
       for (std::size_t i = 0; i < t_["notes"].size(); ++i) c_.string(t_["notes"][i], index_path(join_path(path_, "notes"), i));
@@ -180,10 +182,12 @@ class TableChecker {
     if (std::find(labels_.begin(), labels_.end(), label) != labels_.end())
       c_.fail(join_path(p, "label"), "duplicate column label '" + label + "'");
     labels_.push_back(label);
-    const bool has_value = col.contains("value"), has_ratio = col.contains("ratio");
+    const bool has_value = col.contains("value"), has_product = col.contains("product");
+    const bool has_ratio = col.contains("ratio") || has_product;  // both are computed from other columns
     const bool paper_only = !has_value && !has_ratio && col.contains("paper");  // the paper's number alone
-    if (has_value == has_ratio && !paper_only)
-      c_.fail(p, "a column needs exactly one of 'value' (a dotted path) or 'ratio' ([numerator, denominator] labels), or only 'paper'");
+    if ((has_value == has_ratio || (col.contains("ratio") && has_product)) && !paper_only)
+      c_.fail(p, "a column needs exactly one of 'value' (a dotted path), 'ratio' ([numerator, denominator] labels) or "
+                 "'product' ([ratio label, ratio label]), or only 'paper'");
     if (paper_only && col.contains("select")) c_.fail(p, "a paper-only column shows no runs; remove 'select'");
     if (has_value) {
       const std::string value = c_.string(col["value"], join_path(p, "value"));
@@ -231,6 +235,21 @@ class TableChecker {
       for (const auto& other : t_["columns"])
         if (other["label"] == l && other.contains("ratio"))
           c_.fail(index_path(p, k), "column '" + l + "' is itself a ratio; ratios take value columns");
+    }
+  }
+
+  // A product chains two ratio columns (e.g. MOA / ours on one machine times ours / GPU on another).
+  void check_product(const ojson& col, const std::string& p) const {
+    c_.array(col["product"], p);
+    if (col["product"].size() != 2) c_.fail(p, "expected [ratio label, ratio label]");
+    for (std::size_t k = 0; k < 2; ++k) {
+      const std::string l = c_.string(col["product"][k], index_path(p, k));
+      bool is_ratio = false;
+      for (const auto& other : t_["columns"])
+        if (other["label"] == l) is_ratio = other.contains("ratio");
+      if (std::find(labels_.begin(), labels_.end(), l) == labels_.end())
+        c_.fail(index_path(p, k), "no column labelled '" + l + "'" + suggest(l, labels_));
+      if (!is_ratio) c_.fail(index_path(p, k), "column '" + l + "' is not a ratio; a product multiplies two ratio columns");
     }
   }
 

@@ -494,7 +494,7 @@ class RowPlacer {
 };
 
 // A column with only "paper" shows the paper's number alone (hardware we do not have).
-bool paper_column(const ojson& c) { return !c.contains("value") && !c.contains("ratio"); }
+bool paper_column(const ojson& c) { return !c.contains("value") && !c.contains("ratio") && !c.contains("product"); }
 
 Header table_header(const ojson& row_specs, const ojson& col_specs) {
   Header h;
@@ -549,14 +549,17 @@ Cell value_cell(const std::vector<const ojson*>& row_runs, const ojson& c, const
   return cell;
 }
 
-// A ratio column's cell: the quotient of the two medians it names.
-Cell ratio_cell(const ojson& c, std::map<std::string, Cell>& cells) {
-  const Cell& a = cells[c["ratio"][0].get<std::string>()];
-  const Cell& b = cells[c["ratio"][1].get<std::string>()];
+// A ratio column's cell ("ratio": the quotient of the two medians it names) or a product
+// column's ("product": two ratio cells multiplied, a chained ratio).
+Cell combined_cell(const ojson& c, std::map<std::string, Cell>& cells) {
+  const bool product = c.contains("product");
+  const ojson& operands = product ? c["product"] : c["ratio"];
+  const Cell& a = cells[operands[0].get<std::string>()];
+  const Cell& b = cells[operands[1].get<std::string>()];
   Cell cell;
-  if (a.has_raw && b.has_raw && b.raw != 0.0) {
+  if (a.has_raw && b.has_raw && (product || b.raw != 0.0)) {
     cell.has_raw = true;
-    cell.raw = a.raw / b.raw;
+    cell.raw = product ? a.raw * b.raw : a.raw / b.raw;
     cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
     cell.estimated = a.estimated || b.estimated;
     if (cell.estimated) cell.marker = "*";
@@ -590,7 +593,9 @@ struct RowRenderer {
     for (const auto& c : col_specs)
       if (c.contains("value")) cells[c["label"].get<std::string>()] = value_cell(row_runs, c, peers, vary, reasons);
     for (const auto& c : col_specs)
-      if (c.contains("ratio")) cells[c["label"].get<std::string>()] = ratio_cell(c, cells);
+      if (c.contains("ratio")) cells[c["label"].get<std::string>()] = combined_cell(c, cells);
+    for (const auto& c : col_specs)  // after the ratios they multiply
+      if (c.contains("product")) cells[c["label"].get<std::string>()] = combined_cell(c, cells);
 
     std::vector<std::string> md, csv;
     for (std::size_t i = 0; i < row.key.size(); ++i) {
@@ -638,6 +643,10 @@ std::vector<std::string> table_notes(const ojson& spec, const TableRows& placed,
     if (c.contains("ratio"))
       notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["ratio"][0].get<std::string>() + "\" / \"" +
                       c["ratio"][1].get<std::string>() + "\" (medians of the same run).");
+  for (const auto& c : spec["columns"])
+    if (c.contains("product"))
+      notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["product"][0].get<std::string>() + "\" x \"" +
+                      c["product"][1].get<std::string>() + "\" (a chained ratio: its two factors were measured apart).");
   if (body.any_surrogate) notes.push_back(std::string(kSurrogate) + " " + kSurrogateNote);
   if (body.any_estimated) notes.push_back(kEstimatedNote);
   if (spec.contains("notes"))

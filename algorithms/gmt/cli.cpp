@@ -1,5 +1,6 @@
 #include "algorithms/gmt/cli.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -23,12 +24,14 @@ namespace gmt {
 
 std::string cli_usage() {
   return "usage:\n"
-         "  --train gmt --dataset NAME [--test NAME | --cv K [--cv-only]] [--backend sequential|openmp|cuda] [--seed S]\n"
+         "  --train gmt --dataset NAME [--test NAME | --cv K [--cv-only [--cv-folds LIST]]] [--backend sequential|openmp|cuda] [--seed S]\n"
          "              [--rows N] [--param key=value]... [--model-out MODEL.json] [--metrics-out M.json] [--quiet]\n"
          "  --predict MODEL.json --dataset NAME [--rows N] [--predictions-out P.csv] [--metrics-out M.json]\n"
          "NAME is a catalog dataset or a data file (.csv .tsv .arff .dat .data .txt[.gz]; --target COLUMN,\n"
          "default the last column; see run_experiment --help). --cv K: K folds of a seeded shuffle (the folds of\n"
          "tools/gmt/gmt_study_split --folds K with the same seed), then the model on all rows unless --cv-only.\n"
+         "--cv-folds LIST (0-based, e.g. 0-4 or 0,3,7): only those folds of the K, a study cut into parts\n"
+         "(the per-fold records of the parts make the whole run's).\n"
          "Predictions are bounded by the leaves' training ranges (--param clamp_margin, < 0 = off).\n";
 }
 
@@ -37,12 +40,34 @@ namespace {
 struct Args {
   std::string dataset, test, backend, model_out, metrics_out, predictions_out, model_in;
   int cv = 0;
+  std::string cv_folds_text;  // --cv-folds as given
+  std::vector<int> cv_folds;  // the folds to run (all K when empty)
   long long rows = -1;
   std::uint64_t seed = 1;
   bool quiet = false, cv_only = false;
   nlohmann::json params = nlohmann::json::object();  // as given, for the metrics file
   GmtCase typed;                                      // the same, read and checked
 };
+
+// "0-4", "0,3,7" or a mix ("0-2,5"): distinct folds in [0, K), in the order given.
+std::vector<int> parse_fold_list(const std::string& text, int k) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const std::size_t dash = item.find('-');
+    const long long lo = parse_cli_int("--cv-folds", dash == std::string::npos ? item : item.substr(0, dash), 0, k - 1);
+    const long long hi = dash == std::string::npos ? lo : parse_cli_int("--cv-folds", item.substr(dash + 1), 0, k - 1);
+    GPUDM_REQUIRE(lo <= hi, "--cv-folds: '" + item + "' is an empty range");
+    for (long long f = lo; f <= hi; ++f) {
+      GPUDM_REQUIRE(std::find(out.begin(), out.end(), int(f)) == out.end(), "--cv-folds: fold " + std::to_string(f) + " given twice");
+      out.push_back(int(f));
+    }
+    start = comma + 1;
+  }
+  return out;
+}
 
 Args parse(const std::vector<std::string>& a, bool predict) {
   Args r;
@@ -69,6 +94,7 @@ Args parse(const std::vector<std::string>& a, bool predict) {
     else if (f == "--predictions-out") r.predictions_out = value(f);
     else if (f == "--quiet") r.quiet = true;
     else if (f == "--cv-only") r.cv_only = true;
+    else if (f == "--cv-folds") r.cv_folds_text = value(f);
     else if (f == "--param") {
       const std::string kv = value(f);
       const auto eq = kv.find('=');
@@ -83,6 +109,10 @@ Args parse(const std::vector<std::string>& a, bool predict) {
   GPUDM_REQUIRE(r.test.empty() || r.cv == 0, "use either --test or --cv, not both");
   GPUDM_REQUIRE(r.cv == 0 || r.cv >= 2, "--cv needs K >= 2");
   GPUDM_REQUIRE(!r.cv_only || r.cv > 0, "--cv-only needs --cv K");
+  if (!r.cv_folds_text.empty()) {
+    GPUDM_REQUIRE(r.cv_only, "--cv-folds needs --cv K --cv-only (a part of a cross-validation builds no final model)");
+    r.cv_folds = parse_fold_list(r.cv_folds_text, r.cv);
+  }
   try {
     r.typed = read_case(r.params);
   } catch (const Error& e) {
@@ -192,7 +222,11 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
       const double sweep[] = {0.0, 0.05, 0.1, 0.25, 0.5};
       double sweep_se[5] = {}, sweep_ae[5] = {}, sweep_max[5] = {};
       auto folds = nlohmann::ordered_json::array();
-      for (int k = 0; k < a.cv; ++k) {
+      std::vector<int> run_folds = a.cv_folds;
+      if (run_folds.empty())
+        for (int k = 0; k < a.cv; ++k) run_folds.push_back(k);
+      const double nf = double(run_folds.size());
+      for (const int k : run_folds) {
         const auto& te = fold_rows[static_cast<std::size_t>(k)];
         Dataset dtr = data.select(rows_not_in(te, data.rows())), dte = data.select(te);  // imputed with the full data's means
         dtr.set_name(data.name());
@@ -202,6 +236,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         TrainResult r = train(dtr, p, *e, !a.quiet);
         const PredictionBounds b = prediction_bounds(r.best.tree, dtr, a.typed.clamp_margin);
         const Scores s = score(r.best.tree, dte, 0.0, &b), su = score(r.best.tree, dte);
+        auto fold_margins = nlohmann::ordered_json::array();
         for (int m = 0; m < 5; ++m) {
           PredictionBounds bm = b;
           bm.margin = sweep[m];
@@ -209,6 +244,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
           sweep_se[m] += sm.rmse * sm.rmse * double(sm.rows);
           sweep_ae[m] += sm.mae * double(sm.rows);
           sweep_max[m] = std::max(sweep_max[m], sm.max_abs_error);
+          fold_margins.push_back({{"clamp_margin", sweep[m]}, {"rmse", sm.rmse}, {"mae", sm.mae}, {"max_abs_error", sm.max_abs_error}});
         }
         se += s.rmse * s.rmse * double(s.rows);
         ae += s.mae * double(s.rows);
@@ -227,10 +263,12 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         f["attributes_in_models"] = count_model_attributes(r.best.tree);
         f["iterations"] = r.summary.iterations;
         f["seconds"] = r.seconds;
+        f["by_clamp_margin"] = std::move(fold_margins);
         folds.push_back(std::move(f));
       }
       nlohmann::ordered_json cv = {{"folds", a.cv}, {"clamp_margin", a.typed.clamp_margin}, {"rmse", std::sqrt(se / double(n))},
                                    {"mae", ae / double(n)}, {"max_abs_error", max_err}, {"clamped", clamped}};
+      if (!a.cv_folds.empty()) cv["folds_run"] = a.cv_folds;  // a part: these folds' scores only
       if (a.typed.clamp_margin >= 0.0)
         cv["unbounded"] = {{"rmse", std::sqrt(se_u / double(n))}, {"mae", ae_u / double(n)}, {"max_abs_error", max_err_u}};
       auto by_margin = nlohmann::ordered_json::array();
@@ -238,13 +276,14 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         by_margin.push_back({{"clamp_margin", sweep[m]}, {"rmse", std::sqrt(sweep_se[m] / double(n))}, {"mae", sweep_ae[m] / double(n)},
                              {"max_abs_error", sweep_max[m]}});
       cv["by_clamp_margin"] = by_margin;
-      cv["mean_leaves"] = leaves / a.cv;
-      cv["mean_attributes_in_models"] = attrs / a.cv;
-      cv["mean_seconds"] = secs / a.cv;
+      cv["mean_leaves"] = leaves / nf;
+      cv["mean_attributes_in_models"] = attrs / nf;
+      cv["mean_seconds"] = secs / nf;
       cv["per_fold"] = folds;
       metrics["cv"] = cv;
-      std::printf("=== %d-fold cross-validation on %s ===\nRMSE %.6g  MAE %.6g  max |error| %.6g  mean leaves %.2f  mean attributes in models %.2f\n",
-                  a.cv, data.name().c_str(), std::sqrt(se / double(n)), ae / double(n), max_err, leaves / a.cv, attrs / a.cv);
+      std::printf("=== %d-fold cross-validation on %s%s%s ===\nRMSE %.6g  MAE %.6g  max |error| %.6g  mean leaves %.2f  mean attributes in models %.2f\n",
+                  a.cv, data.name().c_str(), a.cv_folds.empty() ? "" : ", folds ", a.cv_folds_text.c_str(), std::sqrt(se / double(n)),
+                  ae / double(n), max_err, leaves / nf, attrs / nf);
       if (a.typed.clamp_margin >= 0.0)
         std::printf("(bounded predictions, clamp_margin %g: %lld clamped; unbounded RMSE %.6g  MAE %.6g  max |error| %.6g)\n",
                     a.typed.clamp_margin, static_cast<long long>(clamped), std::sqrt(se_u / double(n)), ae_u / double(n), max_err_u);

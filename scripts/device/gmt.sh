@@ -32,7 +32,10 @@
 #              the committed seed-1 runs used 2, 10.6 s a Pol fold against Table 3's 6.2 s at the default). Metrics into $BUILD/generalisation/<variant>/s<seed>/
 #              <set>.json, kept while the machine is warm: a run already there is skipped, so a stage
 #              cut by the call's limit goes on in the next call; copied to $OUT_DIR/generalisation
-#              (results/ untouched)                              ~40-110 s a set, ~8-11 min a variant and seed
+#              (results/ untouched)                              ~30-90 s a set, ~8-11 min a variant and seed
+#              The sets of GMT_GEN_PART_SETS (default elnino: 10 folds take more than one call) run in
+#              parts of GMT_GEN_PART_FOLDS folds (default 2; --cv-folds), <set>.part<a>-<b>.json, merged
+#              into <set>.json (gmt_generalisation.py merge) once every part is there.
 #     probe    GPU fast path, short inductions (GMT_PROBE_SPECS replaces the list) (--train gmt, 500-2,000 iterations) on Armchair 1M /
 #              100K, Pol, Elevators, Cal housing, Year-shaped: ms per iteration by phase, evaluator
 #              calls, repairs (gmt_probe_summary.py)                                    ~1-2 min
@@ -323,12 +326,22 @@ if has generalisation; then
   GEN="$BUILD/generalisation"
   mkdir -p "$GEN"
   # Runs committed at the same GMT code need not run again (copy them in first; GMT_GEN_FRESH=1: all anew).
-  [ "${GMT_GEN_FRESH:-0}" = 1 ] || [ ! -d "$RESULTS/gmt_generalisation/runs" ] || cp -rn "$RESULTS/gmt_generalisation/runs/." "$GEN/"
+  [ "${GMT_GEN_FRESH:-0}" = 1 ] || [ ! -d "$RESULTS/gmt_generalisation/runs" ] || cp -r --update=none "$RESULTS/gmt_generalisation/runs/." "$GEN/"
   jobs_file="$(mktemp)"
+  PART="${GMT_GEN_PART_FOLDS:-2}"
+  gen_in_parts() { case " ${GMT_GEN_PART_SETS-elnino} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
   for seed in ${GMT_GEN_SEEDS:-1 2 3}; do
     for v in ${GMT_GEN_VARIANTS:-rule_off:rows_per_param=0 rule:rows_per_param=1}; do
       for ds in ${GMT_GEN_SETS:-armchair10k 2dplanes elevators cal_housing fried house8l house16h pol mv elnino}; do
-        [ -s "$GEN/${v%%:*}/s$seed/$ds.json" ] || echo "$seed $v $ds" >> "$jobs_file"
+        [ -s "$GEN/${v%%:*}/s$seed/$ds.json" ] && continue
+        if gen_in_parts "$ds"; then
+          for ((a = 0; a < 10; a += PART)); do
+            b=$(( a + PART - 1 < 9 ? a + PART - 1 : 9 ))
+            [ -s "$GEN/${v%%:*}/s$seed/$ds.part$a-$b.json" ] || echo "$seed $v $ds $a-$b" >> "$jobs_file"
+          done
+        else
+          echo "$seed $v $ds -" >> "$jobs_file"
+        fi
       done
     done
   done
@@ -338,35 +351,47 @@ if has generalisation; then
   # (the EA, the evaluator's pool) needs several cores.
   par=1
   stamp "== generalisation: $(wc -l < "$jobs_file") runs to do, $par at once"
-  gen_one() {  # gen_one SEED VARIANT DATASET
-    local seed="$1" name="${2%%:*}" kvs="${2#*:}" ds="$3" lim dir kv t0 extra=()
+  gen_one() {  # gen_one SEED VARIANT DATASET FOLDS ("-": all 10; else a part, e.g. 0-1)
+    local seed="$1" name="${2%%:*}" kvs="${2#*:}" ds="$3" folds="$4" lim dir kv t0 extra=() stem
     for kv in ${kvs//,/ }; do extra+=(--param "$kv"); done
     lim="$(call_timeout 590)"
     [ "$lim" = 0 ] && return 1
     dir="$GEN/$name/s$seed"
     mkdir -p "$dir"
+    stem="$ds"
+    if [ "$folds" != - ]; then stem="$ds.part$folds"; extra+=(--cv-folds "$folds"); fi
     t0=$(date +%s)
     if timeout "$lim" "$RUN" --train gmt --dataset "$ds" --cv 10 --cv-only --seed "$seed" --backend cuda --quiet \
-         --param host_threads="${GMT_GEN_HOST_THREADS:-0}" "${extra[@]}" --metrics-out "$dir/$ds.json.tmp" >"$dir/$ds.log" 2>&1; then
+         --param host_threads="${GMT_GEN_HOST_THREADS:-0}" "${extra[@]}" --metrics-out "$dir/$stem.json.tmp" >"$dir/$stem.log" 2>&1; then
       # the run's provenance into its metrics (committed runs are reused by later calls)
-      python3 - "$dir/$ds.json.tmp" "$dir/$ds.json" "${GPUDM_GIT_SHA:-unknown}" "$GPU_NAME" "$par" <<'PYEOF'
+      python3 - "$dir/$stem.json.tmp" "$dir/$stem.json" "${GPUDM_GIT_SHA:-unknown}" "$GPU_NAME" "$par" <<'PYEOF'
 import datetime, json, sys
 m = json.load(open(sys.argv[1]))
-m["provenance"] = {"git_sha": sys.argv[3], "gpu": sys.argv[4], "date_utc": datetime.datetime.utcnow().strftime("%Y-%m-%dT%H:%M:%SZ"),
+m["provenance"] = {"git_sha": sys.argv[3], "gpu": sys.argv[4],
+                   "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                    "processes_sharing_the_gpu": int(sys.argv[5])}
 json.dump(m, open(sys.argv[2], "w"), indent=1)
 PYEOF
-      rm -f "$dir/$ds.json.tmp"
-      stamp "   $name seed $seed $ds: $(( $(date +%s) - t0 )) s"
+      rm -f "$dir/$stem.json.tmp"
+      stamp "   $name seed $seed $stem: $(( $(date +%s) - t0 )) s"
+      if [ "$folds" != - ]; then  # the whole run once every part is there
+        local parts=() a b
+        for ((a = 0; a < 10; a += PART)); do
+          b=$(( a + PART - 1 < 9 ? a + PART - 1 : 9 ))
+          [ -s "$dir/$ds.part$a-$b.json" ] || return 0
+          parts+=("$dir/$ds.part$a-$b.json")
+        done
+        python3 "$ROOT/scripts/peers/gmt_generalisation.py" merge "$dir/$ds.json" "${parts[@]}" || return 1
+      fi
     else
-      rm -f "$dir/$ds.json.tmp"
-      stamp "   !! $name seed $seed $ds: stopped after $(( $(date +%s) - t0 )) s ($(tail -1 "$dir/$ds.log"))"
+      rm -f "$dir/$stem.json.tmp"
+      stamp "   !! $name seed $seed $stem: stopped after $(( $(date +%s) - t0 )) s ($(tail -1 "$dir/$stem.log"))"
       return 1
     fi
   }
-  while read -r seed v ds; do
+  while read -r seed v ds folds; do
     [ "$(call_timeout 60)" = 0 ] && { echo "!! generalisation: the device call has no time left; run the stage again"; status=1; break; }
-    gen_one "$seed" "$v" "$ds" &
+    gen_one "$seed" "$v" "$ds" "$folds" &
     while [ "$(jobs -rp | wc -l)" -ge "$par" ]; do wait -n || true; done
   done < "$jobs_file"
   wait

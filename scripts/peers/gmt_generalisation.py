@@ -9,6 +9,10 @@ usage:
       --gmt: the GPU runs (scripts/device/gmt.sh generalisation): DIR/<tree variant>/s<seed>/<set>.json, each the
       metrics of `run_experiment --train gmt --cv 10 --cv-only --seed <seed>` with its "provenance" (commit, GPU);
       writes PREFIX.json, PREFIX.csv, PREFIX.md and PREFIX.png / .svg (matplotlib).
+  gmt_generalisation.py merge OUT.json PART.json...
+      the parts of one cross-validation (`--cv-folds LIST`, each with its folds' records) into the
+      whole run's metrics: the same set, seed, folds and params, every fold once; the pooled scores
+      recomputed from the folds' records (a set whose 10 folds do not fit one device call runs in parts).
 
 GMT variants: each tree variant's runs scored without bounds and with them (clamp_margin 0.1, the
 run's own setting), so "rule_off" gives the old default and the clamp alone, "rule" the leaf rule
@@ -100,7 +104,55 @@ def pooled(folds):
     return out
 
 
+def merge(out, parts):
+    """The parts of one --cv run (--cv-folds) into the whole run's metrics."""
+    docs = [json.load(open(p)) for p in parts]
+    first = docs[0]
+    key = lambda d: (d["dataset"], d["backend"], d["seed"], json.dumps(d["params"], sort_keys=True), d["cv"]["folds"],
+                     d["cv"]["clamp_margin"])
+    for p, d in zip(parts, docs):
+        if key(d) != key(first):
+            sys.exit(f"gmt_generalisation merge: {p} is a part of another run than {parts[0]}")
+    folds = sorted((f for d in docs for f in d["cv"]["per_fold"]), key=lambda f: f["fold"])
+    k = first["cv"]["folds"]
+    if [f["fold"] for f in folds] != list(range(k)):
+        sys.exit(f"gmt_generalisation merge: the parts hold folds {[f['fold'] for f in folds]}, not each of 0..{k - 1} once")
+    n = sum(f["test"]["rows"] for f in folds)
+
+    def scores(key):
+        return {"rmse": math.sqrt(sum(f[key]["rmse"] ** 2 * f[key]["rows"] for f in folds) / n),
+                "mae": sum(f[key]["mae"] * f[key]["rows"] for f in folds) / n,
+                "max_abs_error": max(f[key]["max_abs_error"] for f in folds)}
+
+    cv = {"folds": k, "clamp_margin": first["cv"]["clamp_margin"], **scores("test"),
+          "clamped": sum(f["test"].get("clamped", 0) for f in folds)}
+    if "unbounded" in first["cv"]:
+        cv["unbounded"] = scores("test_unbounded")
+    cv["by_clamp_margin"] = []
+    for i, e in enumerate(folds[0]["by_clamp_margin"]):
+        ms = [f["by_clamp_margin"][i] for f in folds]
+        cv["by_clamp_margin"].append({"clamp_margin": e["clamp_margin"],
+                                      "rmse": math.sqrt(sum(m["rmse"] ** 2 * f["test"]["rows"] for m, f in zip(ms, folds)) / n),
+                                      "mae": sum(m["mae"] * f["test"]["rows"] for m, f in zip(ms, folds)) / n,
+                                      "max_abs_error": max(m["max_abs_error"] for m in ms)})
+    for name, field in (("mean_leaves", "leaves"), ("mean_attributes_in_models", "attributes_in_models"), ("mean_seconds", "seconds")):
+        cv[name] = statistics.mean(f[field] for f in folds)
+    cv["per_fold"] = folds
+    doc = {k2: v for k2, v in first.items() if k2 not in ("cv", "provenance")}
+    doc["cv"] = cv
+    doc["merged_from"] = [{"folds": d["cv"].get("folds_run"), "provenance": d.get("provenance")} for d in docs]
+    if first.get("provenance"):
+        doc["provenance"] = first["provenance"]
+    with open(out, "w") as f:
+        json.dump(doc, f, indent=1)
+    print(f"merge: {len(parts)} parts, {k} folds into {out}")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "merge":
+        if len(sys.argv) < 4:
+            sys.exit("usage: gmt_generalisation.py merge OUT.json PART.json...")
+        return merge(sys.argv[2], sys.argv[3:])
     if len(sys.argv) > 1 and sys.argv[1] == "weka-summary":
         if len(sys.argv) != 4:
             sys.exit("usage: gmt_generalisation.py weka-summary RAW_DIR OUT.json")
@@ -119,7 +171,7 @@ def main():
             continue
         for sd in sorted(os.listdir(os.path.join(a.gmt, tv))):
             for f in sorted(os.listdir(os.path.join(a.gmt, tv, sd))):
-                if f.endswith(".json"):
+                if f.endswith(".json") and ".part" not in f:  # parts count once merged
                     gmt.setdefault((tv, f[:-5]), {})[int(sd[1:])] = json.load(open(os.path.join(a.gmt, tv, sd, f)))
     # every set either side ran: a set with Weka runs and no GMT run is listed as missing, not dropped
     sets = [s for s in ORDER if any(k[1] == s for k in gmt) or wsum["sets"].get(s)]

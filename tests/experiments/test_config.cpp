@@ -249,6 +249,19 @@ TEST_F(ConfigTest, TablesAreValidated) {
   EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x", "format": "%5"}]}]})")
                 .find("unknown number format"),
             std::string::npos);
+  // a product multiplies two ratio columns, and nothing else
+  EXPECT_EQ(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "r", "ratio": ["a", "b"]}, {"label": "p", "product": ["r", "r"]}]}]})"),
+            "");
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "r", "ratio": ["a", "b"]}, {"label": "p", "product": ["r", "a"]}]}]})").find("column 'a' is not a ratio"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "r", "ratio": ["a", "b"]}, {"label": "p", "product": ["r", "q"]}]}]})").find("no column labelled 'q'"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "r", "ratio": ["a", "b"], "product": ["r", "r"]}]}]})").find("a column needs exactly one of"),
+            std::string::npos);
   // per-run division and the mean: value columns only, "median" or "mean"
   EXPECT_EQ(error_of(head + R"({"rows": [{"run": "family"}], "columns": [{"label": "a", "value": "x", "divide_by": "timing.median",
       "aggregate": "mean"}]}]})"),

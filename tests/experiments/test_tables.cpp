@@ -99,6 +99,24 @@ TEST_F(TablesTest, AllPaperRowsShowsRowsNotRun) {
   EXPECT_NE(t.markdown.find("| Poker | 10 | — | 100 | — | — | 50 |"), std::string::npos) << t.markdown;
 }
 
+// "product" multiplies two ratio columns of the row (a chained ratio, e.g. MOA / ours on one
+// machine times ours / GPU on another); a missing factor leaves it empty; its note says so.
+TEST_F(TablesTest, ProductChainsTwoRatios) {
+  const ojson spec = ojson::parse(R"json({
+    "title": "Chain", "rows": [{"run": "dataset.name", "label": "Dataset"}],
+    "columns": [
+      {"label": "CPU", "select": {"backend": "sequential"}, "value": "timing.median", "format": ".2f"},
+      {"label": "GPU", "select": {"backend": "cuda"}, "value": "timing.median", "format": ".2f"},
+      {"label": "cpu/gpu", "ratio": ["CPU", "GPU"], "format": ".1f"},
+      {"label": "gpu/cpu", "ratio": ["GPU", "CPU"], "format": ".3f", "hidden": true},
+      {"label": "chained", "product": ["cpu/gpu", "cpu/gpu"], "format": ".1f"},
+      {"label": "one", "product": ["cpu/gpu", "gpu/cpu"], "format": ".2f"}]})json");
+  const auto t = render_tables(fixture(), {spec}, dir_.path().string());
+  EXPECT_NE(t.markdown.find("| ecoli | 4.00 | 0.50 | 8.0 | 64.0 | 1.00 |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("| iris | 2.00 | skipped | — | — | — |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("\"chained\" = \"cpu/gpu\" x \"cpu/gpu\" (a chained ratio"), std::string::npos) << t.markdown;
+}
+
 // Peer results join runs by equal values (objects regardless of key order); a column reads the
 // joined row ("peer.X") or our value at a path filled from it ("{peer.X}"); no joined row: n/a.
 TEST_F(TablesTest, PeerColumnsJoinRowsOfAnotherToolsResults) {

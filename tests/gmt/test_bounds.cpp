@@ -205,4 +205,27 @@ TEST(GmtBounds, CliCrossValidationRecordsTheFoldsAndBothScores) {
   EXPECT_FALSE(m.contains("leaves"));                 // no final model
   EXPECT_FALSE(std::ifstream(model).good());
   EXPECT_EQ(train_cli({"--dataset", csv, "--cv-only", "--quiet"}, env), 2);  // a usage error
+
+  // --cv-folds: a part of the same cross-validation; its folds' records equal the whole run's.
+  const std::string part = tmp("cv_part.json");
+  ASSERT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-only", "--cv-folds", "2,0", "--seed", "5", "--backend", "sequential",
+                       "--param", "iterations=15", "--param", "population=8", "--metrics-out", part, "--quiet"},
+                      env),
+            0);
+  std::ifstream pi(part);
+  const auto pm = nlohmann::json::parse(pi);
+  ASSERT_EQ(pm["cv"]["per_fold"].size(), 2u);
+  EXPECT_EQ(pm["cv"]["folds_run"], nlohmann::json::array({2, 0}));
+  for (int i = 0; i < 2; ++i) {
+    const auto& f = pm["cv"]["per_fold"][i];
+    const auto& whole = m["cv"]["per_fold"][f["fold"].get<std::size_t>()];
+    EXPECT_EQ(f["test_rows_fingerprint"], whole["test_rows_fingerprint"]);
+    EXPECT_EQ(f["test"], whole["test"]);
+    EXPECT_EQ(f["leaves"], whole["leaves"]);
+    EXPECT_EQ(f["by_clamp_margin"], whole["by_clamp_margin"]);
+  }
+  EXPECT_EQ(pm["cv"]["per_fold"][0]["fold"], 2);
+  for (const char* bad : {"3", "1-0", "0,0", "x", "0-1,1"})
+    EXPECT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-only", "--cv-folds", bad, "--quiet"}, env), 2) << bad;
+  EXPECT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-folds", "0", "--quiet"}, env), 2);  // needs --cv-only
 }
