@@ -639,10 +639,20 @@ std::vector<std::string> table_notes(const ojson& spec, const TableRows& placed,
                     spec["paper_csv"].get<std::string>() + ", measured on the paper's hardware; ours are from this run.");
   if (placed.paper_only > 0)
     notes.push_back(std::to_string(placed.paper_only) + " paper row(s) not run in this experiment are not shown.");
+  // A ratio whose operand reads a peer's row divides numbers of two runs (theirs and ours).
+  auto reads_peer = [&](const std::string& label) {
+    for (const auto& o : spec["columns"])
+      if (o.value("label", std::string()) == label && o.contains("peer")) return true;
+    return false;
+  };
   for (const auto& c : spec["columns"])
-    if (c.contains("ratio"))
-      notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["ratio"][0].get<std::string>() + "\" / \"" +
-                      c["ratio"][1].get<std::string>() + "\" (medians of the same run).");
+    if (c.contains("ratio")) {
+      const std::string a = c["ratio"][0].get<std::string>(), b = c["ratio"][1].get<std::string>();
+      notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + a + "\" / \"" + b + "\" (" +
+                      (reads_peer(a) || reads_peer(b) ? "operands from different runs: a peer's file or ours"
+                                                      : "medians of the same run") +
+                      ").");
+    }
   for (const auto& c : spec["columns"])
     if (c.contains("product"))
       notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["product"][0].get<std::string>() + "\" x \"" +

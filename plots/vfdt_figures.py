@@ -4,6 +4,9 @@
 Figs 8-10: prequential learning curves (metrics.curve: instances, cumulative and windowed
 accuracy) of the exact streaming forest (sequential, B=1) and the GPU's mini-batches.
 Fig 11: forest running time vs number of REC instances (OpenMP(16) vs GPU).
+MOA's OzaBagAdwin forest (results/cpu/moa_vfdt.json, scripts/peers/moa_vfdt.sh) is drawn beside
+ours where it ran the same stream in full: its windowed accuracy in Figs 8-10, its own evaluation
+clock against instances in Fig 11 (measured on the CPU machine, not the GPU machine).
 Writes <out>/vfdt_fig<N>.{png,svg} with matplotlib when it is installed, and always
 <out>/vfdt_fig<N>.csv with the plotted series.
 
@@ -32,11 +35,27 @@ def curves(doc):
     return out
 
 
+def moa_forest(moa, run):
+    """MOA's forest run over the whole stream of our run (same name, options, length), or None."""
+    d = run["dataset"]
+    for m in (moa or {}).get("runs", []):
+        if (m["mode"] == "forest" and m.get("forest") == "ozabag_adwin" and m["dataset"] == d["name"]
+                and m.get("options", {}) == d.get("options", {}) and m["total_rows"] == d["rows"] == m["instances"]):
+            return m
+    return None
+
+
+MOA_LABEL = "MOA OzaBagAdwin, 100 trees"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("results", help="folder with vfdt_fig*.json")
     ap.add_argument("-o", "--out", default="plots/out")
+    ap.add_argument("--moa", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results", "cpu", "moa_vfdt.json"),
+                    help="MOA's runs (default results/cpu/moa_vfdt.json; drawn where they match)")
     a = ap.parse_args()
+    moa = json.load(open(a.moa)) if os.path.exists(a.moa) else None
     os.makedirs(a.out, exist_ok=True)
     try:
         import matplotlib
@@ -52,6 +71,10 @@ def main():
         if not doc:
             continue
         series = curves(doc)
+        runs = ok_runs(doc)
+        m = moa_forest(moa, runs[0]) if runs else None
+        if m:
+            series.append((MOA_LABEL, m["curve"]["instances"], m["curve"]["accuracy"], m["curve"]["window_accuracy"]))
         with open(os.path.join(a.out, f"vfdt_fig{n}.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["series", "instances", "cumulative_accuracy_pct", "window_accuracy_pct"])
@@ -61,7 +84,9 @@ def main():
         if plt:
             fig, ax = plt.subplots(figsize=(7, 4))
             for name, xs, acc, win in series:
-                ax.plot(xs, win, label=name + " (window)")
+                moa_line = name == MOA_LABEL
+                ax.plot(xs, win, label=name + " (window)", color="black" if moa_line else None,
+                        linestyle="--" if moa_line else "-")
             ax.set_xlabel("instances")
             ax.set_ylabel("accuracy % (sliding window)")
             ax.set_title(f"Fig. {n}: random forest learning curve, {title}")
@@ -75,6 +100,17 @@ def main():
         pts = {}
         for r in ok_runs(doc):
             pts.setdefault(r["backend"], []).append((r["dataset"]["rows"], r["timing"]["median"]))
+        # MOA's clock along its run over the whole stream: the time of its first N instances (ours
+        # are streams of N rows of the same generator)
+        m = None
+        if ok_runs(doc):
+            d = ok_runs(doc)[0]["dataset"]
+            opts = {k: v for k, v in d.get("options", {}).items() if k != "rows"}
+            m = next((x for x in (moa or {}).get("runs", []) if x["mode"] == "forest" and x.get("forest") == "ozabag_adwin"
+                      and x["dataset"] == d["name"] and x.get("options", {}) == opts and x["instances"] == x["total_rows"]), None)
+        if m and m["curve"].get("eval_cpu_s"):
+            pts[MOA_LABEL + " (CPU machine, its clock, along its whole-stream run)"] = list(
+                zip(m["curve"]["instances"], m["curve"]["eval_cpu_s"]))
         with open(os.path.join(a.out, "vfdt_fig11.csv"), "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["backend", "instances", "seconds_median"])
@@ -85,12 +121,12 @@ def main():
             fig, ax = plt.subplots(figsize=(6, 4))
             for b, p in pts.items():
                 p.sort()
-                ax.plot([x for x, _ in p], [y for _, y in p], marker="o", label=b)
+                ax.plot([x for x, _ in p], [y for _, y in p], marker="o" if len(p) < 30 else None, label=b)
             ax.set_xlabel("REC instances")
             ax.set_ylabel("seconds (median)")
             ax.set_yscale("log")
             ax.set_title("Fig. 11: forest of 100, time vs instances")
-            ax.legend()
+            ax.legend(fontsize=8)
             ax.grid(alpha=0.3)
             for ext in ("png", "svg"):
                 fig.savefig(os.path.join(a.out, f"vfdt_fig11.{ext}"), dpi=120, bbox_inches="tight")

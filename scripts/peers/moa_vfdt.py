@@ -248,10 +248,11 @@ def evaluate(args, jar, stream_spec, mode, forest, attributes, limit, points, tm
     correct = [0] * (n + 1)
     for i in range(n):
         correct[i + 1] = correct[i] + (pred[i] == true[i])
-    xs, acc, window = [], [], []
+    xs, acc, window, secs = [], [], [], []
     for r in data:
         x = int(r[col["learning evaluation instances"]])
         xs.append(x)
+        secs.append(r[col["evaluation time (cpu seconds)"]])
         acc.append(r[col["classifications correct (percent)"]])
         w0 = max(0, x - WINDOW)
         window.append(round(100.0 * (correct[x] - correct[w0]) / (x - w0), 4))
@@ -278,7 +279,7 @@ def evaluate(args, jar, stream_spec, mode, forest, attributes, limit, points, tm
         "majority_rate": round(100.0 * max(counts.values()) / n, 4) if n else None,
         "kappa": last[col["Kappa Statistic (percent)"]],
         "curve": {"instances": xs, "accuracy": [round(a, 4) for a in acc], "window_accuracy": window,
-                  "window": WINDOW, "every": freq},
+                  "window": WINDOW, "every": freq, "eval_cpu_s": [round(t, 3) for t in secs]},
         "final_measurements": {h: last[i] for i, h in enumerate(header) if i < len(last)},
         "wall_s": round(wall, 3),
         "cpu_s": round(cpu, 3),
