@@ -64,7 +64,7 @@
 #   (results/<tag>/<experiment>.json.journal, in the packed archive) is put back into the tree
 #   first: every device call's copy of the tree replaces results/ on the machine;
 #   the batch samples the replays read live in .cache/gmt_batches (GMT_FRESH=1 starts a table
-#   from scratch: its results file is moved to results/<gpu-tag>/previous/).
+#   from scratch: its results file and journal are deleted; the committed version stays in git).
 # Env: BUILD (default build-device), GMT_BUILD_TARGETS (what to build), GMT_LIMIT (seconds per config run, default 540), GMT_SANITIZER=0
 #      skips compute-sanitizer in the tests stage,
 #      OUT (when set: results + logs packed to $OUT/gmt_results.tar.gz), OUT_DIR (logs, default logs/gmt).
@@ -151,18 +151,21 @@ if has tests || has sanitizer; then
 fi
 
 # A table run: the config (optionally with a subset of its datasets, same experiment id) with
-# --resume, under the time limit. Results from an older config version are moved aside first.
+# --resume, under the time limit. Results from an older config version are deleted first (the
+# committed version stays in git).
 FRESH_DONE=""
 run_table() {  # run_table <config> <log name> [first dataset index] [count]
   local cfg="$ROOT/configs/$1" name="$2" first="${3:-0}" count="${4:-1000}" exp tmp
   exp="$(basename "$1" .json)"
-  mkdir -p "$RESULTS/previous"
-  # GMT_FRESH=1 moves an experiment's file aside once per call (table3a and table3b share one file)
+  # GMT_FRESH=1 starts an experiment's table anew once per call (table3a and table3b share one
+  # file): the earlier results file and its journal are deleted, so --resume finds nothing to keep
   local fresh=0
   [ "${GMT_FRESH:-0}" = 1 ] && case " $FRESH_DONE " in *" $exp "*) ;; *) fresh=1 ;; esac
-  if [ -f "$RESULTS/$exp.json" ] && { [ "$fresh" = 1 ] || ! grep -q '"batch_sample_every"' "$RESULTS/$exp.json"; }; then
-    mv "$RESULTS/$exp.json" "$RESULTS/previous/$exp.$(date -u +%Y%m%dT%H%M%S).json"
-    stamp "moved the earlier $exp.json to $RESULTS/previous/"
+  if [ -f "$RESULTS/$exp.json" ] || [ -f "$RESULTS/$exp.json.journal" ]; then
+    if [ "$fresh" = 1 ] || { [ -f "$RESULTS/$exp.json" ] && ! grep -q '"batch_sample_every"' "$RESULTS/$exp.json"; }; then
+      rm -f "$RESULTS/$exp.json" "$RESULTS/$exp.json.journal"
+      stamp "deleted the earlier $exp.json and its journal: the table starts anew (git keeps the committed one)"
+    fi
   fi
   FRESH_DONE="$FRESH_DONE $exp"
   tmp="$cfg"
