@@ -46,9 +46,14 @@ void add_pass_metrics(CaseResult& res, const Dataset& train, std::int64_t evalua
   const double pass_bytes = double(train.rows()) * double(train.cols() + 1) * sizeof(float);
   const double passes = double(phase_calls(b, "redistribute") + phase_calls(b, "separate") + phase_calls(b, "estimate_errors")) / reps;
   const double pass_s = (b.seconds("redistribute") + b.seconds("separate") + b.seconds("estimate_errors")) / reps;
-  res.metrics["data_passes"] = passes;
-  res.metrics["data_pass_bytes"] = passes * pass_bytes;
-  res.metrics["data_pass_gb_per_s"] = pass_s > 0 ? passes * pass_bytes / pass_s * 1e-9 : 0.0;
+  // An estimated run's phase seconds are scaled to the whole run while its call counts are the
+  // sample's, so its passes per call are unknown: only the per-evaluation rate below is reported.
+  const bool estimated = res.metrics.contains("estimated") && res.metrics["estimated"].is_boolean() && res.metrics["estimated"].get<bool>();
+  if (!estimated) {
+    res.metrics["data_passes"] = passes;
+    res.metrics["data_pass_bytes"] = passes * pass_bytes;
+    res.metrics["data_pass_gb_per_s"] = pass_s > 0 ? passes * pass_bytes / pass_s * 1e-9 : 0.0;
+  }
   // Per tree: every evaluation needs the three passes; the fast path serves a generation's trees
   // with one pass each, so its effective rate can exceed the memory's.
   res.metrics["data_pass_effective_gb_per_s"] = pass_s > 0 ? 3.0 * double(evaluations) / reps * pass_bytes / pass_s * 1e-9 : 0.0;

@@ -158,6 +158,7 @@ TEST(GmtBatchSample, FamilyReplaysARecordedRunOnEveryCpuBackend) {
   EXPECT_THROW(fam->run_case(ctx_for("sequential", {{"replay_from", "sample"}}, 5)), Unavailable);
   const CaseResult rec = fam->run_case(ctx_for("sequential", {{"batch_sample_every", 2}}, 5));
   ASSERT_EQ(rec.status, "ok");
+  EXPECT_GT(rec.metrics["data_pass_gb_per_s"].get<double>(), 0.0);  // a measured run counts its passes
   EXPECT_GE(rec.metrics["batch_sample_batches"].get<int>(), 4);
   const std::string file = rec.metrics["batch_sample_file"].get<std::string>();
   EXPECT_EQ(file, expand_sample_path(params["batch_sample_file"].get<std::string>(), "replay_test", "piecewise", 5));
@@ -175,6 +176,10 @@ TEST(GmtBatchSample, FamilyReplaysARecordedRunOnEveryCpuBackend) {
     EXPECT_GT(r.timing.median(), 0.0);
     EXPECT_GT(r.breakdown.seconds("cpu_ea"), 0.0);
     EXPECT_GT(r.breakdown.seconds("calc_models"), 0.0);
+    // A replay's phase seconds are scaled to the run, its call counts are the sample's: no
+    // per-call pass rate, only the per-evaluation one.
+    EXPECT_FALSE(r.metrics.contains("data_pass_gb_per_s")) << backend;
+    EXPECT_GT(r.metrics["data_pass_effective_gb_per_s"].get<double>(), 0.0) << backend;
     if (checksum.empty()) checksum = r.checksum;
     EXPECT_EQ(r.checksum, checksum) << backend;
   }
