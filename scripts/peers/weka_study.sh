@@ -28,13 +28,17 @@ GMT_PARAMS="${GMT_PARAMS:-}"
 PARALLEL="${PARALLEL:-1}"
 WEKA_JAR="${WEKA_JAR:-/usr/share/java/weka.jar}"
 JAVA_MEM="${JAVA_MEM:-4g}"
-# SKIP_WEKA=1 WEKA_FROM=<an earlier study folder>: run GMT only and take Weka's outputs (deterministic
-# for the same split; their times are those of the machine that ran them) from WEKA_FROM/raw — for
+# SKIP_WEKA=1 WEKA_FROM=<an earlier study folder>: run GMT only and share Weka's outputs (deterministic
+# for the same split; their times are those of the machine that ran them) with WEKA_FROM/raw — for
 # a machine without Java, e.g. the GPU machine running GMT's full budget on 16 threads.
 SKIP_WEKA="${SKIP_WEKA:-0}"
 WEKA_FROM="${WEKA_FROM:-}"
 if [ "$SKIP_WEKA" = 1 ]; then
   [ -d "$WEKA_FROM/raw" ] || { echo "SKIP_WEKA=1 needs WEKA_FROM=<study folder with raw/*.M5P.txt>" >&2; exit 1; }
+  # the folder whose Weka outputs this study shares (weka_table.py reads them there)
+  WEKA_FROM="$(realpath --relative-to="$ROOT" "$WEKA_FROM")"
+  # a folder that itself shares another's outputs: name that one
+  [ -f "$ROOT/$WEKA_FROM/raw/weka_from.txt" ] && WEKA_FROM="$(cat "$ROOT/$WEKA_FROM/raw/weka_from.txt")"
 else
   [ -f "$WEKA_JAR" ] || { echo "weka.jar not found at $WEKA_JAR (apt-get install weka)" >&2; exit 1; }
 fi
@@ -59,6 +63,7 @@ if [ -z "${GPUDM_DATA_DIR:-}" ] && [ -d "$ROOT/../shared/datasets" ]; then
   export GPUDM_DATA_DIR="$(cd "$ROOT/../shared/datasets" && pwd)"
 fi
 mkdir -p "$OUT_DIR/raw" "$WORK"
+[ "$SKIP_WEKA" = 1 ] && echo "$WEKA_FROM" > "$OUT_DIR/raw/weka_from.txt"
 
 # name|split options (armchair: the 10K reconstruction, as Table 4's smallest)
 DEFAULT=(armchair10k pol elevators cal_housing house16h house8l 2dplanes fried mv elnino)
@@ -68,7 +73,7 @@ DATASETS=("${@:-${DEFAULT[@]}}")
   echo "machine: $(hostname), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "date_utc: $(date -u +%FT%TZ)"
   if [ "$SKIP_WEKA" = 1 ]; then
-    echo "weka: not run here; outputs copied from $WEKA_FROM/raw (their machine and times)"
+    echo "weka: not run here; outputs shared with $WEKA_FROM/raw (their machine and times; raw/weka_from.txt)"
   else
     echo "weka: $(java -cp "$WEKA_JAR" weka.core.Version 2>/dev/null | head -1)"
     echo "java: $(java -version 2>&1 | head -1)"
@@ -90,8 +95,8 @@ one() {
       M5P) cls=weka.classifiers.trees.M5P; opts=(-M 4) ;;
       REPTree) cls=weka.classifiers.trees.REPTree; opts=(-M 2 -V 0.001 -N 3 -S 1 -L -1) ;;
     esac
-    if [ "$SKIP_WEKA" = 1 ]; then
-      cp "$WEKA_FROM/raw/${ds}.$m.txt" "$WEKA_FROM/raw/${ds}.$m.time" "$OUT_DIR/raw/"
+    if [ "$SKIP_WEKA" = 1 ]; then  # shared, not copied: raw/weka_from.txt names the folder
+      [ -f "$WEKA_FROM/raw/${ds}.$m.txt" ] || { echo "weka_study: no $WEKA_FROM/raw/${ds}.$m.txt" >&2; exit 1; }
       continue
     fi
     echo "   weka $m" >&2

@@ -17,6 +17,13 @@ from weka_output import weka  # noqa: E402
 
 out = sys.argv[1]
 raw = os.path.join(out, "raw")
+# A GMT-only study (weka_study.sh SKIP_WEKA=1) names the folder whose Weka outputs it shares in
+# raw/weka_from.txt (repository-relative) instead of keeping copies of them.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+weka_raw = raw
+if os.path.exists(os.path.join(raw, "weka_from.txt")):
+    with open(os.path.join(raw, "weka_from.txt")) as f:
+        weka_raw = os.path.join(ROOT, f.read().strip(), "raw")
 
 
 def gmt(path):
@@ -40,11 +47,11 @@ def cpu(path):
 rows = []
 for n in names:
     g = gmt(os.path.join(raw, n + ".gmt_metrics.json"))
-    m5 = weka(os.path.join(raw, n + ".M5P.txt"))
-    rep = weka(os.path.join(raw, n + ".REPTree.txt"))
+    m5 = weka(os.path.join(weka_raw, n + ".M5P.txt"))
+    rep = weka(os.path.join(weka_raw, n + ".REPTree.txt"))
     g["cpu"] = cpu(os.path.join(raw, n + ".gmt.time"))
-    m5["cpu"] = cpu(os.path.join(raw, n + ".M5P.time"))
-    rep["cpu"] = cpu(os.path.join(raw, n + ".REPTree.time"))
+    m5["cpu"] = cpu(os.path.join(weka_raw, n + ".M5P.time"))
+    rep["cpu"] = cpu(os.path.join(weka_raw, n + ".REPTree.time"))
     rows.append((n, g, m5, rep))
 
 fields = ["dataset", "train_rows"]
