@@ -96,7 +96,7 @@ one() {
       REPTree) cls=weka.classifiers.trees.REPTree; opts=(-M 2 -V 0.001 -N 3 -S 1 -L -1) ;;
     esac
     if [ "$SKIP_WEKA" = 1 ]; then  # shared, not copied: raw/weka_from.txt names the folder
-      [ -f "$WEKA_FROM/raw/${ds}.$m.txt" ] || { echo "weka_study: no $WEKA_FROM/raw/${ds}.$m.txt" >&2; exit 1; }
+      [ -f "$ROOT/$WEKA_FROM/raw/${ds}.$m.txt" ] || { echo "weka_study: no $WEKA_FROM/raw/${ds}.$m.txt" >&2; exit 1; }
       continue
     fi
     echo "   weka $m" >&2
