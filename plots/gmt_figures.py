@@ -10,6 +10,12 @@ present, ceilings.json (the device's measured copy bandwidth: the data passes' G
 of it). Writes <out>/gmt_fig<N>.{png,svg} when matplotlib is installed and always
 <out>/gmt_fig<N>.csv with the plotted series, and <out>/gmt_bandwidth.csv. --data prints the
 series as JSON and draws nothing.
+
+Estimated values (plot_results.estimated): a breakdown or bandwidth row of an estimated run, and a
+speedup with an estimated operand (sequential or the series' run), carry estimated true (CSV
+column "estimated"); the figures draw them hollow (bars hollow and dotted), with a legend entry.
+gmt_fig16.csv and gmt_fig18a.csv hold one row per point: dataset, rows / attributes, series,
+speedup, estimated.
 """
 import argparse
 import csv
@@ -29,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PAPER4 = os.path.join(HERE, "..", "experiments", "paper_tables", "gmt_table4_armchair_times.csv")
 
 
-from plot_results import load, ok_runs  # noqa: E402 (beside this script)
+from plot_results import draw_bars, draw_series, estimated, estimated_legend, load, ok_runs, write_csv  # noqa: E402 (beside this script)
 
 
 def series(run):
@@ -50,20 +56,25 @@ def shares(run):
     return {p: (100.0 * s / total if total > 0 else 0.0) for p, s in secs.items()}
 
 
-def medians(doc):
-    """(dataset name, options json, series) -> median seconds."""
+def runs_by_key(doc):
+    """(dataset name, options json, series) -> the run (its time: timing.median)."""
     out = {}
     for r in ok_runs(doc):
         key = (r["dataset"]["name"], json.dumps(r["dataset"].get("options", {}), sort_keys=True), series(r))
-        out[key] = r["timing"]["median"]
+        out[key] = r
     return out
+
+
+def speedup(seq, run):
+    """The sequential run's median over run's, and whether either is estimated."""
+    return seq["timing"]["median"] / run["timing"]["median"], estimated(seq, run)
 
 
 def fig15(doc):
     rows = []
     for r in ok_runs(doc):
         if r["backend"] == "cuda" and r["dataset"]["name"] in FIG15_SETS:
-            rows.append({"dataset": r["dataset"]["name"], "series": series(r), **shares(r)})
+            rows.append({"dataset": r["dataset"]["name"], "series": series(r), **shares(r), "estimated": estimated(r)})
     rows.sort(key=lambda x: (FIG15_SETS.index(x["dataset"]), x["series"]))
     return rows
 
@@ -81,18 +92,18 @@ def paper_speedups():
 
 
 def fig16(doc):
-    med = medians(doc)
+    """One row per point: dataset, rows, series, speedup over sequential, estimated."""
+    runs = runs_by_key(doc)
     rows = []
     paper = paper_speedups()
     for name, n in sorted(ROWS.items(), key=lambda kv: kv[1]):
-        seq = next((v for (d, _, s), v in med.items() if d == name and s == "sequential"), None)
-        row = {"dataset": name, "rows": n}
-        for (d, _, s), v in med.items():
-            if d == name and s != "sequential" and seq:
-                row[s] = seq / v
-        row.update(paper.get(name, {}))
-        if len(row) > 2:
-            rows.append(row)
+        seq = next((r for (d, _, s), r in runs.items() if d == name and s == "sequential"), None)
+        for (d, _, s), r in runs.items():
+            if d == name and s != "sequential" and seq and seq["timing"]["median"]:
+                v, est = speedup(seq, r)
+                rows.append({"dataset": name, "rows": n, "series": s, "speedup": v, "estimated": est})
+        for s, v in paper.get(name, {}).items():
+            rows.append({"dataset": name, "rows": n, "series": s, "speedup": v, "estimated": False})
     return rows
 
 
@@ -100,26 +111,28 @@ def fig17(doc):
     rows = []
     for r in ok_runs(doc):
         if r["backend"] == "cuda" and r["dataset"]["name"] in ROWS:
-            rows.append({"dataset": r["dataset"]["name"], "rows": ROWS[r["dataset"]["name"]], "series": series(r), **shares(r)})
+            rows.append({"dataset": r["dataset"]["name"], "rows": ROWS[r["dataset"]["name"]], "series": series(r), **shares(r),
+                         "estimated": estimated(r)})
     rows.sort(key=lambda x: (x["rows"], x["series"]))
     return rows
 
 
 def fig18(doc):
-    med = medians(doc)
+    """(speedups: one row per point: dataset, attributes, series, speedup, estimated; breakdown rows)."""
+    runs = runs_by_key(doc)
     speed, brk = [], []
-    keys = {(d, o) for (d, o, _) in med}
+    keys = {(d, o) for (d, o, _) in runs}
     for d, o in sorted(keys):
         attrs = 2 + json.loads(o).get("noise_attributes", 0)
-        seq = med.get((d, o, "sequential"))
-        row = {"dataset": d, "attributes": attrs}
-        for (dd, oo, s), v in med.items():
-            if (dd, oo) == (d, o) and s != "sequential" and seq:
-                row[s] = seq / v
-        speed.append(row)
+        seq = runs.get((d, o, "sequential"))
+        for (dd, oo, s), r in runs.items():
+            if (dd, oo) == (d, o) and s != "sequential" and seq and seq["timing"]["median"]:
+                v, est = speedup(seq, r)
+                speed.append({"dataset": d, "attributes": attrs, "series": s, "speedup": v, "estimated": est})
     for r in ok_runs(doc):
         if r["backend"] == "cuda" and r["dataset"]["name"] == "armchair100k":
-            brk.append({"attributes": 2 + r["dataset"].get("options", {}).get("noise_attributes", 0), "series": series(r), **shares(r)})
+            brk.append({"attributes": 2 + r["dataset"].get("options", {}).get("noise_attributes", 0), "series": series(r), **shares(r),
+                        "estimated": estimated(r)})
     speed.sort(key=lambda x: (x["dataset"], x["attributes"]))
     brk.sort(key=lambda x: (x["series"], x["attributes"]))
     return speed, brk
@@ -148,29 +161,17 @@ def bandwidth(docs, folder):
                          "options": json.dumps(r["dataset"].get("options", {}), sort_keys=True), "series": series(r),
                          "rows": r["dataset"].get("rows"), "data_pass_gb_per_s": g,
                          "percent_of_copy": (100.0 * g * 1e9 / bw) if bw else None,
-                         "ms_per_evaluation": 1e3 * m.get("seconds_per_evaluation", 0.0)})
+                         "ms_per_evaluation": 1e3 * m.get("seconds_per_evaluation", 0.0), "estimated": estimated(r)})
     return rows, bw
 
 
-def write_csv(path, rows):
-    if not rows:
-        return
-    keys = []
-    for r in rows:
-        for k in r:
-            if k not in keys:
-                keys.append(k)
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
-
-
 def stacked(ax, labels, rows, title):
+    """Stacked phase shares, one bar per row; an estimated row's bar hollow."""
     bottom = [0.0] * len(rows)
+    est = [r.get("estimated", False) for r in rows]
     for p in PHASES:
         vals = [r.get(p, 0.0) for r in rows]
-        ax.bar(range(len(rows)), vals, bottom=bottom, label=p)
+        draw_bars(ax, range(len(rows)), vals, est, bottom=bottom, label=p)
         bottom = [b + v for b, v in zip(bottom, vals)]
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(labels, fontsize=7, rotation=30, ha="right")
@@ -201,7 +202,7 @@ def main():
     for r in data["bandwidth"]:
         pct = f"{r['percent_of_copy']:.0f} % of copy" if r["percent_of_copy"] is not None else "no ceilings.json"
         print(f"  {r['experiment']:11s} {r['dataset']:22s} {r['series']:13s} {r['data_pass_gb_per_s']:8.0f} GB/s  {pct}  "
-              f"{r['ms_per_evaluation']:.3f} ms/evaluation")
+              f"{r['ms_per_evaluation']:.3f} ms/evaluation" + ("  (estimated)" if r["estimated"] else ""))
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -223,44 +224,46 @@ def main():
         rows = data["fig15"]
         stacked(ax, [f"{NAMES.get(r['dataset'], r['dataset'])}\n{r['series']}" for r in rows], rows,
                 "Run-time breakdown, real-life datasets (cf. Fig. 15)")
-        ax.legend(fontsize=6, bbox_to_anchor=(1.01, 1), loc="upper left")
+        estimated_legend(ax, fontsize=6, bbox_to_anchor=(1.01, 1), loc="upper left")
         save(fig, "gmt_fig15")
     if data["fig16"]:
         fig, ax = plt.subplots(figsize=(6.5, 4.2))
-        names = sorted({k for r in data["fig16"] for k in r if k not in ("dataset", "rows")})
+        names = sorted({r["series"] for r in data["fig16"]})
         for s in names:
-            pts = [(r["rows"], r[s]) for r in data["fig16"] if s in r]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "--o" if s.startswith("paper") else "-o", ms=3, label=s)
+            pts = [r for r in data["fig16"] if r["series"] == s]
+            draw_series(ax, [p["rows"] for p in pts], [p["speedup"] for p in pts], [p["estimated"] for p in pts],
+                        "--o" if s.startswith("paper") else "-o", ms=3, label=s)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("Armchair training rows")
         ax.set_ylabel("speedup over sequential")
         ax.set_title("Speedup vs samples (cf. Fig. 16)", fontsize=9)
-        ax.legend(fontsize=7)
+        estimated_legend(ax, fontsize=7)
         save(fig, "gmt_fig16")
     if data["fig17"]:
         fig, ax = plt.subplots(figsize=(8, 4.5))
         rows = data["fig17"]
         stacked(ax, [f"{NAMES.get(r['dataset'], r['dataset'])}\n{r['series']}" for r in rows], rows,
                 "Run-time breakdown vs samples (cf. Fig. 17)")
-        ax.legend(fontsize=6, bbox_to_anchor=(1.01, 1), loc="upper left")
+        estimated_legend(ax, fontsize=6, bbox_to_anchor=(1.01, 1), loc="upper left")
         save(fig, "gmt_fig17")
     if data["fig18a"] or data["fig18b"]:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
         for d in sorted({r["dataset"] for r in data["fig18a"]}):
             for s in ("GPU fast", "GPU faithful", "OpenMP 16"):
-                pts = [(r["attributes"], r[s]) for r in data["fig18a"] if r["dataset"] == d and s in r]
+                pts = [r for r in data["fig18a"] if r["dataset"] == d and r["series"] == s]
                 if pts:
-                    ax1.plot([p[0] for p in pts], [p[1] for p in pts], "-o", ms=3, label=f"{NAMES.get(d, d)} {s}")
+                    draw_series(ax1, [p["attributes"] for p in pts], [p["speedup"] for p in pts], [p["estimated"] for p in pts],
+                                "-o", ms=3, label=f"{NAMES.get(d, d)} {s}")
         ax1.set_yscale("log")
         ax1.set_xlabel("attributes")
         ax1.set_ylabel("speedup over sequential")
         ax1.set_title("(a) speedup vs attributes (cf. Fig. 18a)", fontsize=9)
-        ax1.legend(fontsize=6)
+        estimated_legend(ax1, fontsize=6)
         rows = data["fig18b"]
         if rows:
             stacked(ax2, [f"{r['attributes']}\n{r['series']}" for r in rows], rows, "(b) breakdown, Armchair 100K (cf. Fig. 18b)")
-            ax2.legend(fontsize=5, bbox_to_anchor=(1.01, 1), loc="upper left")
+            estimated_legend(ax2, fontsize=5, bbox_to_anchor=(1.01, 1), loc="upper left")
         save(fig, "gmt_fig18")
     for m in made:
         print(os.path.join(out, m + ".png"))

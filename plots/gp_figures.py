@@ -10,6 +10,9 @@ configuration's speedup over our sequential backend (whole-run times, metrics.ru
 the same results file: OpenMP 1/2/4/16 threads, one and two GPUs), averaged over the three algorithms
 (Falco, Bojarczuk, Tan: one results file each). The paper's (dashed): its Tables 3-5 speedups
 over its Java baseline, averaged the same way, with the instances of its Table 2.
+A mean speedup is estimated (plot_results.estimated) when any speedup in it has an estimated
+operand (a replayed sequential baseline or configuration run: the tables' *); it is drawn as a
+hollow marker, and --data gives each point as (instances, mean speedup, dataset, estimated).
 """
 import argparse
 import csv
@@ -17,6 +20,8 @@ import json
 import os
 import sys
 from collections import defaultdict
+
+from plot_results import draw_series, estimated, estimated_legend  # noqa: E402 (beside this script)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PAPER = os.path.join(HERE, "..", "experiments", "paper_tables")
@@ -41,17 +46,18 @@ def config_name(run):
 
 
 def ours(docs):
-    """{config: [(rows, mean speedup over the algorithms, dataset)]}"""
-    per = defaultdict(lambda: defaultdict(list))  # config -> dataset -> speedups
+    """{config: [(rows, mean speedup over the algorithms, dataset, estimated)]}"""
+    per = defaultdict(lambda: defaultdict(list))  # config -> dataset -> [(speedup, estimated)]
     rows = {}
     for doc in docs:
-        seq = {}
+        seq, seq_run = {}, {}
         runs = [r for r in doc.get("runs", []) if r.get("status") == "ok"]
         for r in runs:
             # the tables' baseline: the sequential case that runs in full below replay_above_gpops
             # (the case with replay_above_gpops 0 always replays: it only checks the estimator)
             if r["backend"] == "sequential" and r.get("params", {}).get("replay_above_gpops", 1) != 0:
                 seq[r["dataset"]["name"]] = r["metrics"].get("run_seconds") or r["timing"]["median"]
+                seq_run[r["dataset"]["name"]] = r
                 rows[r["dataset"]["name"]] = r["dataset"].get("rows")
         for r in runs:
             ds = r["dataset"]["name"]
@@ -59,10 +65,11 @@ def ours(docs):
                 continue
             t = r["metrics"].get("run_seconds") or r["timing"]["median"]
             if t:
-                per[config_name(r)][ds].append(seq[ds] / t)
+                per[config_name(r)][ds].append((seq[ds] / t, estimated(seq_run[ds], r)))
     out = {}
     for cfg, by_ds in per.items():
-        out[cfg] = sorted((rows.get(ds) or 0, sum(v) / len(v), ds) for ds, v in by_ds.items())
+        out[cfg] = sorted((rows.get(ds) or 0, sum(x for x, _ in v) / len(v), ds, estimated(*(e for _, e in v)))
+                          for ds, v in by_ds.items())
     return out
 
 
@@ -102,7 +109,7 @@ def main():
     fig, ax = plt.subplots(figsize=(7.5, 5))
     for cfg, pts in sorted(data["ours"].items()):
         if pts:
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=f"ours: {cfg}")
+            draw_series(ax, [p[0] for p in pts], [p[1] for p in pts], [p[3] for p in pts], "-o", label=f"ours: {cfg}")
     for cfg, pts in sorted(data["paper"].items()):
         ax.plot([p[0] for p in pts], [p[1] for p in pts], linestyle="--", marker=".", alpha=0.6, label=f"paper: {cfg} (vs Java)")
     ax.set_xscale("log")
@@ -111,7 +118,7 @@ def main():
     ax.set_ylabel("average speedup (over the three algorithms)")
     ax.set_title("GP classification: average speedup vs instances (Fig. 14)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    estimated_legend(ax, fontsize=7, ncol=2)
     fig.tight_layout()
     os.makedirs(a.out, exist_ok=True)
     for ext in ("png", "svg"):

@@ -8,12 +8,17 @@
 Figure 5: GPops/s (log) against GPops interpreted per case (log), one series per backend
 configuration (OpenMP threads, CUDA path x devices). Figure 6: 2-GPU speedup over 1 GPU per
 dataset and population, from the medians of the same run.
+Estimated values (plot_results.estimated: the tables' *, e.g. CPU times of cases above
+cpu_gpops_budget scaled from the first individuals) are drawn hollow, with a legend entry; a
+2-GPU speedup is estimated when either median is. --data gives each point its estimated flag last.
 """
 import argparse
 import json
 import os
 import sys
 from collections import defaultdict
+
+from plot_results import draw_bars, draw_series, estimated, estimated_legend  # noqa: E402 (beside this script)
 
 
 def series_name(run):
@@ -34,24 +39,25 @@ def fig5_data(doc):
     for r in ok_runs(doc):
         m = r.get("metrics", {})
         if "gpops" in m and m.get("gpops_per_s"):
-            s[series_name(r)].append((m["gpops"], m["gpops_per_s"], r["dataset"]["name"], r["params"].get("population")))
+            s[series_name(r)].append((m["gpops"], m["gpops_per_s"], r["dataset"]["name"], r["params"].get("population"),
+                                      estimated(r)))
     return {k: sorted(v) for k, v in s.items()}
 
 
 def fig6_data(doc):
-    med = {}
+    run = {}
     for r in ok_runs(doc):
         if r["backend"] != "cuda":
             continue
         p = r["params"]
-        med[(r["dataset"]["name"], p.get("population"), p.get("path"), p.get("devices"))] = r["timing"]["median"]
+        run[(r["dataset"]["name"], p.get("population"), p.get("path"), p.get("devices"))] = r
     out = defaultdict(list)
-    for (ds, pop, path, dev), t1 in sorted(med.items()):
+    for (ds, pop, path, dev), r1 in sorted(run.items(), key=lambda kv: kv[0]):
         if dev != 1:
             continue
-        t2 = med.get((ds, pop, path, 2))
-        if t2:
-            out[path].append((ds, pop, t1 / t2))
+        r2 = run.get((ds, pop, path, 2))
+        if r2 and r2["timing"]["median"]:
+            out[path].append((ds, pop, r1["timing"]["median"] / r2["timing"]["median"], estimated(r1, r2)))
     return dict(out)
 
 
@@ -85,24 +91,26 @@ def main():
     fig, ax = plt.subplots(figsize=(7, 4.5))
     if kind == "fig5":
         for name, pts in sorted(data.items()):
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=3, label=name)
+            draw_series(ax, [p[0] for p in pts], [p[1] for p in pts], [p[4] for p in pts], "o-", ms=3, label=name)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("GPops interpreted per evaluation")
         ax.set_ylabel("GPops/s")
         ax.set_title("Pittsburgh rule interpreter (cf. Cano et al. 2014, Fig. 5)")
     else:
-        labels = sorted({(d, p) for pts in data.values() for d, p, _ in pts})
+        labels = sorted({(d, p) for pts in data.values() for d, p, _, _ in pts})
         width = 0.8 / max(1, len(data))
         for i, (path, pts) in enumerate(sorted(data.items())):
-            val = {(d, p): s for d, p, s in pts}
-            ax.bar([j + i * width for j in range(len(labels))], [val.get(l, 0) for l in labels], width, label=path)
+            val = {(d, p): s for d, p, s, _ in pts}
+            est = {(d, p): e for d, p, _, e in pts}
+            draw_bars(ax, [j + i * width for j in range(len(labels))], [val.get(l, 0) for l in labels],
+                      [est.get(l, False) for l in labels], width=width, label=path)
         ax.set_xticks([j + 0.4 - width / 2 for j in range(len(labels))])
         ax.set_xticklabels([f"{d}\n{p}" for d, p in labels], fontsize=6)
         ax.axhline(2.0, color="gray", lw=0.5, ls="--")
         ax.set_ylabel("speedup of 2 GPUs over 1")
         ax.set_title("Pittsburgh evaluation, 2 GPUs (cf. Cano et al. 2014, Fig. 6)")
-    ax.legend(fontsize=7)
+    estimated_legend(ax, fontsize=7)
     fig.tight_layout()
     for ext in ("png", "svg"):
         fig.savefig(os.path.join(out, f"{exp}.{ext}"), dpi=150)

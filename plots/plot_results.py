@@ -13,10 +13,18 @@ Figures, each written when the results hold what it needs:
   <exp>_breakdown.{png,svg}  stacked bars: per-run phase seconds (breakdown), device-clock phases hatched
   <exp>_metric.{png,svg}     bars: --metric (a dotted path into each run) per case and backend
                              (default: metrics.display_value when present, as in ceilings.json)
---data prints the extracted series as JSON and draws nothing (no matplotlib needed).
+--data prints the extracted series as JSON and draws nothing (no matplotlib needed); its "estimated"
+key mirrors every series with true where the value comes from an estimated run.
 Only runs with status "ok" are drawn; skipped/failed runs are listed on stderr.
+
+Estimated values (shared by every script in plots/): a run whose time is not wholly measured has
+metrics.estimated true (its tables mark the cell *); a value derived from several runs (a speedup,
+a ratio) is estimated when any of its operands is. Figures draw such points as hollow markers
+(bars: hollow and dotted) of the series' colour, with one legend entry per axes saying so
+(ESTIMATED_LABEL); CSV series carry an "estimated" column (true/false).
 """
 import argparse
+import csv
 import json
 import math
 import os
@@ -44,6 +52,122 @@ def load(folder, name):
         return None
     with open(path) as f:
         return json.load(f)
+
+
+# ---------------------------------------------------------------------------------------------
+# Estimated values: one rule and one drawing style for every figure script in plots/.
+ESTIMATED_LABEL = "hollow: estimated (see the table's notes)"
+ESTIMATED_HATCH = "\\"  # back diagonals, apart from a device-clock phase's //; sparse (a dot hatch made a bar chart's SVG ~1.7 MB)
+
+
+def estimated(*operands):
+    """True when any operand is estimated: a run (metrics.estimated true) or a flag already derived.
+    A value computed from several runs (a speedup, a ratio, a mean) is estimated(run_a, run_b, ...)."""
+    for x in operands:
+        if x is True or (isinstance(x, dict) and get_path(x, "metrics.estimated") is True):
+            return True
+    return False
+
+
+def _note_estimated(ax, kind):
+    """Remember that ax shows estimated values (kind "marker" or "bar") for estimated_legend."""
+    kinds = getattr(ax, "_gpudm_estimated", [])
+    if kind not in kinds:
+        kinds.append(kind)
+    ax._gpudm_estimated = kinds
+
+
+def draw_series(ax, xs, ys, est=None, fmt="-o", **kw):
+    """ax.plot(xs, ys, fmt, **kw) (one line, its markers filled), then the points whose est flag is
+    true redrawn hollow (white face, the line's colour as edge) on top. Returns the Line2D."""
+    (line,) = ax.plot(list(xs), list(ys), fmt, **kw)
+    est = list(est or [])
+    pts = [(x, y) for x, y, e in zip(xs, ys, est) if e]
+    if pts and line.get_marker() not in (None, "None", "none", ""):
+        colour = line.get_color()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colour, linestyle="none", marker=line.get_marker(),
+                markersize=line.get_markersize(), markeredgewidth=line.get_markeredgewidth(),
+                markerfacecolor="white", markeredgecolor=colour, alpha=line.get_alpha(),
+                zorder=line.get_zorder() + 0.01, label="_nolegend_")
+        _note_estimated(ax, "marker")
+    return line
+
+
+def draw_bars(ax, xs, heights, est=None, **kw):
+    """ax.bar(xs, heights, **kw), then the bars whose est flag is true made hollow: no fill, the
+    bar's colour as edge and hatch (dotted, beside any hatch of its own). Returns the BarContainer;
+    its legend entry (estimated_legend) stays a filled patch whatever its first bar became."""
+    bars = ax.bar(xs, heights, **kw)
+    if bars.patches:
+        from matplotlib.patches import Patch
+        p0 = bars.patches[0]
+        bars._gpudm_handle = Patch(facecolor=p0.get_facecolor(), edgecolor=p0.get_edgecolor(), hatch=p0.get_hatch(),
+                                   linewidth=p0.get_linewidth())
+    any_est = False
+    for patch, e in zip(bars.patches, list(est or [])):
+        if e:
+            colour = patch.get_facecolor()
+            patch.set_facecolor("none")
+            patch.set_edgecolor(colour)
+            patch.set_hatch((patch.get_hatch() or "") + ESTIMATED_HATCH)
+            any_est = True
+    if any_est:
+        _note_estimated(ax, "bar")
+    return bars
+
+
+def estimated_legend(ax, covers=None, **kw):
+    """ax.legend(**kw) with, when ax (or any axes in covers: panels that share this legend) shows an
+    estimated value, one more entry: ESTIMATED_LABEL."""
+    handles, labels = ax.get_legend_handles_labels()
+    handles = [getattr(h, "_gpudm_handle", h) for h in handles]
+    kinds = [k for a in (covers or [ax]) for k in getattr(a, "_gpudm_estimated", [])]
+    if kinds:
+        if "marker" in kinds:
+            from matplotlib.lines import Line2D
+            h = Line2D([], [], linestyle="none", marker="o", markerfacecolor="white", markeredgecolor="0.3")
+        else:
+            from matplotlib.patches import Patch
+            h = Patch(facecolor="none", edgecolor="0.3", hatch=ESTIMATED_HATCH)
+        handles.append(h)
+        labels.append(ESTIMATED_LABEL)
+    return ax.legend(handles, labels, **kw)
+
+
+def csv_value(v):
+    """CSV spelling of a value: booleans as true / false, None as empty."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return "" if v is None else v
+
+
+def write_csv(path, rows):
+    """rows (dicts) as CSV, columns in first-seen order, booleans as true / false (csv_value).
+    Without rows nothing is written."""
+    if not rows:
+        return
+    keys = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: csv_value(v) for k, v in r.items()})
+
+
+class Series(OrderedDict):
+    """case -> {backend: value}; .estimated mirrors it: case -> {backend: bool}."""
+
+    def __init__(self):
+        super().__init__()
+        self.estimated = OrderedDict()
+
+    def put(self, case, backend, value, est):
+        self.setdefault(case, {})[backend] = value
+        self.estimated.setdefault(case, {})[backend] = estimated(est)
 
 
 def ok_runs(doc):
@@ -92,10 +216,10 @@ def backend_key(label):
 
 
 def grouped(runs, value_fn, exclude=(), unit_path=None):
-    """OrderedDict case -> {backend label: value} over runs where value_fn gives a number.
-    unit_path: a per-run unit (e.g. metrics.display_unit) appended to the case label."""
+    """Series case -> {backend label: value} over runs where value_fn gives a number (.estimated:
+    the run's flag). unit_path: a per-run unit (e.g. metrics.display_unit) appended to the case label."""
     varying = varying_params(runs)
-    out = OrderedDict()
+    out = Series()
     for r in runs:
         v = value_fn(r)
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
@@ -104,7 +228,7 @@ def grouped(runs, value_fn, exclude=(), unit_path=None):
         unit = get_path(r, unit_path) if unit_path else None
         if unit:
             label += f"\n({unit})"
-        out.setdefault(label, {})[backend_label(r)] = v
+        out.put(label, backend_label(r), v, r)
     return out
 
 
@@ -116,21 +240,23 @@ def time_series(runs):
 
 
 def speedup_series(runs):
-    """case -> {backend: median(sequential) / median(backend)} for cases with a sequential run."""
+    """case -> {backend: median(sequential) / median(backend)} for cases with a sequential run
+    (.estimated: either median estimated)."""
     med = grouped(runs, lambda r: get_path(r, "timing.median"))
-    out = OrderedDict()
+    out = Series()
     for case, by_backend in med.items():
         base = by_backend.get("sequential")
         if not base:
             continue
-        out[case] = {b: base / t for b, t in by_backend.items() if b != "sequential" and t > 0}
-        if not out[case]:
-            del out[case]
+        for b, t in by_backend.items():
+            if b != "sequential" and t > 0:
+                out.put(case, b, base / t, estimated(med.estimated[case]["sequential"], med.estimated[case][b]))
     return out
 
 
 def scaling_series(runs, x=None):
-    """(param, {line label: [(x, median)]}) for a numeric param with >= 3 values, else (None, {})."""
+    """(param, {line label: [(x, median)]}) for a numeric param with >= 3 values, else (None, {});
+    the lines' .estimated: {line label: [bool per point]}."""
     if x is None:
         for k in varying_params(runs):
             vals = {r["params"].get(k) for r in runs if k in r.get("params", {})}
@@ -142,7 +268,7 @@ def scaling_series(runs, x=None):
     if x is None:
         return None, {}
     varying = [k for k in varying_params(runs) if k != x]
-    lines = OrderedDict()
+    lines = Series()
     for r in runs:
         xv, t = r.get("params", {}).get(x), get_path(r, "timing.median")
         if xv is None or t is None:
@@ -151,22 +277,33 @@ def scaling_series(runs, x=None):
         case = case_label(r, varying)
         if len({case_label(q, varying) for q in runs}) > 1:
             label += " / " + case
-        lines.setdefault(label, []).append((xv, t))
-    for v in lines.values():
+        lines.setdefault(label, []).append((xv, t, estimated(r)))
+    for label, v in lines.items():
         v.sort()
+        lines.estimated[label] = [e for _, _, e in v]
+        lines[label] = [(p[0], p[1]) for p in v]
     return x, lines
 
 
 def breakdown_series(runs):
-    """[(run label, [(phase, seconds, clock)])] for runs with a breakdown."""
+    """[(run label, [(phase, seconds, clock)])] for runs with a breakdown; .estimated: [bool per run]."""
     varying = varying_params(runs)
-    out = []
+    out = Breakdown()
     for r in runs:
         b = r.get("breakdown") or {}
         phases = [(k, v.get("seconds", 0.0), v.get("clock", "host")) for k, v in b.items() if isinstance(v, dict)]
         if phases:
             out.append((backend_label(r) + "\n" + case_label(r, varying), phases))
+            out.estimated.append(estimated(r))
     return out
+
+
+class Breakdown(list):
+    """breakdown_series' list; .estimated: one flag per entry."""
+
+    def __init__(self):
+        super().__init__()
+        self.estimated = []
 
 
 def metric_series(runs, metric):
@@ -194,13 +331,14 @@ def grouped_bars(ax, series, log=False, err=None):
             lo = [max(0.0, y - err[0].get(c, {}).get(b, y)) for c, y in zip(cases, ys)]
             hi = [max(0.0, err[1].get(c, {}).get(b, y) - y) for c, y in zip(cases, ys)]
             yerr = [lo, hi]
-        ax.bar(xs, ys, width=width, label=b, yerr=yerr, capsize=2 if yerr else 0)
+        est = [getattr(series, "estimated", {}).get(c, {}).get(b, False) for c in cases]
+        draw_bars(ax, xs, ys, est, width=width, label=b, yerr=yerr, capsize=2 if yerr else 0)
     ax.set_xticks(range(len(cases)))
     ax.set_xticklabels(cases, rotation=30 if len(cases) > 3 else 0, ha="right" if len(cases) > 3 else "center",
                        fontsize=8)
     if log:
         ax.set_yscale("log")
-    ax.legend(fontsize=8)
+    estimated_legend(ax, fontsize=8)
     ax.grid(axis="y", alpha=0.3)
 
 
@@ -251,12 +389,12 @@ def draw(doc, out_dir, formats, metric=None, x=None):
     if lines:
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for label, pts in lines.items():
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=label)
+            draw_series(ax, [p[0] for p in pts], [p[1] for p in pts], lines.estimated[label], "-o", label=label)
         ax.set_xlabel(xp)
         ax.set_ylabel("median wall time (s)")
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.legend(fontsize=7)
+        estimated_legend(ax, fontsize=7)
         ax.grid(alpha=0.3)
         ax.set_title(f"{title}: scaling", fontsize=10)
         save(fig, "scaling")
@@ -269,12 +407,13 @@ def draw(doc, out_dir, formats, metric=None, x=None):
         bottom = [0.0] * len(b)
         for p, c in keys:
             vals = [sum(sec for n, sec, cl in ph if n == p and cl == c) for _, ph in b]
-            ax.bar(range(len(b)), vals, bottom=bottom, label=f"{p} ({c})", hatch="//" if c == "device" else None)
+            draw_bars(ax, range(len(b)), vals, b.estimated, bottom=bottom, label=f"{p} ({c})",
+                      hatch="//" if c == "device" else None)
             bottom = [x0 + v for x0, v in zip(bottom, vals)]
         ax.set_xticks(range(len(b)))
         ax.set_xticklabels([l for l, _ in b], fontsize=7, rotation=30 if len(b) > 3 else 0, ha="right" if len(b) > 3 else "center")
         ax.set_ylabel("seconds per run (hatched: device clock)")
-        ax.legend(fontsize=7)
+        estimated_legend(ax, fontsize=7)
         ax.set_title(f"{title}: phase breakdown", fontsize=10)
         save(fig, "breakdown")
 
@@ -313,8 +452,12 @@ def main(argv=None):
     if a.data:
         xp, lines = scaling_series(runs, a.x)
         metric = a.metric or default_metric(runs)
-        json.dump({"time": time_series(runs), "speedup": speedup_series(runs), "scaling": {"x": xp, "lines": lines},
-                   "breakdown": breakdown_series(runs), "metric": {"path": metric, "series": metric_series(runs, metric) if metric else {}}},
+        t, s, b = time_series(runs), speedup_series(runs), breakdown_series(runs)
+        m = metric_series(runs, metric) if metric else Series()
+        json.dump({"time": t, "speedup": s, "scaling": {"x": xp, "lines": lines},
+                   "breakdown": b, "metric": {"path": metric, "series": m},
+                   "estimated": {"time": t["median"].estimated, "speedup": s.estimated, "scaling": lines.estimated,
+                                 "breakdown": b.estimated, "metric": m.estimated}},
                   sys.stdout, indent=1)
         print()
         return 0

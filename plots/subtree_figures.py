@@ -10,12 +10,16 @@ Writes, for the CUDA interpreters (postfix, mixed, subtree, best) and the CPU ba
                                 tree size, population = the largest run, one line per interpreter
 --data prints the plotted series as JSON and draws nothing (no matplotlib needed).
 GPops/s is metrics.gpops_per_s (host wall clock with transfers, the grid table's value).
+Estimated points (plot_results.estimated: the grid table's *, e.g. the CPU columns that run a
+sample of the rows) are drawn hollow, with a legend entry; --data gives them as [x, GPops/s, true].
 """
 import argparse
 import json
 import os
 import sys
 from collections import defaultdict
+
+from plot_results import draw_series, estimated, estimated_legend  # noqa: E402 (beside this script)
 
 
 def label(run):
@@ -38,15 +42,15 @@ def collect(runs, dataset):
         raise SystemExit("subtree_figures: dataset '%s' has no ok run (have: %s)" % (dataset, ", ".join(sorted(rows))))
     pops = sorted({r["params"]["population"] for r in ok})
     pop_max = pops[-1]
-    by_pop = defaultdict(lambda: defaultdict(list))   # tree_size -> label -> [(pop, gpops)]
-    by_rows = defaultdict(lambda: defaultdict(list))  # tree_size -> label -> [(rows, gpops)]
+    by_pop = defaultdict(lambda: defaultdict(list))   # tree_size -> label -> [(pop, gpops, estimated)]
+    by_rows = defaultdict(lambda: defaultdict(list))  # tree_size -> label -> [(rows, gpops, estimated)]
     for r in ok:
-        ts, lab, g = r["params"]["tree_size"], label(r), r["metrics"]["gpops_per_s"]
+        ts, lab, g, e = r["params"]["tree_size"], label(r), r["metrics"]["gpops_per_s"], estimated(r)
         if r["dataset"]["name"] == dataset:
-            by_pop[ts][lab].append((r["params"]["population"], g))
+            by_pop[ts][lab].append((r["params"]["population"], g, e))
         # CPU columns run a sample of the rows (estimate_sample_rows): plot them against the rows they evaluated.
         if r["params"]["population"] == pop_max:
-            by_rows[ts][lab].append((r["metrics"].get("rows_evaluated", r["dataset"]["rows"]), g))
+            by_rows[ts][lab].append((r["metrics"].get("rows_evaluated", r["dataset"]["rows"]), g, e))
     norm = lambda d: {str(ts): {lab: sorted(v) for lab, v in sorted(s.items())} for ts, s in sorted(d.items())}
     return dataset, rows[dataset], pop_max, norm(by_pop), norm(by_rows)
 
@@ -59,8 +63,8 @@ def draw(series, xlabel, title, path_base, logx, formats):
     fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes), 3.8), sharey=True, squeeze=False)
     for ax, ts in zip(axes[0], sizes):
         for lab, pts in series[ts].items():
-            xs, ys = zip(*pts)
-            ax.plot(xs, ys, marker="o", ms=3, label=lab)
+            xs, ys, est = zip(*pts)
+            draw_series(ax, xs, ys, est, "-o", ms=3, label=lab)
         ax.set_title("tree size %s" % ts)
         ax.set_yscale("log")
         if logx:
@@ -68,7 +72,7 @@ def draw(series, xlabel, title, path_base, logx, formats):
         ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3, which="both")
     axes[0][0].set_ylabel("GPops/s (with transfers)")
-    axes[0][-1].legend(fontsize=7)
+    estimated_legend(axes[0][-1], covers=list(axes[0]), fontsize=7)
     fig.suptitle(title)
     fig.tight_layout()
     out = []

@@ -8,7 +8,9 @@ MOA's OzaBagAdwin forest (results/cpu/moa_vfdt.json, scripts/peers/moa_vfdt.sh) 
 ours where it ran the same stream in full: its windowed accuracy in Figs 8-10, its own evaluation
 clock against instances in Fig 11 (measured on the CPU machine, not the GPU machine).
 Writes <out>/vfdt_fig<N>.{png,svg} with matplotlib when it is installed, and always
-<out>/vfdt_fig<N>.csv with the plotted series.
+<out>/vfdt_fig<N>.csv with the plotted series. A Fig. 11 time from an estimated run
+(plot_results.estimated) is drawn hollow with a legend entry, and vfdt_fig11.csv says so in its
+"estimated" column (true/false); the learning curves are measured accuracies, never estimated.
 
   python3 plots/vfdt_figures.py results/h100 -o plots/h100
 """
@@ -18,7 +20,7 @@ import json
 import os
 
 
-from plot_results import load, ok_runs  # noqa: E402 (beside this script)
+from plot_results import csv_value, draw_series, estimated, estimated_legend, load, ok_runs  # noqa: E402 (beside this script)
 
 
 def label(run):
@@ -99,7 +101,7 @@ def main():
     if doc:
         pts = {}
         for r in ok_runs(doc):
-            pts.setdefault(r["backend"], []).append((r["dataset"]["rows"], r["timing"]["median"]))
+            pts.setdefault(r["backend"], []).append((r["dataset"]["rows"], r["timing"]["median"], estimated(r)))
         # MOA's clock along its run over the whole stream: the time of its first N instances (ours
         # are streams of N rows of the same generator)
         m = None
@@ -109,24 +111,25 @@ def main():
             m = next((x for x in (moa or {}).get("runs", []) if x["mode"] == "forest" and x.get("forest") == "ozabag_adwin"
                       and x["dataset"] == d["name"] and x.get("options", {}) == opts and x["instances"] == x["total_rows"]), None)
         if m and m["curve"].get("eval_cpu_s"):
-            pts[MOA_LABEL + " (CPU machine, its clock, along its whole-stream run)"] = list(
-                zip(m["curve"]["instances"], m["curve"]["eval_cpu_s"]))
+            pts[MOA_LABEL + " (CPU machine, its clock, along its whole-stream run)"] = [
+                (x, y, False) for x, y in zip(m["curve"]["instances"], m["curve"]["eval_cpu_s"])]
         with open(os.path.join(a.out, "vfdt_fig11.csv"), "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["backend", "instances", "seconds_median"])
+            w.writerow(["backend", "instances", "seconds_median", "estimated"])
             for b, p in pts.items():
-                for x, y in sorted(p):
-                    w.writerow([b, x, y])
+                for x, y, e in sorted(p):
+                    w.writerow([b, x, y, csv_value(e)])
         if plt:
             fig, ax = plt.subplots(figsize=(6, 4))
             for b, p in pts.items():
                 p.sort()
-                ax.plot([x for x, _ in p], [y for _, y in p], marker="o" if len(p) < 30 else None, label=b)
+                draw_series(ax, [x for x, _, _ in p], [y for _, y, _ in p], [e for _, _, e in p], "-",
+                            marker="o" if len(p) < 30 else None, label=b)
             ax.set_xlabel("REC instances")
             ax.set_ylabel("seconds (median)")
             ax.set_yscale("log")
             ax.set_title("Fig. 11: forest of 100, time vs instances")
-            ax.legend(fontsize=8)
+            estimated_legend(ax, fontsize=8)
             ax.grid(alpha=0.3)
             for ext in ("png", "svg"):
                 fig.savefig(os.path.join(a.out, f"vfdt_fig11.{ext}"), dpi=120, bbox_inches="tight")
