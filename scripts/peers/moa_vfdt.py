@@ -278,6 +278,7 @@ def evaluate(args, jar, stream_spec, mode, forest, attributes, limit, points, tm
         "accuracy": round(100.0 * correct[n] / n, 4) if n else None,
         "majority_rate": round(100.0 * max(counts.values()) / n, 4) if n else None,
         "kappa": last[col["Kappa Statistic (percent)"]],
+        "final_window_accuracy": window[-1] if window else None,  # the last `window` instances
         "curve": {"instances": xs, "accuracy": [round(a, 4) for a in acc], "window_accuracy": window,
                   "window": WINDOW, "every": freq, "eval_cpu_s": [round(t, 3) for t in secs]},
         "final_measurements": {h: last[i] for i, h in enumerate(header) if i < len(last)},
