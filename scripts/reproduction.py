@@ -215,13 +215,27 @@ CHECK_KEYS = {"csv", "table", "rows", "where", "ours", "than", "rule", "band", "
               "label"}
 
 
+def check_all(tables, checks, where):
+    """A check, or a list of checks that must all hold (e.g. one per algorithm of a table)."""
+    if isinstance(checks, dict):
+        return check(tables, checks, where)
+    if not isinstance(checks, list) or not checks:
+        raise ClaimsError(f"{where}: a check or a non-empty list of checks")
+    results = [check(tables, c, f"{where}[{i}]") for i, c in enumerate(checks)]
+    lines = [l for _, ls in results for l in ls]
+    statuses = [s for s, _ in results]
+    if "fails" in statuses:
+        return "fails", lines
+    return ("holds" if "holds" in statuses else "none"), lines
+
+
 def verdict(tables, claim, where):
     unknown = sorted(set(claim) - CLAIM_KEYS)
     if unknown:
         raise ClaimsError(f"{where}: unknown key(s) {', '.join(unknown)} (known: {', '.join(sorted(CLAIM_KEYS))})")
     for k in ("level", "direction", "second_line"):
-        if k in claim:
-            bad = sorted(set(claim[k]) - CHECK_KEYS) if isinstance(claim[k], dict) else ["(not an object)"]
+        for c in (claim[k] if isinstance(claim.get(k), list) else [claim[k]]) if k in claim else []:
+            bad = sorted(set(c) - CHECK_KEYS) if isinstance(c, dict) else ["(not an object)"]
             if bad:
                 raise ClaimsError(f"{where}.{k}: unknown key(s) {', '.join(bad)} (known: {', '.join(sorted(CHECK_KEYS))})")
     if "not_testable" in claim:
@@ -233,18 +247,19 @@ def verdict(tables, claim, where):
         if not isinstance(claim["pending"], str) or not claim["pending"]:
             raise ClaimsError(f"{where}: 'pending' says what has to run first")
     if "second_line" in claim:
-        s2, l2 = check(tables, claim["second_line"], where + ".second_line")
-        label = claim["second_line"].get("label", "second line")
+        s2, l2 = check_all(tables, claim["second_line"], where + ".second_line")
+        sl = claim["second_line"]
+        label = (sl[0] if isinstance(sl, list) else sl).get("label", "second line")
         second = [f"{label}: {'holds' if s2 == 'holds' else 'does not hold' if s2 == 'fails' else 'not run'}; {l2[0]}"]
     if "pending" in claim:
         return "not run here", ["pending: " + claim["pending"]], second
-    lvl, lines = check(tables, claim["level"], where + ".level")
+    lvl, lines = check_all(tables, claim["level"], where + ".level")
     if lvl == "holds":
         return "reproduced", lines, second
     if lvl == "none":
         return "not run here", lines, second
     if "direction" in claim:
-        d, dl = check(tables, claim["direction"], where + ".direction")
+        d, dl = check_all(tables, claim["direction"], where + ".direction")
         lines = lines + ["direction: " + dl[0]]
         if d == "holds":
             return "in direction, not level", lines, second

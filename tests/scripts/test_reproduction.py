@@ -105,6 +105,8 @@ class Rules(unittest.TestCase):
         self.assertEqual(rep.verdict(self.t, {"level": bad}, "v")[0], "contradicted")
         self.assertEqual(rep.verdict(self.t, {"level": dict(good, rows=["Fried"])}, "v")[0], "not run here")
         self.assertEqual(rep.verdict(self.t, {"not_testable": "watts"}, "v")[0], "not testable here")
+        self.assertEqual(rep.verdict(self.t, {"level": [good, dict(good, rows=["Fried"])]}, "v")[0], "reproduced")
+        self.assertEqual(rep.verdict(self.t, {"level": [good, bad], "direction": up}, "v")[0], "in direction, not level")
         pending = {"level": level(ours="not yet a column", rule="rises"), "pending": "the faithful runs"}
         self.assertEqual(rep.verdict(self.t, pending, "v")[:2], ("not run here", ["pending: the faithful runs"]))
 
