@@ -1,7 +1,7 @@
 #pragma once
 // Samples of a GMT run's evaluation batches, for estimating the induction time of backends too
 // slow to run the full 10,000 iterations (CPU on large data, the faithful GPU path): the fast
-// run writes every k-th generation's batch of modified individuals (flattened) and its totals;
+// run writes every k-th generation's batch of modified individuals (compact trees) and its totals;
 // the slow backend replays sampled batches and scales its time per evaluation by the run's
 // evaluation count. Unlike timing the first K iterations (the paper's footnote a), the sampled
 // batches come from the whole run, so they hold the trees the run actually evaluates.

@@ -1,7 +1,8 @@
 #pragma once
 // The fast path's kernels: per evaluator call one fused statistics pass over the rows
-// for every tree of the batch, a fixed-order merge, a batched solve. Six kernels in one graph (the last two work only
-// for trees with a near-exact leaf fit):
+// for every tree of the batch, a fixed-order merge that also solves each leaf's model in the same block. Five kernels
+// in one graph (the last two work only for trees with a near-exact leaf fit); the `solve` step below runs inside the
+// merge's block (fast_launch.cu, fused_merge.cuh):
 //
 //   init   per-leaf outputs reset (counts 0, key identities, stray counters 0)
 //   fused  grid (tree, chunk of rows): route the chunk's rows through the tree (nodes read through
