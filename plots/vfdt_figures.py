@@ -37,12 +37,13 @@ def curves(doc):
     return out
 
 
-def moa_forest(moa, run):
-    """MOA's forest run over the whole stream of our run (same name, options, length), or None."""
-    d = run["dataset"]
+def moa_forest(moa, dataset):
+    """MOA's forest run over the whole stream named by `dataset` (name and options; a "rows" option,
+    a shorter stream of the same generator, is ignored: MOA's run is the whole stream), or None."""
+    opts = {k: v for k, v in dataset.get("options", {}).items() if k != "rows"}
     for m in (moa or {}).get("runs", []):
-        if (m["mode"] == "forest" and m.get("forest") == "ozabag_adwin" and m["dataset"] == d["name"]
-                and m.get("options", {}) == d.get("options", {}) and m["total_rows"] == d["rows"] == m["instances"]):
+        if (m["mode"] == "forest" and m.get("forest") == "ozabag_adwin" and m["dataset"] == dataset["name"]
+                and m.get("options", {}) == opts and m["instances"] == m["total_rows"]):
             return m
     return None
 
@@ -74,7 +75,9 @@ def main():
             continue
         series = curves(doc)
         runs = ok_runs(doc)
-        m = moa_forest(moa, runs[0]) if runs else None
+        m = moa_forest(moa, runs[0]["dataset"]) if runs else None
+        if m and m["total_rows"] != runs[0]["dataset"]["rows"]:
+            m = None  # our stream is shorter (a smoke run): not the curve MOA drew
         if m:
             series.append((MOA_LABEL, m["curve"]["instances"], m["curve"]["accuracy"], m["curve"]["window_accuracy"]))
         with open(os.path.join(a.out, f"vfdt_fig{n}.csv"), "w", newline="") as f:
@@ -104,12 +107,7 @@ def main():
             pts.setdefault(r["backend"], []).append((r["dataset"]["rows"], r["timing"]["median"], estimated(r)))
         # MOA's clock along its run over the whole stream: the time of its first N instances (ours
         # are streams of N rows of the same generator)
-        m = None
-        if ok_runs(doc):
-            d = ok_runs(doc)[0]["dataset"]
-            opts = {k: v for k, v in d.get("options", {}).items() if k != "rows"}
-            m = next((x for x in (moa or {}).get("runs", []) if x["mode"] == "forest" and x.get("forest") == "ozabag_adwin"
-                      and x["dataset"] == d["name"] and x.get("options", {}) == opts and x["instances"] == x["total_rows"]), None)
+        m = moa_forest(moa, ok_runs(doc)[0]["dataset"]) if ok_runs(doc) else None
         if m and m["curve"].get("eval_cpu_s"):
             pts[MOA_LABEL + " (CPU machine, its clock, along its whole-stream run)"] = [
                 (x, y, False) for x, y in zip(m["curve"]["instances"], m["curve"]["eval_cpu_s"])]
