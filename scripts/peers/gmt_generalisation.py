@@ -117,24 +117,18 @@ def merge(out, parts):
     k = first["cv"]["folds"]
     if [f["fold"] for f in folds] != list(range(k)):
         sys.exit(f"gmt_generalisation merge: the parts hold folds {[f['fold'] for f in folds]}, not each of 0..{k - 1} once")
-    n = sum(f["test"]["rows"] for f in folds)
+    def scores(records):  # the folds' scores pooled as the renderer pools them
+        p = pooled(records)
+        return {"rmse": p["rmse"], "mae": p["mae"], "max_abs_error": p["max_abs_error"]}
 
-    def scores(key):
-        return {"rmse": math.sqrt(sum(f[key]["rmse"] ** 2 * f[key]["rows"] for f in folds) / n),
-                "mae": sum(f[key]["mae"] * f[key]["rows"] for f in folds) / n,
-                "max_abs_error": max(f[key]["max_abs_error"] for f in folds)}
-
-    cv = {"folds": k, "clamp_margin": first["cv"]["clamp_margin"], **scores("test"),
+    cv = {"folds": k, "clamp_margin": first["cv"]["clamp_margin"], **scores([f["test"] for f in folds]),
           "clamped": sum(f["test"].get("clamped", 0) for f in folds)}
     if "unbounded" in first["cv"]:
-        cv["unbounded"] = scores("test_unbounded")
+        cv["unbounded"] = scores([f["test_unbounded"] for f in folds])
     cv["by_clamp_margin"] = []
     for i, e in enumerate(folds[0]["by_clamp_margin"]):
-        ms = [f["by_clamp_margin"][i] for f in folds]
         cv["by_clamp_margin"].append({"clamp_margin": e["clamp_margin"],
-                                      "rmse": math.sqrt(sum(m["rmse"] ** 2 * f["test"]["rows"] for m, f in zip(ms, folds)) / n),
-                                      "mae": sum(m["mae"] * f["test"]["rows"] for m, f in zip(ms, folds)) / n,
-                                      "max_abs_error": max(m["max_abs_error"] for m in ms)})
+                                      **scores([dict(f["by_clamp_margin"][i], rows=f["test"]["rows"]) for f in folds])})
     for name, field in (("mean_leaves", "leaves"), ("mean_attributes_in_models", "attributes_in_models"), ("mean_seconds", "seconds")):
         cv[name] = statistics.mean(f[field] for f in folds)
     cv["per_fold"] = folds
