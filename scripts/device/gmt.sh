@@ -333,14 +333,14 @@ if has generalisation; then
   jobs_file="$(mktemp)"
   PART="${GMT_GEN_PART_FOLDS:-2}"
   gen_in_parts() { case " ${GMT_GEN_PART_SETS-elnino} " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+  part_ranges() { local a; for ((a = 0; a < 10; a += PART)); do echo "$a-$(( a + PART - 1 < 9 ? a + PART - 1 : 9 ))"; done; }
   for seed in ${GMT_GEN_SEEDS:-1 2 3}; do
     for v in ${GMT_GEN_VARIANTS:-rule_off:rows_per_param=0 rule:rows_per_param=1}; do
       for ds in ${GMT_GEN_SETS:-armchair10k 2dplanes elevators cal_housing fried house8l house16h pol mv elnino}; do
         [ -s "$GEN/${v%%:*}/s$seed/$ds.json" ] && continue
         if gen_in_parts "$ds"; then
-          for ((a = 0; a < 10; a += PART)); do
-            b=$(( a + PART - 1 < 9 ? a + PART - 1 : 9 ))
-            [ -s "$GEN/${v%%:*}/s$seed/$ds.part$a-$b.json" ] || echo "$seed $v $ds $a-$b" >> "$jobs_file"
+          for r in $(part_ranges); do
+            [ -s "$GEN/${v%%:*}/s$seed/$ds.part$r.json" ] || echo "$seed $v $ds $r" >> "$jobs_file"
           done
         else
           echo "$seed $v $ds -" >> "$jobs_file"
@@ -378,11 +378,10 @@ PYEOF
       rm -f "$dir/$stem.json.tmp"
       stamp "   $name seed $seed $stem: $(( $(date +%s) - t0 )) s"
       if [ "$folds" != - ]; then  # the whole run once every part is there
-        local parts=() a b
-        for ((a = 0; a < 10; a += PART)); do
-          b=$(( a + PART - 1 < 9 ? a + PART - 1 : 9 ))
-          [ -s "$dir/$ds.part$a-$b.json" ] || return 0
-          parts+=("$dir/$ds.part$a-$b.json")
+        local parts=() r
+        for r in $(part_ranges); do
+          [ -s "$dir/$ds.part$r.json" ] || return 0
+          parts+=("$dir/$ds.part$r.json")
         done
         python3 "$ROOT/scripts/peers/gmt_generalisation.py" merge "$dir/$ds.json" "${parts[@]}" || return 1
       fi
