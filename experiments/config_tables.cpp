@@ -140,8 +140,8 @@ class TableChecker {
     for (std::size_t i = 0; i < t_["columns"].size(); ++i) check_column(t_["columns"][i], index_path(cols_path, i));
     // Ratio and product operands must name other columns (checked after all labels are known).
     for (std::size_t i = 0; i < t_["columns"].size(); ++i) {
-      if (t_["columns"][i].contains("ratio")) check_ratio(t_["columns"][i], join_path(index_path(cols_path, i), "ratio"));
-      if (t_["columns"][i].contains("product")) check_product(t_["columns"][i], join_path(index_path(cols_path, i), "product"));
+      for (const char* key : {"ratio", "product"})
+        if (t_["columns"][i].contains(key)) check_operands(t_["columns"][i], key, join_path(index_path(cols_path, i), key));
     }
     if (t_.contains("notes")) {
       c_.array(t_["notes"], join_path(path_, "notes"), false);
@@ -224,32 +224,23 @@ class TableChecker {
     if (col.contains("paper")) check_paper_col(col["paper"], join_path(p, "paper"));
   }
 
-  void check_ratio(const ojson& col, const std::string& p) const {
-    c_.array(col["ratio"], p);
-    if (col["ratio"].size() != 2) c_.fail(p, "expected [numerator label, denominator label]");
+  // A ratio divides two value columns; a product multiplies two ratio columns (a chained ratio,
+  // e.g. MOA / ours on one machine times ours / GPU on another).
+  void check_operands(const ojson& col, const char* key, const std::string& p) const {
+    const bool product = std::string(key) == "product";
+    c_.array(col[key], p);
+    if (col[key].size() != 2)
+      c_.fail(p, product ? "expected [ratio label, ratio label]" : "expected [numerator label, denominator label]");
     for (std::size_t k = 0; k < 2; ++k) {
-      const std::string l = c_.string(col["ratio"][k], index_path(p, k));
-      if (l == col["label"].get<std::string>()) c_.fail(index_path(p, k), "a ratio cannot refer to its own column");
+      const std::string l = c_.string(col[key][k], index_path(p, k));
+      if (l == col["label"].get<std::string>()) c_.fail(index_path(p, k), std::string("a ") + key + " cannot refer to its own column");
       if (std::find(labels_.begin(), labels_.end(), l) == labels_.end())
         c_.fail(index_path(p, k), "no column labelled '" + l + "'" + suggest(l, labels_));
-      for (const auto& other : t_["columns"])
-        if (other["label"] == l && other.contains("ratio"))
-          c_.fail(index_path(p, k), "column '" + l + "' is itself a ratio; ratios take value columns");
-    }
-  }
-
-  // A product chains two ratio columns (e.g. MOA / ours on one machine times ours / GPU on another).
-  void check_product(const ojson& col, const std::string& p) const {
-    c_.array(col["product"], p);
-    if (col["product"].size() != 2) c_.fail(p, "expected [ratio label, ratio label]");
-    for (std::size_t k = 0; k < 2; ++k) {
-      const std::string l = c_.string(col["product"][k], index_path(p, k));
       bool is_ratio = false;
       for (const auto& other : t_["columns"])
         if (other["label"] == l) is_ratio = other.contains("ratio");
-      if (std::find(labels_.begin(), labels_.end(), l) == labels_.end())
-        c_.fail(index_path(p, k), "no column labelled '" + l + "'" + suggest(l, labels_));
-      if (!is_ratio) c_.fail(index_path(p, k), "column '" + l + "' is not a ratio; a product multiplies two ratio columns");
+      if (!product && is_ratio) c_.fail(index_path(p, k), "column '" + l + "' is itself a ratio; ratios take value columns");
+      if (product && !is_ratio) c_.fail(index_path(p, k), "column '" + l + "' is not a ratio; a product multiplies two ratio columns");
     }
   }
 
