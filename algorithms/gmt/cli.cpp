@@ -217,10 +217,22 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
       double se = 0, ae = 0, se_u = 0, ae_u = 0, max_err = 0, max_err_u = 0, leaves = 0, attrs = 0, secs = 0;
       std::int64_t clamped = 0;
       std::size_t n = 0;
-      // The same folds' test scores under other clamp margins (scoring only: the trees do not
-      // depend on the margin), so a study can choose the margin from one run.
-      const double sweep[] = {0.0, 0.05, 0.1, 0.25, 0.5};
-      double sweep_se[5] = {}, sweep_ae[5] = {}, sweep_max[5] = {};
+      // The same folds' test scores under other clamp margins and smoothing constants (scoring
+      // only: the trees depend on neither), so a study can choose both from one run.
+      const std::vector<double> sweep_margin{0.0, 0.05, 0.1, 0.25, 0.5};
+      const std::vector<double> grid_k{0.0, 5.0, 15.0, 30.0, 60.0, 120.0}, grid_margin{-1.0, 0.0, 0.05, 0.1, 0.25, 0.5};
+      struct Pool {
+        double se = 0, ae = 0, max = 0;
+        void add(const Scores& s) {
+          se += s.rmse * s.rmse * double(s.rows);
+          ae += s.mae * double(s.rows);
+          max = std::max(max, s.max_abs_error);
+        }
+      };
+      std::vector<Pool> sweep(sweep_margin.size()), grid(grid_k.size() * grid_margin.size());
+      auto point = [](const char* k1, double v1, const char* k2, double v2, const Scores& s) {
+        return nlohmann::ordered_json{{k1, v1}, {k2, v2}, {"rmse", s.rmse}, {"mae", s.mae}, {"max_abs_error", s.max_abs_error}};
+      };
       auto folds = nlohmann::ordered_json::array();
       std::vector<int> run_folds = a.cv_folds;
       if (run_folds.empty())
@@ -234,17 +246,28 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         p.seed = a.seed + static_cast<std::uint64_t>(k);
         auto e = make_eval();
         TrainResult r = train(dtr, p, *e, !a.quiet);
+        const NodeModels nm = node_models(r.best.tree, dtr, a.typed.eval.rank_tol, a.typed.eval.rows_per_param);
+        const Tree tree = smoothed(r.best.tree, nm, a.typed.smoothing);
+        // (smoothing changes the leaf models, not the routing: the leaves' target ranges are the same)
         const PredictionBounds b = prediction_bounds(r.best.tree, dtr, a.typed.clamp_margin);
-        const Scores s = score(r.best.tree, dte, 0.0, &b), su = score(r.best.tree, dte);
-        auto fold_margins = nlohmann::ordered_json::array();
-        for (int m = 0; m < 5; ++m) {
+        const Scores s = score(tree, dte, 0.0, &b), su = score(tree, dte);
+        auto fold_margins = nlohmann::ordered_json::array(), fold_grid = nlohmann::ordered_json::array();
+        for (std::size_t m = 0; m < sweep_margin.size(); ++m) {
           PredictionBounds bm = b;
-          bm.margin = sweep[m];
-          const Scores sm = score(r.best.tree, dte, 0.0, &bm);
-          sweep_se[m] += sm.rmse * sm.rmse * double(sm.rows);
-          sweep_ae[m] += sm.mae * double(sm.rows);
-          sweep_max[m] = std::max(sweep_max[m], sm.max_abs_error);
-          fold_margins.push_back({{"clamp_margin", sweep[m]}, {"rmse", sm.rmse}, {"mae", sm.mae}, {"max_abs_error", sm.max_abs_error}});
+          bm.margin = sweep_margin[m];
+          const Scores sm = score(tree, dte, 0.0, &bm);
+          sweep[m].add(sm);
+          fold_margins.push_back(point("clamp_margin", sweep_margin[m], "smoothing", a.typed.smoothing, sm));
+        }
+        for (std::size_t g = 0; g < grid_k.size(); ++g) {
+          const Tree tk = smoothed(r.best.tree, nm, grid_k[g]);
+          for (std::size_t m = 0; m < grid_margin.size(); ++m) {
+            PredictionBounds bm = b;
+            bm.margin = grid_margin[m];
+            const Scores sm = score(tk, dte, 0.0, &bm);
+            grid[g * grid_margin.size() + m].add(sm);
+            fold_grid.push_back(point("smoothing", grid_k[g], "clamp_margin", grid_margin[m], sm));
+          }
         }
         se += s.rmse * s.rmse * double(s.rows);
         ae += s.mae * double(s.rows);
@@ -264,18 +287,31 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         f["iterations"] = r.summary.iterations;
         f["seconds"] = r.seconds;
         f["by_clamp_margin"] = std::move(fold_margins);
+        f["by_smoothing_and_clamp"] = std::move(fold_grid);
         folds.push_back(std::move(f));
       }
-      nlohmann::ordered_json cv = {{"folds", a.cv}, {"clamp_margin", a.typed.clamp_margin}, {"rmse", std::sqrt(se / double(n))},
+      nlohmann::ordered_json cv = {{"folds", a.cv}, {"clamp_margin", a.typed.clamp_margin}, {"smoothing", a.typed.smoothing}, {"rmse", std::sqrt(se / double(n))},
                                    {"mae", ae / double(n)}, {"max_abs_error", max_err}, {"clamped", clamped}};
       if (!a.cv_folds.empty()) cv["folds_run"] = a.cv_folds;  // a part: these folds' scores only
       if (a.typed.clamp_margin >= 0.0)
         cv["unbounded"] = {{"rmse", std::sqrt(se_u / double(n))}, {"mae", ae_u / double(n)}, {"max_abs_error", max_err_u}};
-      auto by_margin = nlohmann::ordered_json::array();
-      for (int m = 0; m < 5; ++m)
-        by_margin.push_back({{"clamp_margin", sweep[m]}, {"rmse", std::sqrt(sweep_se[m] / double(n))}, {"mae", sweep_ae[m] / double(n)},
-                             {"max_abs_error", sweep_max[m]}});
+      auto pooled = [&](const Pool& q) {
+        return nlohmann::ordered_json{{"rmse", std::sqrt(q.se / double(n))}, {"mae", q.ae / double(n)}, {"max_abs_error", q.max}};
+      };
+      auto by_margin = nlohmann::ordered_json::array(), by_grid = nlohmann::ordered_json::array();
+      for (std::size_t m = 0; m < sweep_margin.size(); ++m) {
+        nlohmann::ordered_json e = {{"clamp_margin", sweep_margin[m]}, {"smoothing", a.typed.smoothing}};
+        e.update(pooled(sweep[m]));
+        by_margin.push_back(std::move(e));
+      }
+      for (std::size_t g = 0; g < grid_k.size(); ++g)
+        for (std::size_t m = 0; m < grid_margin.size(); ++m) {
+          nlohmann::ordered_json e = {{"smoothing", grid_k[g]}, {"clamp_margin", grid_margin[m]}};
+          e.update(pooled(grid[g * grid_margin.size() + m]));
+          by_grid.push_back(std::move(e));
+        }
       cv["by_clamp_margin"] = by_margin;
+      cv["by_smoothing_and_clamp"] = by_grid;
       cv["mean_leaves"] = leaves / nf;
       cv["mean_attributes_in_models"] = attrs / nf;
       cv["mean_seconds"] = secs / nf;
@@ -299,7 +335,9 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     p.seed = a.seed;
     auto e = make_eval();
     TrainResult r = train(data, p, *e, !a.quiet);
-    const Tree& root = r.best.tree;
+    // The tree that predicts (smoothed when smoothing > 0: same tests, blended leaf models); sizes
+    // are the evolved tree's.
+    const Tree root = prediction_tree(r.best.tree, data, a.typed.smoothing, a.typed.eval);
     const PredictionBounds bounds = prediction_bounds(root, data, a.typed.clamp_margin);
     const Scores s_train = score(root, data);
     std::printf("GMT model tree (%s, backend %s, %d iterations, fitness %s)\n\n%s\n", data.name().c_str(), a.backend.c_str(),
@@ -309,7 +347,8 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     metrics["train"] = scores_json(s_train);
     metrics["leaves"] = count_leaves(root);
     metrics["internal_nodes"] = count_internal(root);
-    metrics["attributes_in_models"] = count_model_attributes(root);
+    metrics["attributes_in_models"] = count_model_attributes(r.best.tree);
+    metrics["smoothing"] = a.typed.smoothing;
     metrics["iterations"] = r.summary.iterations;
     metrics["stop_reason"] = r.summary.stop_reason;
     metrics["thresholds_centered"] = r.thresholds_centered;
@@ -339,7 +378,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     const std::string model_path = a.model_out.empty() ? default_model_path("gmt", data.name()) : a.model_out;
     nlohmann::ordered_json info = {{"backend", a.backend}, {"seed", a.seed}, {"iterations", r.summary.iterations},
                                    {"fitness", r.best.fitness}, {"train_rmse", s_train.rmse}};
-    write_json(model_path, model_json(root, data, info, impute, &bounds));
+    write_json(model_path, model_json(root, data, info, impute, &bounds, a.typed.smoothing));
     std::printf("model written to %s\n", model_path.c_str());
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
     return 0;
@@ -377,7 +416,7 @@ int predict_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     }
     if (!a.metrics_out.empty()) {
       nlohmann::ordered_json m = {{"model", a.model_in}, {"dataset", data.name()}, {"test", scores_json(s)},
-                                  {"bounded", bounds.on()},
+                                  {"bounded", bounds.on()}, {"smoothing", j.value("smoothing", 0.0)},
                                   {"leaves", count_leaves(root)}, {"attributes_in_models", count_model_attributes(root)}};
       write_json(a.metrics_out, m);
     }

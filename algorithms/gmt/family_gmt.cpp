@@ -381,12 +381,13 @@ class GmtTimedCase final : public TimedCase {
       // gross errors: |error| > 10 x the training RMSE (a row routed to the wrong leaf model)
       const double gross = 10.0 * st.rmse;
       const PredictionBounds bounds = prediction_bounds(root, train, c_.clamp_margin);
-      const Scores sv = score(root, *test_ds, gross, &bounds);
+      const Scores sv = score(prediction_tree(root, train, c_.smoothing, c_.eval), *test_ds, gross, &bounds);
       res.metrics["test_rmse"] = sv.rmse;
       res.metrics["test_mae"] = sv.mae;
       res.metrics["test_max_abs_error"] = sv.max_abs_error;
       res.metrics["test_clamped"] = sv.clamped;
       res.metrics["clamp_margin"] = c_.clamp_margin;
+      res.metrics["smoothing"] = c_.smoothing;
       res.metrics["test_gross_errors"] = sv.gross;
       res.metrics["test_gross_threshold"] = gross;
       res.metrics["test_rmse_without_gross"] = sv.rmse_without_gross;

@@ -10,6 +10,8 @@
 
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
+#include "algorithms/gmt/eval_steps.hpp"
+#include "algorithms/gmt/leaf_stats.hpp"
 
 namespace gpudm {
 namespace gmt {
@@ -52,6 +54,116 @@ double predict(const Tree& tree, const PredictionBounds* bounds, const Dataset& 
   if (clamped) *clamped = false;
   if (!bounds || !bounds->on()) return tree.predict(d, row);
   return bounds->clamp(tree.route(d, row), tree.predict(d, row), clamped);
+}
+
+NodeModels node_models(const Tree& tree, const Dataset& train, double rank_tol, double rows_per_param) {
+  const auto nn = static_cast<std::size_t>(tree.size());
+  NodeModels m;
+  m.count.assign(nn, 0);
+  m.attrs.assign(nn, {});
+  m.coef.assign(nn, {});
+  // Every node's rows (a row belongs to its leaf and each ancestor), in row order.
+  std::vector<std::vector<std::size_t>> rows(nn);
+  for (std::size_t r = 0; r < train.rows(); ++r)
+    for (int i = tree.route(train, r); i >= 0; i = tree.node(i).parent) rows[static_cast<std::size_t>(i)].push_back(r);
+  // The attributes a subtree uses (tests and leaf models), children before parents: the array is
+  // breadth-first, so a reverse sweep meets every child before its parent.
+  std::vector<std::vector<int>> used(nn);
+  for (int i = tree.size() - 1; i >= 0; --i) {
+    const TreeNode& n = tree.node(i);
+    auto& u = used[static_cast<std::size_t>(i)];
+    if (n.is_leaf()) {
+      for (int a : tree.attrs(i)) u.push_back(a);
+    } else {
+      u = used[static_cast<std::size_t>(n.left)];
+      u.insert(u.end(), used[static_cast<std::size_t>(n.right())].begin(), used[static_cast<std::size_t>(n.right())].end());
+      u.push_back(n.attr);
+      std::sort(u.begin(), u.end());
+      u.erase(std::unique(u.begin(), u.end()), u.end());
+    }
+  }
+  std::vector<double> s, coef;
+  for (int i = 0; i < tree.size(); ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    const auto& rs = rows[k];
+    m.count[k] = static_cast<std::int64_t>(rs.size());
+    if (tree.node(i).is_leaf()) {
+      const auto c = tree.coef(i);
+      if (!c.empty()) {
+        m.attrs[k].assign(tree.attrs(i).begin(), tree.attrs(i).end());
+        m.coef[k].assign(c.begin(), c.end());
+      }
+      continue;
+    }
+    if (rs.empty()) continue;  // (an internal node always has rows when its leaves have)
+    // [1, x_a..., y] column-major, then the leaves' least squares and rank rule.
+    const auto& a = used[k];
+    const int p = static_cast<int>(a.size()) + 1;
+    const auto n = static_cast<std::int64_t>(rs.size());
+    s.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(p + 1), 0.0);
+    for (std::int64_t t = 0; t < n; ++t) {
+      const std::size_t r = rs[static_cast<std::size_t>(t)];
+      s[static_cast<std::size_t>(t)] = 1.0;
+      for (int j = 0; j < p - 1; ++j)
+        s[static_cast<std::size_t>((j + 1) * n + t)] = static_cast<double>(train.at(r, static_cast<std::size_t>(a[static_cast<std::size_t>(j)])));
+      s[static_cast<std::size_t>(p * n + t)] = static_cast<double>(train.target(r));
+    }
+    coef.assign(static_cast<std::size_t>(p), 0.0);
+    double sse = 0.0;
+    const int max_params =
+        static_cast<int>(std::min<long long>(std::numeric_limits<int>::max(), leafstats::max_leaf_params(n, rows_per_param)));
+    least_squares_rank_rule(s.data(), n, p, rank_tol, coef.data(), &sse, max_params);
+    m.coef[k].push_back(coef[0]);
+    for (int j = 0; j < p - 1; ++j)
+      if (coef[static_cast<std::size_t>(j + 1)] != 0.0) {
+        m.attrs[k].push_back(a[static_cast<std::size_t>(j)]);
+        m.coef[k].push_back(coef[static_cast<std::size_t>(j + 1)]);
+      }
+  }
+  return m;
+}
+
+Tree smoothed(const Tree& tree, const NodeModels& m, double k) {
+  Tree out = tree;
+  if (!(k > 0.0)) return out;
+  GPUDM_REQUIRE(m.count.size() == static_cast<std::size_t>(tree.size()), "gmt: smoothing needs the models of this tree's nodes");
+  int cols = 0;
+  for (const auto& a : m.attrs)
+    for (int x : a) cols = std::max(cols, x + 1);
+  for (int i = 0; i < tree.size(); ++i)
+    if (tree.node(i).is_leaf())
+      for (int x : tree.attrs(i)) cols = std::max(cols, x + 1);
+  std::vector<double> w(static_cast<std::size_t>(cols) + 1);
+  auto add = [&](std::size_t node, double f) {
+    const auto& c = m.coef[node];
+    if (c.empty()) return;
+    w[0] += f * c[0];
+    for (std::size_t j = 0; j < m.attrs[node].size(); ++j) w[static_cast<std::size_t>(m.attrs[node][j]) + 1] += f * c[j + 1];
+  };
+  for (int l = 0; l < tree.size(); ++l) {
+    if (!tree.node(l).is_leaf()) continue;
+    std::fill(w.begin(), w.end(), 0.0);
+    add(static_cast<std::size_t>(l), 1.0);
+    for (int c = l, p = tree.node(l).parent; p >= 0; c = p, p = tree.node(p).parent) {
+      const double n = static_cast<double>(m.count[static_cast<std::size_t>(c)]);
+      for (double& v : w) v *= n / (n + k);
+      add(static_cast<std::size_t>(p), k / (n + k));
+    }
+    std::vector<int> attrs;
+    std::vector<double> coef{w[0]};
+    for (int a = 0; a < cols; ++a)
+      if (w[static_cast<std::size_t>(a) + 1] != 0.0) {
+        attrs.push_back(a);
+        coef.push_back(w[static_cast<std::size_t>(a) + 1]);
+      }
+    out.set_fit(l, attrs, coef, static_cast<int>(coef.size()));
+  }
+  return out;
+}
+
+Tree prediction_tree(const Tree& tree, const Dataset& train, double k, const EvalOptions& opt) {
+  if (!(k > 0.0)) return tree;
+  return smoothed(tree, node_models(tree, train, opt.rank_tol, opt.rows_per_param), k);
 }
 
 Scores score(const Tree& tree, const Dataset& d, double gross_threshold, const PredictionBounds* bounds) {
@@ -122,7 +234,7 @@ std::vector<double> model_imputation(const nlohmann::json& j) {
 }
 
 nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const nlohmann::ordered_json& info,
-                                  const std::vector<double>& impute, const PredictionBounds* bounds) {
+                                  const std::vector<double>& impute, const PredictionBounds* bounds, double smoothing) {
   nlohmann::ordered_json j;
   j["format"] = kModelFormat;
   j["version"] = kModelVersion;
@@ -133,6 +245,7 @@ nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const 
   j["attributes_in_models"] = count_model_attributes(root);
   j["info"] = info;
   if (!impute.empty()) j["impute_missing"] = impute;
+  if (smoothing > 0.0) j["smoothing"] = smoothing;
   j["tree"] = to_json(root, train);
   if (bounds && bounds->on()) {
     auto leaves = nlohmann::ordered_json::array();

@@ -36,6 +36,28 @@ PredictionBounds prediction_bounds(const Tree& tree, const Dataset& train, doubl
 // The tree's prediction for a row, clamped by `bounds` when given and on.
 double predict(const Tree& tree, const PredictionBounds* bounds, const Dataset& d, std::size_t row, bool* clamped = nullptr);
 
+// M5's smoothing (Quinlan 1992, "Learning with continuous classes"; Wang & Witten 1997): a leaf's
+// prediction is passed up to the root and, at each node S on the way, blended with a linear model
+// fitted on S's training rows: p <- (n_i p + k M_S) / (n_i + k), n_i the training rows of the
+// child the row came from. Leaf models fitted on few rows are pulled toward the models of larger
+// subsets. A blend of linear models is linear, so, as Weka's M5P does, the smoothed tree is the
+// same tree with each leaf's model replaced by the blend of the models on its path: predictions,
+// bounds and the model file need nothing else. Prediction only, never in the fitness.
+struct NodeModels {
+  std::vector<std::int64_t> count;             // training rows per node
+  std::vector<std::vector<int>> attrs;         // per node: the model's attributes (ascending)
+  std::vector<std::vector<double>> coef;       // per node: intercept, then per attribute
+};
+// The internal nodes' models of `tree` (M5: least squares on the node's rows over the attributes
+// that the subtree's tests and leaf models use, with the leaves' rank rule and rows_per_param
+// limit), and the leaves' own models. Independent of k: one fit serves every smoothing constant.
+NodeModels node_models(const Tree& tree, const Dataset& train, double rank_tol, double rows_per_param);
+// `tree` with every leaf's model replaced by its smoothed model at constant k (k <= 0: `tree`).
+Tree smoothed(const Tree& tree, const NodeModels& m, double k);
+// The tree that predicts: `tree` smoothed at k with node models fitted on `train` under the
+// evaluator's rank rule and rows_per_param (k <= 0: `tree` itself, no fit).
+Tree prediction_tree(const Tree& tree, const Dataset& train, double k, const EvalOptions& opt);
+
 struct Scores {
   std::int64_t rows = 0;
   double rmse = 0.0, mae = 0.0;
@@ -65,14 +87,17 @@ inline const char* prepare_phase(const ModelTreeEvaluator& e) { return e.capabil
 // Trains GMT on `train` with the given backend evaluator.
 TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
 
-// Model file: {"format": "gpudm-gmt-model", "version": 3, "attributes": [{name, kind, values
+// Model file: {"format": "gpudm-gmt-model", "version": 4, "attributes": [{name, kind, values
 // (nominal: category names)}], "tree": {...}, "bounds": {"margin", "range": [lo, hi], "leaves":
-// [[lo, hi] per leaf in the tree's preorder]}, ...}. Version 1 listed the attribute names only;
-// versions 1 and 2 have no bounds (their predictions are not clamped).
+// [[lo, hi] per leaf in the tree's preorder]}, "smoothing": k, ...}. Version 1 listed the attribute
+// names only; versions 1 and 2 have no bounds (their predictions are not clamped); version 4 adds
+// "smoothing" (the tree's leaf models are the smoothed ones; absent or 0: not smoothed), which a
+// reader needs only to say so: the tree predicts as it is.
 inline constexpr const char* kModelFormat = "gpudm-gmt-model";
-inline constexpr int kModelVersion = 3;
+inline constexpr int kModelVersion = 4;
 nlohmann::ordered_json model_json(const Tree& root, const Dataset& train, const nlohmann::ordered_json& info,
-                                  const std::vector<double>& impute = {}, const PredictionBounds* bounds = nullptr);
+                                  const std::vector<double>& impute = {}, const PredictionBounds* bounds = nullptr,
+                                  double smoothing = 0.0);
 // The bounds a model file stores for `tree` (the tree read from the same file); none: off.
 PredictionBounds model_bounds(const nlohmann::json& j, const Tree& tree, const std::string& path);
 // The imputation values stored in a model file (empty when the training data had none missing).

@@ -109,7 +109,7 @@ def merge(out, parts):
     docs = [json.load(open(p)) for p in parts]
     first = docs[0]
     key = lambda d: (d["dataset"], d["backend"], d["seed"], json.dumps(d["params"], sort_keys=True), d["cv"]["folds"],
-                     d["cv"]["clamp_margin"])
+                     d["cv"]["clamp_margin"], d["cv"].get("smoothing", 0.0))
     for p, d in zip(parts, docs):
         if key(d) != key(first):
             sys.exit(f"gmt_generalisation merge: {p} is a part of another run than {parts[0]}")
@@ -121,14 +121,17 @@ def merge(out, parts):
         p = pooled(records)
         return {"rmse": p["rmse"], "mae": p["mae"], "max_abs_error": p["max_abs_error"]}
 
-    cv = {"folds": k, "clamp_margin": first["cv"]["clamp_margin"], **scores([f["test"] for f in folds]),
+    cv = {"folds": k, "clamp_margin": first["cv"]["clamp_margin"], "smoothing": first["cv"].get("smoothing", 0.0), **scores([f["test"] for f in folds]),
           "clamped": sum(f["test"].get("clamped", 0) for f in folds)}
     if "unbounded" in first["cv"]:
         cv["unbounded"] = scores([f["test_unbounded"] for f in folds])
-    cv["by_clamp_margin"] = []
-    for i, e in enumerate(folds[0]["by_clamp_margin"]):
-        cv["by_clamp_margin"].append({"clamp_margin": e["clamp_margin"],
-                                      **scores([dict(f["by_clamp_margin"][i], rows=f["test"]["rows"]) for f in folds])})
+    for sweep in ("by_clamp_margin", "by_smoothing_and_clamp"):  # (runs before smoothing have no grid)
+        if sweep not in folds[0]:
+            continue
+        cv[sweep] = []
+        for i, e in enumerate(folds[0][sweep]):
+            point = {k2: v for k2, v in e.items() if k2 in ("clamp_margin", "smoothing")}
+            cv[sweep].append({**point, **scores([dict(f[sweep][i], rows=f["test"]["rows"]) for f in folds])})
     for name, field in (("mean_leaves", "leaves"), ("mean_attributes_in_models", "attributes_in_models"), ("mean_seconds", "seconds")):
         cv[name] = statistics.mean(f[field] for f in folds)
     cv["per_fold"] = folds

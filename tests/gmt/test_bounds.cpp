@@ -1,5 +1,5 @@
-// The leaf rule (fewer model parameters than rows), bounded predictions (Cubist's clamp), their
-// model-file form, and the cross-validation folds every learner of a study shares.
+// The leaf rule (fewer model parameters than rows), bounded predictions (Cubist's clamp), M5's
+// smoothing, their model-file form, and the cross-validation folds every learner of a study shares.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -127,7 +127,8 @@ TEST(GmtBounds, TheModelFileKeepsTheBoundsAndOlderVersionsLoadUnbounded) {
   t.set_fit(2, {0}, {0.0, 10.0}, 2);
   const PredictionBounds b = prediction_bounds(t, train, 0.05);
   const auto j = nlohmann::json::parse(model_json(t, train, {}, {}, &b).dump());
-  EXPECT_EQ(j["version"], 3);
+  EXPECT_EQ(j["version"], 4);
+  EXPECT_FALSE(j.contains("smoothing"));
   Dataset test = gmt_test::make_dataset(50, 1, 6, slope);
   for (std::size_t r = 0; r < test.rows(); r += 2) test.column(0)[r] *= 4.0f;  // some far out
   const Tree back = model_from_json(j, test, "m.json");
@@ -153,7 +154,7 @@ TEST(GmtBounds, TheModelFileKeepsTheBoundsAndOlderVersionsLoadUnbounded) {
   bad["bounds"]["range"] = {3.0, 1.0};
   EXPECT_THROW(model_bounds(bad, back, "bad.json"), Error);
   bad = j;
-  bad["version"] = 4;
+  bad["version"] = 5;
   EXPECT_THROW(model_from_json(bad, test, "bad.json"), Error);
 }
 
@@ -201,6 +202,23 @@ TEST(GmtBounds, CliCrossValidationRecordsTheFoldsAndBothScores) {
     EXPECT_LE(f["test"]["max_abs_error"].get<double>(), f["test_unbounded"]["max_abs_error"].get<double>() + 1e-12);
   }
   EXPECT_EQ(m["cv"]["clamp_margin"], 0.1);
+  // The grid of smoothing constants x clamp margins: its (run's smoothing, run's margin) point is
+  // the run's score, its (run's smoothing, no clamp) point the unbounded one.
+  const auto& grid = m["cv"]["by_smoothing_and_clamp"];
+  ASSERT_EQ(grid.size(), 36u);
+  int matched = 0;
+  for (const auto& g : grid) {
+    if (g["smoothing"] != 0.0) continue;
+    if (g["clamp_margin"] == 0.1) {
+      EXPECT_DOUBLE_EQ(g["rmse"].get<double>(), m["cv"]["rmse"].get<double>());
+      ++matched;
+    }
+    if (g["clamp_margin"] == -1.0) {
+      EXPECT_DOUBLE_EQ(g["rmse"].get<double>(), m["cv"]["unbounded"]["rmse"].get<double>());
+      ++matched;
+    }
+  }
+  EXPECT_EQ(matched, 2);
   EXPECT_TRUE(m["cv"].contains("unbounded"));
   EXPECT_FALSE(m.contains("leaves"));                 // no final model
   EXPECT_FALSE(std::ifstream(model).good());
@@ -223,9 +241,75 @@ TEST(GmtBounds, CliCrossValidationRecordsTheFoldsAndBothScores) {
     EXPECT_EQ(f["test"], whole["test"]);
     EXPECT_EQ(f["leaves"], whole["leaves"]);
     EXPECT_EQ(f["by_clamp_margin"], whole["by_clamp_margin"]);
+    EXPECT_EQ(f["by_smoothing_and_clamp"], whole["by_smoothing_and_clamp"]);
   }
   EXPECT_EQ(pm["cv"]["per_fold"][0]["fold"], 2);
   for (const char* bad : {"3", "1-0", "0,0", "x", "0-1,1"})
     EXPECT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-only", "--cv-folds", bad, "--quiet"}, env), 2) << bad;
   EXPECT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-folds", "0", "--quiet"}, env), 2);  // needs --cv-only
+}
+
+namespace {
+double plane(const std::vector<double>& x) { return 1.0 + 2.0 * x[0] - 3.0 * x[1]; }
+// A two-level tree over two attributes with hand-set leaf models that differ from the data's plane.
+Tree three_leaves() {
+  Tree t = Tree::join(0, 0.5f, Tree::leaf({0}), Tree::join(1, 0.3f, Tree::leaf({}), Tree::leaf({0, 1})));
+  for (int i = 0; i < t.size(); ++i) {
+    if (!t.node(i).is_leaf()) continue;
+    const auto a = t.attrs(i);
+    std::vector<int> attrs(a.begin(), a.end());
+    std::vector<double> c{0.5 + i};
+    for (std::size_t k = 0; k < attrs.size(); ++k) c.push_back(1.0 + static_cast<double>(k) + 0.25 * i);
+    t.set_fit(i, attrs, c, static_cast<int>(c.size()));
+  }
+  return t;
+}
+double model_at(const NodeModels& m, int node, const Dataset& d, std::size_t r) {
+  const auto k = static_cast<std::size_t>(node);
+  double y = m.coef[k][0];
+  for (std::size_t j = 0; j < m.attrs[k].size(); ++j) y += m.coef[k][j + 1] * d.at(r, static_cast<std::size_t>(m.attrs[k][j]));
+  return y;
+}
+}  // namespace
+
+TEST(GmtSmoothing, InternalModelsAreLeastSquaresOnTheNodesRowsAndLeavesBlendUpToTheRoot) {
+  const Dataset train = gmt_test::make_dataset(600, 2, 11, plane);  // y exactly on a plane
+  const Tree t = three_leaves();
+  const NodeModels m = node_models(t, train, 1e-9, 1.0);
+  ASSERT_EQ(m.count.size(), static_cast<std::size_t>(t.size()));
+  EXPECT_EQ(m.count[0], 600);
+  EXPECT_EQ(m.count[static_cast<std::size_t>(t.node(0).left)] + m.count[static_cast<std::size_t>(t.node(0).right())], 600);
+  // The root's model is the least-squares plane of all rows (the attributes its subtree uses: both).
+  ASSERT_EQ(m.attrs[0], (std::vector<int>{0, 1}));
+  EXPECT_NEAR(m.coef[0][0], 1.0, 1e-6);  // (targets are floats)
+  EXPECT_NEAR(m.coef[0][1], 2.0, 1e-6);
+  EXPECT_NEAR(m.coef[0][2], -3.0, 1e-6);
+  // k = 0: the tree itself.
+  EXPECT_TRUE(smoothed(t, m, 0.0).same_model(t));
+  // The smoothed tree predicts M5's recursion, computed here value by value.
+  const Dataset test = gmt_test::make_dataset(200, 2, 12, plane);
+  for (const double k : {5.0, 15.0}) {
+    const Tree s = smoothed(t, m, k);
+    for (std::size_t r = 0; r < test.rows(); ++r) {
+      const int leaf = t.route(test, r);
+      EXPECT_EQ(s.route(test, r), leaf);
+      double p = t.predict(test, r);
+      for (int c = leaf, q = t.node(leaf).parent; q >= 0; c = q, q = t.node(q).parent) {
+        const double n = static_cast<double>(m.count[static_cast<std::size_t>(c)]);
+        p = (n * p + k * model_at(m, q, test, r)) / (n + k);
+      }
+      EXPECT_NEAR(s.predict(test, r), p, 1e-9 * (1.0 + std::fabs(p))) << "k " << k << " row " << r;
+    }
+  }
+  // A very large k: every leaf predicts the root's plane, here the data's.
+  const Tree flat = smoothed(t, m, 1e12);
+  for (std::size_t r = 0; r < test.rows(); ++r) EXPECT_NEAR(flat.predict(test, r), test.target(r), 1e-6) << r;
+  // The model file keeps the smoothed leaves and says so; read back, it predicts the same.
+  const Tree s = prediction_tree(t, train, 15.0, EvalOptions{});
+  const auto j = nlohmann::json::parse(model_json(s, train, {}, {}, nullptr, 15.0).dump());
+  EXPECT_EQ(j["version"], 4);
+  EXPECT_EQ(j["smoothing"], 15.0);
+  Dataset back_data = test;
+  const Tree back = model_from_json(j, back_data, "s.json");
+  for (std::size_t r = 0; r < test.rows(); ++r) EXPECT_NEAR(back.predict(test, r), s.predict(test, r), 1e-12 * (1 + std::fabs(s.predict(test, r))));
 }
