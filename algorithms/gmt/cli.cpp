@@ -339,7 +339,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     // are the evolved tree's.
     const Tree root = prediction_tree(r.best.tree, data, a.typed.smoothing, a.typed.eval);
     const PredictionBounds bounds = prediction_bounds(root, data, a.typed.clamp_margin);
-    const Scores s_train = score(root, data);
+    const Scores s_train = score(root, data, 0.0, &bounds);  // the model as it predicts (smoothed, bounded)
     std::printf("GMT model tree (%s, backend %s, %d iterations, fitness %s)\n\n%s\n", data.name().c_str(), a.backend.c_str(),
                 r.summary.iterations, r.fitness_kind == FitnessKind::bic ? "bic" : "weighted", to_text(root, data).c_str());
     std::printf("=== training data ===\nRMSE %.6g  MAE %.6g  rows %lld  induction %.3f s\n", s_train.rmse, s_train.mae,

@@ -201,7 +201,7 @@ const ParamTable<GmtCase>& params_table() {
     t.add("smoothing", &C::smoothing,
           "M5's smoothing constant k: a leaf's prediction blended, node by node up to the root, with least-squares "
           "models of the internal nodes' training rows, p = (n p + k M) / (n + k); the smoothed leaf models are "
-          "the model file's; applied to test and --predict predictions, never in the fitness (0 = off; M5 uses 15)")
+          "the model file's; applied to test and --predict predictions, never in the fitness (0 = off; 15 is M5's constant)")
         .range(0, 1e6);
     t.add("extrapolate_iterations", &C::extrapolate_iterations,
           "when > iterations: timing is scaled to this many iterations and flagged estimated")

@@ -36,13 +36,36 @@ ORDER = ["armchair10k", "pol", "elevators", "cal_housing", "house16h", "house8l"
 LABEL = {"armchair10k": "Armchair 10K", "pol": "Pol", "elevators": "Elevators", "cal_housing": "Cal housing",
          "house16h": "House 16H", "house8l": "House 8L", "2dplanes": "2dplanes", "fried": "Fried", "mv": "Mv",
          "elnino": "Elnino"}
-# (name, tree variant folder, bounded?, description)
+# (name, tree variant folder, smoothing constant k, clamp margin (None: no clamp), description).
+# Smoothing and the clamp change predictions only: each tree set's runs score every (k, margin)
+# of their grid (cv.by_smoothing_and_clamp), so the variants of one tree set are one run's scores.
 VARIANTS = [
-    ("old default", "rule_off", False, "rows_per_param 0, no clamp (the default before this study)"),
-    ("clamp alone", "rule_off", True, "rows_per_param 0, clamp_margin 0.1"),
-    ("rule alone", "rule", False, "rows_per_param 1 (the papers' rule), no clamp"),
-    ("new default", "rule", True, "rows_per_param 1, clamp_margin 0.1"),
+    ("old default", "rule_off", 0, None, "rows_per_param 0, no clamp, no smoothing (the default before this study)"),
+    ("clamp alone", "rule_off", 0, 0.1, "rows_per_param 0, clamp_margin 0.1"),
+    ("rule alone", "rule", 0, None, "rows_per_param 1 (the papers' rule), no clamp"),
+    ("rule + clamp", "rule", 0, 0.1, "rows_per_param 1, clamp_margin 0.1"),
+    ("rule + smoothing", "rule", 15, None, "rows_per_param 1, smoothing 15 (M5's constant), no clamp"),
+    ("new default", "rule", 15, 0.1, "rows_per_param 1, smoothing 15, clamp_margin 0.1"),
 ]
+SMOOTHING_GRID_TREES = "rule"  # the tree set whose smoothing x clamp grid is tabulated
+
+
+class MissingScores(Exception):
+    pass
+
+
+def fold_scores(run, fold, k, margin):
+    """A fold's test scores under smoothing k and clamp margin (None: unclamped), from the run's own
+    scores when they are that point, else from its grid."""
+    cv = run["cv"]
+    if k == cv.get("smoothing", 0) and (margin is None or margin == cv["clamp_margin"]):
+        t = fold["test"] if margin is not None or cv["clamp_margin"] < 0 else fold.get("test_unbounded", fold["test"])
+        return {"rows": t["rows"], "rmse": t["rmse"], "mae": t["mae"], "max_abs_error": t["max_abs_error"], "clamped": t.get("clamped")}
+    want = -1.0 if margin is None else margin
+    for e in fold.get("by_smoothing_and_clamp", []):
+        if e["smoothing"] == k and e["clamp_margin"] == want:
+            return {"rows": fold["test"]["rows"], "rmse": e["rmse"], "mae": e["mae"], "max_abs_error": e["max_abs_error"], "clamped": None}
+    raise MissingScores(f"no scores for smoothing {k}, clamp {margin}")
 
 
 def weka_summary(raw, out):
@@ -100,7 +123,8 @@ def pooled(folds):
         out[k] = statistics.mean(v) if v else None
     if all("max_abs_error" in f for f in folds):
         out["max_abs_error"] = max(f["max_abs_error"] for f in folds)
-        out["clamped"] = sum(f.get("clamped", 0) for f in folds)
+        c = [f.get("clamped", 0) for f in folds]
+        out["clamped"] = None if None in c else sum(c)  # (a grid point counts no clamped rows)
     return out
 
 
@@ -172,14 +196,22 @@ def main():
                     gmt.setdefault((tv, f[:-5]), {})[int(sd[1:])] = json.load(open(os.path.join(a.gmt, tv, sd, f)))
     # every set either side ran: a set with Weka runs and no GMT run is listed as missing, not dropped
     sets = [s for s in ORDER if any(k[1] == s for k in gmt) or wsum["sets"].get(s)]
-    rows, margin_rows, problems = [], [], []
+    rows, margin_rows, grid_rows, problems = [], [], [], []
     seeds_used = set()
     for s in sets:
         wseeds = sorted(int(k) for k in wsum["sets"].get(s, {}))
         # seeds that both GMT tree variants and Weka have, complete
         seeds = [sd for sd in wseeds if all(sd in gmt.get((tv, s), {}) for tv in ("rule_off", "rule"))]
+        for sd in list(seeds):  # a run from before smoothing has no grid for the smoothed variants
+            for name, tv, k, margin, _ in VARIANTS:
+                try:
+                    fold_scores(gmt[(tv, s)][sd], gmt[(tv, s)][sd]["cv"]["per_fold"][0], k, margin)
+                except MissingScores as e:
+                    problems.append(f"{s} seed {sd}: the {tv} run has {e} (variant '{name}'); not in the table")
+                    seeds.remove(sd)
+                    break
         for sd in sorted(set(gmt.get(("rule_off", s), {})) | set(gmt.get(("rule", s), {})) | set(wseeds)):
-            if sd not in seeds:
+            if sd not in seeds and not any(p.startswith(f"{s} seed {sd}:") for p in problems):
                 have = [w for w, ok in (("GMT rule_off", sd in gmt.get(("rule_off", s), {})),
                                         ("GMT rule", sd in gmt.get(("rule", s), {})), ("Weka", sd in wseeds)) if ok]
                 problems.append(f"{s} seed {sd}: only {', '.join(have)} ran; not in the table")
@@ -199,13 +231,12 @@ def main():
         out = {"set": s, "seeds": seeds}
         for m, folds in weka.items():
             out[m] = pooled(folds)
-        for name, tv, bounded, _ in VARIANTS:
+        for name, tv, k, margin, _ in VARIANTS:
             folds = []
             for sd in seeds:
-                for f in gmt[(tv, s)][sd]["cv"]["per_fold"]:
-                    t = f["test"] if bounded else f.get("test_unbounded", f["test"])
-                    folds.append({"rows": t["rows"], "rmse": t["rmse"], "mae": t["mae"], "max_abs_error": t["max_abs_error"],
-                                  "clamped": t.get("clamped", 0), "leaves": f["leaves"], "attrs": f["attributes_in_models"],
+                run = gmt[(tv, s)][sd]
+                for f in run["cv"]["per_fold"]:
+                    folds.append({**fold_scores(run, f, k, margin), "leaves": f["leaves"], "attrs": f["attributes_in_models"],
                                   "seconds": f["seconds"]})
             out[name] = pooled(folds)
             out[name]["rmse_vs_m5p"] = out[name]["rmse"] / out["M5P"]["rmse"]
@@ -220,10 +251,21 @@ def main():
                     acc[0] += e["rmse"] ** 2 * n
                     acc[1] += n
             margin_rows.append({"set": s, "tree": tv, **{str(k): math.sqrt(v[0] / v[1]) / out["M5P"]["rmse"] for k, v in sorted(by.items())}})
+        by = {}
+        for sd in seeds:
+            run = gmt[(SMOOTHING_GRID_TREES, s)][sd]
+            n = sum(f["test"]["rows"] for f in run["cv"]["per_fold"])
+            for e in run["cv"].get("by_smoothing_and_clamp", []):
+                acc = by.setdefault((e["smoothing"], e["clamp_margin"]), [0.0, 0])
+                acc[0] += e["rmse"] ** 2 * n
+                acc[1] += n
+        if by:
+            grid_rows.append({"set": s, "tree": SMOOTHING_GRID_TREES,
+                              "rmse_vs_m5p": {f"{k:g}/{m:g}": math.sqrt(v[0] / v[1]) / out["M5P"]["rmse"] for (k, m), v in sorted(by.items())}})
         rows.append(out)
 
     summary = {}
-    for name, _, _, desc in VARIANTS:
+    for name, _, _, _, desc in VARIANTS:
         r = [x[name]["rmse_vs_m5p"] for x in rows]
         lv = [x["M5P"]["leaves"] / x[name]["leaves"] for x in rows]
         summary[name] = {"description": desc, "sets": len(r), "at_most_1.05": sum(v <= 1.05 for v in r),
@@ -235,7 +277,8 @@ def main():
                     for runs in gmt.values() for m in runs.values()})
     doc = {"study": "gmt_generalisation", "gmt_provenance": [{"git_sha": g, "gpu": u, "processes_sharing_the_gpu": p} for g, u, p in gprov], "weka_environment": wsum.get("environment", ""),
            "seeds": sorted(seeds_used), "variants":
-           [{"name": n, "tree": tv, "bounded": b, "description": d} for n, tv, b, d in VARIANTS],
+           [{"name": n, "tree": tv, "smoothing": k, "clamp_margin": m, "description": d} for n, tv, k, m, d in VARIANTS],
+           "smoothing_grid": grid_rows,
            "rows": rows, "clamp_margin_sweep": margin_rows, "summary": summary, "problems": problems}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out + ".json", "w") as f:
@@ -265,8 +308,9 @@ def main():
           "population 64, defaults except the variant's params; Weka 3.6 M5P `-M 4` and REPTree (defaults) on the folds "
           "exported by `gmt_study_split --folds 10 --seed S` (the same test rows as GMT's `--cv 10 --seed S`: every fold's "
           "test-row fingerprint compared).", "",
-          "GMT variants (two sets of trees; the clamp changes predictions only, so each tree set is scored both ways):", ""]
-    L += [f"- **{n}**: {d}" for n, _, _, d in VARIANTS]
+          "GMT variants (two sets of trees; smoothing and the clamp change predictions only, so each tree set's runs are "
+          "scored every way):", ""]
+    L += [f"- **{n}**: {d}" for n, _, _, _, d in VARIANTS]
     L += ["", "## Pooled test RMSE relative to M5P (lower is better)", "",
           "| set | M5P RMSE | REPTree | " + " | ".join(names) + " |", "|---|---:|---:|" + "---:|" * len(names)]
     for x in rows:
@@ -293,6 +337,20 @@ def main():
         L += ["| set | trees | " + " | ".join(ms) + " |", "|---|---|" + "---:|" * len(ms)]
         for r in margin_rows:
             L.append(f"| {LABEL.get(r['set'], r['set'])} | {r['tree']} | " + " | ".join(f"{r[m]:.3f}" for m in ms) + " |")
+    if grid_rows:
+        keys = list(grid_rows[0]["rmse_vs_m5p"])
+        ks = sorted({float(c.split("/")[0]) for c in keys})
+        ms = sorted({float(c.split("/")[1]) for c in keys})
+        L += ["", f"## Smoothing x clamp: pooled RMSE relative to M5P ({SMOOTHING_GRID_TREES} trees; rows: smoothing k / clamp margin, -1 = no clamp)", ""]
+        L += ["| k / margin | " + " | ".join(LABEL.get(r["set"], r["set"]) for r in grid_rows) + " |", "|---|" + "---:|" * len(grid_rows)]
+        for c in keys:
+            L.append(f"| {c} | " + " | ".join(f"{r['rmse_vs_m5p'].get(c, float('nan')):.3f}" for r in grid_rows) + " |")
+        # the grid's summary: per (k, margin), the sets at or below 1.05 and the largest ratio
+        L += ["", "| k/margin | sets <= 1.05 x M5P | sets > 1.25 x | largest ratio | geometric mean |", "|---|---:|---:|---:|---:|"]
+        for c in keys:
+            v = [r["rmse_vs_m5p"][c] for r in grid_rows if c in r["rmse_vs_m5p"]]
+            L.append(f"| {c} | {sum(x <= 1.05 for x in v)} of {len(v)} | {sum(x > 1.25 for x in v)} | {max(v):.3f} | "
+                     f"{math.exp(statistics.mean(math.log(x) for x in v)):.3f} |")
     L += ["", "Notes:", "",
           "- Times: GMT's are induction seconds per fold on the GPU with several study processes sharing it (see the run's "
           "log), Weka's its own 'Time taken to build model' on the CPU machine named in the Weka environment file; they "
@@ -314,7 +372,8 @@ def main():
         return
     fig, ax = plt.subplots(figsize=(9, 4.5))
     xs = list(range(len(rows)))
-    marks = {"old default": "x", "clamp alone": "^", "rule alone": "v", "new default": "o", "REPTree": "s"}
+    marks = {"old default": "x", "clamp alone": "^", "rule alone": "v", "rule + clamp": "D", "rule + smoothing": "P",
+             "new default": "o", "REPTree": "s"}
     for m in ["REPTree"] + names:
         ax.plot(xs, [x[m]["rmse_vs_m5p"] for x in rows], marks[m], label=m, markersize=7, fillstyle="none" if m == "REPTree" else "full")
     for y, st in ((1.0, "-"), (1.05, ":"), (1.25, "--")):

@@ -208,7 +208,7 @@ TEST(GmtBounds, CliCrossValidationRecordsTheFoldsAndBothScores) {
   ASSERT_EQ(grid.size(), 36u);
   int matched = 0;
   for (const auto& g : grid) {
-    if (g["smoothing"] != 0.0) continue;
+    if (g["smoothing"] != m["cv"]["smoothing"]) continue;
     if (g["clamp_margin"] == 0.1) {
       EXPECT_DOUBLE_EQ(g["rmse"].get<double>(), m["cv"]["rmse"].get<double>());
       ++matched;
