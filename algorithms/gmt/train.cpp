@@ -127,12 +127,9 @@ Tree smoothed(const Tree& tree, const NodeModels& m, double k) {
   Tree out = tree;
   if (!(k > 0.0)) return out;
   GPUDM_REQUIRE(m.count.size() == static_cast<std::size_t>(tree.size()), "gmt: smoothing needs the models of this tree's nodes");
-  int cols = 0;
+  int cols = 0;  // (m holds the leaves' own models too)
   for (const auto& a : m.attrs)
     for (int x : a) cols = std::max(cols, x + 1);
-  for (int i = 0; i < tree.size(); ++i)
-    if (tree.node(i).is_leaf())
-      for (int x : tree.attrs(i)) cols = std::max(cols, x + 1);
   std::vector<double> w(static_cast<std::size_t>(cols) + 1);
   auto add = [&](std::size_t node, double f) {
     const auto& c = m.coef[node];

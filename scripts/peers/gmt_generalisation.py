@@ -339,8 +339,6 @@ def main():
             L.append(f"| {LABEL.get(r['set'], r['set'])} | {r['tree']} | " + " | ".join(f"{r[m]:.3f}" for m in ms) + " |")
     if grid_rows:
         keys = list(grid_rows[0]["rmse_vs_m5p"])
-        ks = sorted({float(c.split("/")[0]) for c in keys})
-        ms = sorted({float(c.split("/")[1]) for c in keys})
         L += ["", f"## Smoothing x clamp: pooled RMSE relative to M5P ({SMOOTHING_GRID_TREES} trees; rows: smoothing k / clamp margin, -1 = no clamp)", ""]
         L += ["| k / margin | " + " | ".join(LABEL.get(r["set"], r["set"]) for r in grid_rows) + " |", "|---|" + "---:|" * len(grid_rows)]
         for c in keys:
