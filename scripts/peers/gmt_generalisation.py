@@ -237,7 +237,8 @@ def main():
                 run = gmt[(tv, s)][sd]
                 for f in run["cv"]["per_fold"]:
                     folds.append({**fold_scores(run, f, k, margin), "leaves": f["leaves"], "attrs": f["attributes_in_models"],
-                                  "seconds": f["seconds"]})
+                                  # a run that shared the GPU with other study processes says nothing of its speed
+                                  "seconds": f["seconds"] if run.get("provenance", {}).get("processes_sharing_the_gpu", 1) == 1 else None})
             out[name] = pooled(folds)
             out[name]["rmse_vs_m5p"] = out[name]["rmse"] / out["M5P"]["rmse"]
         out["REPTree"]["rmse_vs_m5p"] = out["REPTree"]["rmse"] / out["M5P"]["rmse"]
@@ -329,7 +330,7 @@ def main():
         for m in ["M5P", "REPTree"] + names:
             v = x[m]
             L.append(f"| {LABEL.get(x['set'], x['set'])} | {m} | {g(v['rmse'])} | {g(v['mae'])} | {g(v['fold_rmse_mean'])} ± "
-                     f"{g(v['fold_rmse_sd'])} | {g(v.get('max_abs_error'))} | {v.get('clamped', '–')} | {g(v['leaves'])} | "
+                     f"{g(v['fold_rmse_sd'])} | {g(v.get('max_abs_error'))} | {'–' if v.get('clamped') is None else v['clamped']} | {g(v['leaves'])} | "
                      f"{g(v['attrs'])} | {g(v['seconds'])} |")
     L += ["", "## Clamp margin: pooled RMSE relative to M5P by clamp_margin (the same trees)", ""]
     if margin_rows:
@@ -350,12 +351,16 @@ def main():
             L.append(f"| {c} | {sum(x <= 1.05 for x in v)} of {len(v)} | {sum(x > 1.25 for x in v)} | {max(v):.3f} | "
                      f"{math.exp(statistics.mean(math.log(x) for x in v)):.3f} |")
     L += ["", "Notes:", "",
-          "- Times: GMT's are induction seconds per fold on the GPU with several study processes sharing it (see the run's "
-          "log), Weka's its own 'Time taken to build model' on the CPU machine named in the Weka environment file; they "
+          "- Times: GMT's are induction seconds per fold on the GPU, over the runs that had the GPU alone (one study "
+          "process; runs that shared it count for the scores, not the times), Weka's its own 'Time taken to build model' on the CPU machine named in the Weka environment file; they "
           "are not a speed comparison (Tables 3-4 are).",
           "- Leaves: GMT's mean over folds; M5P's rules; REPTree's leaves. Attributes in models: GMT's and M5P's linear "
           "model terms over all leaves (REPTree has constant leaves).",
-          "- Max abs error: the largest |target - prediction| over every test row of every fold and seed (GMT only)."]
+          "- Max abs error: the largest |target - prediction| over every test row of every fold and seed (GMT only).",
+          "- Clamped: test rows whose prediction the clamp moved, counted by a run for its own params only (its grid "
+          "scores the other variants without counting them): '–' where any pooled run scored the variant from its grid.",
+          "- Seeds: a seed counts for a set only where both tree sets and Weka have it (seeds with one tree set are listed "
+          "below, not in the table); times are from the runs that had the GPU alone."]
     if problems:
         L += ["", "Not run or incomplete:", ""] + [f"- {p}" for p in problems]
     with open(a.out + ".md", "w") as f:
