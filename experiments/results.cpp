@@ -239,13 +239,40 @@ std::string machine_tag(const ojson& environment) {
 
 namespace {
 
-std::string one_record_line(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace) + "\n"; }
+// Reasons may quote bytes from a bad data file: replace invalid UTF-8 rather than throw.
+std::string compact(const ojson& j) { return j.dump(-1, ' ', false, ojson::error_handler_t::replace); }
+
+std::string one_record_line(const ojson& j) { return compact(j) + "\n"; }
+
+// Indented to kResultsIndentDepth levels (the document, its runs, each run's fields), compact below:
+// one line per field of a run keeps diffs readable at two thirds of the fully indented size.
+constexpr int kResultsIndentDepth = 3;
+
+void write_indented(const ojson& v, int depth, std::string& out) {
+  if (depth >= kResultsIndentDepth || !v.is_structured() || v.empty()) {
+    out += compact(v);
+    return;
+  }
+  const std::string pad(2 * (depth + 1), ' ');
+  const bool object = v.is_object();
+  out += object ? "{\n" : "[\n";
+  bool first = true;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (!first) out += ",\n";
+    first = false;
+    out += pad;
+    if (object) out += compact(ojson(it.key())) + ": ";
+    write_indented(*it, depth + 1, out);
+  }
+  out += "\n" + std::string(2 * depth, ' ') + (object ? "}" : "]");
+}
 
 }  // namespace
 
 std::string dump_results(const ojson& doc) {
-  // Reasons may quote bytes from a bad data file: replace invalid UTF-8 rather than throw.
-  return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
+  std::string out;
+  write_indented(doc, 0, out);
+  return out + "\n";
 }
 
 // ---- lock ------------------------------------------------------------------------------------

@@ -53,7 +53,9 @@ std::string machine_tag(const ojson& environment);
 
 using ::gpudm::write_file_atomic;  // algorithms/core/files.hpp
 
-// ordered_json with 2-space indent and a trailing newline (readable diffs).
+// ordered_json indented to the fields of each run (2 spaces), each field's value on one line, and a
+// trailing newline: readable diffs, a third smaller than full indentation. scripts/results_json.py
+// writes the same layout.
 std::string dump_results(const ojson& doc);
 
 // An exclusive lock on one results file for the whole invocation that writes it (flock on

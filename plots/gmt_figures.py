@@ -7,7 +7,7 @@ Reads gmt_table3.json (Fig. 15: run-time breakdown of six real-life datasets), g
 (Fig. 16: speedup over sequential vs samples; Fig. 17: breakdown vs samples), gmt_fig18.json
 (Fig. 18: (a) speedup vs attributes for Armchair 100K and 1M, (b) breakdown for 100K) and, when
 present, ceilings.json (the device's measured copy bandwidth: the data passes' GB/s as a share
-of it). Writes <out>/gmt_fig<N>.{png,svg} when matplotlib is installed and always
+of it). Writes <out>/gmt_fig<N>.png when matplotlib is installed and always
 <out>/gmt_fig<N>.csv with the plotted series, and <out>/gmt_bandwidth.csv. --data prints the
 series as JSON and draws nothing.
 
@@ -214,7 +214,7 @@ def main():
 
     def save(fig, name):
         fig.tight_layout()
-        for ext in ("png", "svg"):
+        for ext in ("png",):  # PNG only: results/ is kept small
             fig.savefig(os.path.join(out, f"{name}.{ext}"), dpi=150)
         plt.close(fig)
         made.append(name)

@@ -2,7 +2,7 @@
 """GP classification figures from results JSON (Cano, Zafra, Ventura 2012, Fig. 14).
 
   plots/gp_figures.py fig14 results/h100/gp_table3.json results/h100/gp_table4.json \
-      results/h100/gp_table5.json [--out DIR]          -> DIR/gp_fig14.png/.svg
+      results/h100/gp_table5.json [--out DIR]          -> DIR/gp_fig14.png
   --data: print the extracted series as JSON and draw nothing (no matplotlib needed).
 
 Fig. 14: average speedup against the number of instances (both log). Ours: per dataset, each
@@ -121,9 +121,9 @@ def main():
     estimated_legend(ax, fontsize=7, ncol=2)
     fig.tight_layout()
     os.makedirs(a.out, exist_ok=True)
-    for ext in ("png", "svg"):
+    for ext in ("png",):  # PNG only: results/ is kept small
         fig.savefig(os.path.join(a.out, f"gp_fig14.{ext}"), dpi=130)
-    print(f"wrote {a.out}/gp_fig14.png/.svg", file=sys.stderr)
+    print(f"wrote {a.out}/gp_fig14.png", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Pittsburgh figures from results JSON (Cano, Zafra, Ventura 2014, Figures 5 and 6).
 
-  plots/pitt_figures.py results/h100/pitt_fig5.json [--out plots/out]   -> pitt_fig5.png/.svg
-  plots/pitt_figures.py results/h200x2/pitt_fig6.json [--out plots/out] -> pitt_fig6.png/.svg
+  plots/pitt_figures.py results/h100/pitt_fig5.json [--out plots/out]   -> pitt_fig5.png
+  plots/pitt_figures.py results/h200x2/pitt_fig6.json [--out plots/out] -> pitt_fig6.png
   --data: print the extracted series as JSON and draw nothing (no matplotlib needed).
 
 Figure 5: GPops/s (log) against GPops interpreted per case (log), one series per backend
@@ -112,7 +112,7 @@ def main():
         ax.set_title("Pittsburgh evaluation, 2 GPUs (cf. Cano et al. 2014, Fig. 6)")
     estimated_legend(ax, fontsize=7)
     fig.tight_layout()
-    for ext in ("png", "svg"):
+    for ext in ("png",):  # PNG only: results/ is kept small
         fig.savefig(os.path.join(out, f"{exp}.{ext}"), dpi=150)
     print(os.path.join(out, f"{exp}.png"))
     return 0

@@ -4,9 +4,9 @@
   plots/subtree_figures.py results/h200/subtree_grid.json [--out DIR] [--dataset NAME] [--data]
 
 Writes, for the CUDA interpreters (postfix, mixed, subtree, best) and the CPU baselines:
-  subtree_population.{png,svg}  GPops/s against population, one panel per tree size, one line per
+  subtree_population.png        GPops/s against population, one panel per tree size, one line per
                                 interpreter, on one dataset (--dataset, default the largest one run)
-  subtree_datasize.{png,svg}    GPops/s against the rows of each dataset (log-log), one panel per
+  subtree_datasize.png          GPops/s against the rows of each dataset (log-log), one panel per
                                 tree size, population = the largest run, one line per interpreter
 --data prints the plotted series as JSON and draws nothing (no matplotlib needed).
 GPops/s is metrics.gpops_per_s (host wall clock with transfers, the grid table's value).
@@ -89,7 +89,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--out", default=None, help="output folder (default: <results folder>/plots)")
     ap.add_argument("--dataset", default=None)
-    ap.add_argument("--formats", default="png,svg")
+    ap.add_argument("--formats", default="png")  # results/ keeps PNG only (size)
     ap.add_argument("--data", action="store_true")
     a = ap.parse_args()
     try:

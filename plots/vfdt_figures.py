@@ -7,7 +7,7 @@ Fig 11: forest running time vs number of REC instances (OpenMP(16) vs GPU).
 MOA's OzaBagAdwin forest (results/cpu/moa_vfdt.json, scripts/peers/moa_vfdt.sh) is drawn beside
 ours where it ran the same stream in full: its windowed accuracy in Figs 8-10, its own evaluation
 clock against instances in Fig 11 (measured on the CPU machine, not the GPU machine).
-Writes <out>/vfdt_fig<N>.{png,svg} with matplotlib when it is installed, and always
+Writes <out>/vfdt_fig<N>.png with matplotlib when it is installed, and always
 <out>/vfdt_fig<N>.csv with the plotted series. A Fig. 11 time from an estimated run
 (plot_results.estimated) is drawn hollow with a legend entry, and vfdt_fig11.csv says so in its
 "estimated" column (true/false); the learning curves are measured accuracies, never estimated.
@@ -97,7 +97,7 @@ def main():
             ax.set_title(f"Fig. {n}: random forest learning curve, {title}")
             ax.legend(fontsize=8)
             ax.grid(alpha=0.3)
-            for ext in ("png", "svg"):
+            for ext in ("png",):  # PNG only: results/ is kept small
                 fig.savefig(os.path.join(a.out, f"vfdt_fig{n}.{ext}"), dpi=120, bbox_inches="tight")
             plt.close(fig)
     doc = load(a.results, "vfdt_fig11")
@@ -129,7 +129,7 @@ def main():
             ax.set_title("Fig. 11: forest of 100, time vs instances")
             estimated_legend(ax, fontsize=8)
             ax.grid(alpha=0.3)
-            for ext in ("png", "svg"):
+            for ext in ("png",):  # PNG only: results/ is kept small
                 fig.savefig(os.path.join(a.out, f"vfdt_fig11.{ext}"), dpi=120, bbox_inches="tight")
             plt.close(fig)
 

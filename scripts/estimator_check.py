@@ -16,6 +16,7 @@ Quantities (each the whole run's wall time, median of the repetitions):
 import json
 import os
 import sys
+import results_json  # scripts/: the layout of every JSON file under results/
 
 FAMILIES = [("gmt", "estimator_check_gmt"), ("gp_rules", "estimator_check_gp"), ("pittsburgh", "estimator_check_pitt"),
             ("subtree", "estimator_check_subtree")]
@@ -111,7 +112,7 @@ def main(argv):
         else:
             lines.append(f"{family} max |error|: {100 * f['max_abs_error']:.1f} %")
     os.makedirs(folder, exist_ok=True)
-    json.dump(report, open(os.path.join(folder, "estimator_check.json"), "w"), indent=1)
+    results_json.dump(report, os.path.join(folder, "estimator_check.json"))
     open(os.path.join(folder, "estimator_check.md"), "w").write("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

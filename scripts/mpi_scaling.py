@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 26: gathers scripts/device/mpi_scaling.sh's runs (BASE/{strong,weak}/np<N>/<experiment>.json)
+"""The MPI scaling study: gathers scripts/device/mpi_scaling.sh's runs (BASE/{strong,weak}/np<N>/<experiment>.json)
 into BASE/../mpi_scaling.{json,md} and BASE/../plots/mpi_scaling.png: per workload and rank count the
 median whole-run time, speedup and parallel efficiency against one rank, the combine step's time
 (summing counts / votes, gathering coverage or evaluated trees over the ranks) and the bytes one rank
@@ -16,6 +16,7 @@ import json
 import os
 import re
 import sys
+import results_json  # scripts/: the layout of every JSON file under results/
 
 
 def load(path):
@@ -84,7 +85,7 @@ def main():
     name = os.path.basename(os.path.normpath(base))  # mpi_scaling (CPU ranks) or mpi_scaling_gpu (ranks = GPUs)
     stem = name + "-smoke" if smoke else name
     with open(os.path.join(out_dir, stem + ".json"), "w") as f:
-        json.dump({"source": base, "definition": __doc__.strip(), "rows": rows}, f, indent=2)
+        f.write(results_json.dumps({"source": base, "definition": __doc__.strip(), "rows": rows}))
     gpu = name.endswith("_gpu")
     md = ["# MPI scaling" + (": ranks = GPUs" if gpu else ""), "",
           "Measured by scripts/device/mpi_scaling.sh (" + ("one GPU per rank, the CUDA backend" if gpu else "one core per rank") + "); efficiency = speedup / ranks (strong), "

@@ -12,7 +12,7 @@
         its previous committed version, with `run_experiment --compare --json --common-params
         --min-repetitions 1` (the same run identity on the same GPU kind). A GPU-measured run (a
         device-clock phase in its breakdown) whose headline metric is worse by more than the
-        threshold fails the check unless results/<gpu>/README.md lists it under
+        threshold fails the check unless results/<gpu>/ACCEPTED_REGRESSIONS.md lists it under
         "## Accepted regressions" (format below). CPU-baseline runs in the same files are listed,
         not gated: they ran on whatever host CPU the GPU machine had; neither are estimated runs
         (metrics.estimated: scaled or replayed times). A file with no previous committed version
@@ -20,7 +20,7 @@
         unrecorded regression, 2 no run_experiment or no git.
 
 Accepted regressions: a Markdown table under the heading "## Accepted regressions" of
-results/<gpu>/README.md, one row per accepted regression:
+results/<gpu>/ACCEPTED_REGRESSIONS.md, one row per accepted regression:
 
     | experiment | commit | backend | dataset | reason |
     |---|---|---|---|---|
@@ -151,7 +151,7 @@ def check(args):
     ungated = {"host": {}, "estimated": {}}
     used = set()
     for tag in gpu_dirs(args.gpu):
-        readme = os.path.join(ROOT, "results", tag, "README.md")
+        readme = os.path.join(ROOT, "results", tag, "ACCEPTED_REGRESSIONS.md")
         accepts = accepted_regressions(readme)
         files = sorted(p for p in git("ls-files", f"results/{tag}/*.json").splitlines() if os.path.dirname(p) == f"results/{tag}")
         with tempfile.TemporaryDirectory(prefix="perf_history.") as tmp:
@@ -200,7 +200,7 @@ def check(args):
                                 failures.append(row)
         for x in accepts:
             if (tag, x["line"]) not in used:
-                notes.append(f"results/{tag}/README.md:{x['line']}: accepted regression matches nothing "
+                notes.append(f"results/{tag}/ACCEPTED_REGRESSIONS.md:{x['line']}: accepted regression matches nothing "
                              f"({x['experiment']} {x['commit']} {x['backend']} {x['dataset']})")
 
     def table(rows, extra):
@@ -214,12 +214,12 @@ def check(args):
     print(f"GPU results history: {pairs} pair(s) of consecutive committed versions compared "
           f"(threshold {args.threshold:.0%} on the headline metrics)")
     if accepted:
-        print(f"\n{len(accepted)} regression(s) accepted by results/<gpu>/README.md:\n")
+        print(f"\n{len(accepted)} regression(s) accepted by results/<gpu>/ACCEPTED_REGRESSIONS.md:\n")
         print(table(accepted, "reason"))
     worse_text = "with a headline metric worse by more than the threshold"
     why_text = {
         "host": f"CPU-baseline run(s) (no device-clock phase) {worse_text}; they ran on whichever host the GPU machine had "
-                "(16 or 32 cores, single-thread speed varying ~30 % between leases: results/h200/README.md), so the GPU "
+                "(16 or 32 cores, single-thread speed varying ~30 % between leases: results/h200/ACCEPTED_REGRESSIONS.md), so the GPU "
                 "kind does not make them comparable",
         "estimated": f"estimated run(s) (metrics.estimated on either side: a time scaled from fewer iterations or "
                      f"replayed from another run's sampled batches) {worse_text}; their time follows the estimate's inputs "
@@ -236,7 +236,7 @@ def check(args):
             print(f"- {n}")
     if failures:
         print(f"\nFAIL: {len(failures)} headline metric(s) worse by more than {args.threshold:.0%} with no line under "
-              f"'## Accepted regressions' in results/<gpu>/README.md:\n")
+              f"'## Accepted regressions' in results/<gpu>/ACCEPTED_REGRESSIONS.md:\n")
         print(table(failures, "verdict (time)"))
         return 1
     print("\nPASS: no unrecorded regression of a headline metric")

@@ -367,13 +367,15 @@ if has generalisation; then
     if timeout "$lim" "$RUN" --train gmt --dataset "$ds" --cv 10 --cv-only --seed "$seed" --backend cuda --quiet \
          --param host_threads="${GMT_GEN_HOST_THREADS:-0}" "${extra[@]}" --metrics-out "$dir/$stem.json.tmp" >"$dir/$stem.log" 2>&1; then
       # the run's provenance into its metrics (committed runs are reused by later calls)
-      python3 - "$dir/$stem.json.tmp" "$dir/$stem.json" "${GPUDM_GIT_SHA:-unknown}" "$GPU_NAME" "$par" <<'PYEOF'
+      python3 - "$dir/$stem.json.tmp" "$dir/$stem.json" "${GPUDM_GIT_SHA:-unknown}" "$GPU_NAME" "$par" "$ROOT/scripts" <<'PYEOF'
 import datetime, json, sys
+sys.path.insert(0, sys.argv[6])
+import results_json
 m = json.load(open(sys.argv[1]))
 m["provenance"] = {"git_sha": sys.argv[3], "gpu": sys.argv[4],
                    "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                    "processes_sharing_the_gpu": int(sys.argv[5])}
-json.dump(m, open(sys.argv[2], "w"), indent=1)
+results_json.dump(m, sys.argv[2])
 PYEOF
       rm -f "$dir/$stem.json.tmp"
       stamp "   $name seed $seed $stem: $(( $(date +%s) - t0 )) s"

@@ -8,7 +8,7 @@ usage:
   gmt_generalisation.py render --gmt DIR --weka SUMMARY.json --out PREFIX
       --gmt: the GPU runs (scripts/device/gmt.sh generalisation): DIR/<tree variant>/s<seed>/<set>.json, each the
       metrics of `run_experiment --train gmt --cv 10 --cv-only --seed <seed>` with its "provenance" (commit, GPU);
-      writes PREFIX.json, PREFIX.csv, PREFIX.md and PREFIX.png / .svg (matplotlib).
+      writes PREFIX.json, PREFIX.csv, PREFIX.md and PREFIX.png (matplotlib).
   gmt_generalisation.py merge OUT.json PART.json...
       the parts of one cross-validation (`--cv-folds LIST`, each with its folds' records) into the
       whole run's metrics: the same set, seed, folds and params, every fold once; the pooled scores
@@ -30,6 +30,8 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import results_json  # noqa: E402  scripts/: the layout of every JSON file under results/
 from weka_output import weka  # noqa: E402
 
 ORDER = ["armchair10k", "pol", "elevators", "cal_housing", "house16h", "house8l", "2dplanes", "fried", "mv", "elnino"]
@@ -107,7 +109,7 @@ def weka_summary(raw, out):
         if old.get("environment") and old["environment"] not in doc["environment"]:
             doc["environment"] = old["environment"] + doc["environment"]
     with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
+        f.write(results_json.dumps(doc))
     print(f"weka-summary: {sum(len(v) for v in doc['sets'].values())} set-seeds into {out}")
 
 
@@ -165,7 +167,7 @@ def merge(out, parts):
     if first.get("provenance"):
         doc["provenance"] = first["provenance"]
     with open(out, "w") as f:
-        json.dump(doc, f, indent=1)
+        f.write(results_json.dumps(doc))
     print(f"merge: {len(parts)} parts, {k} folds into {out}")
 
 
@@ -283,7 +285,7 @@ def main():
            "rows": rows, "clamp_margin_sweep": margin_rows, "summary": summary, "problems": problems}
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out + ".json", "w") as f:
-        json.dump(doc, f, indent=1)
+        f.write(results_json.dumps(doc))
 
     names = [v[0] for v in VARIANTS]
     with open(a.out + ".csv", "w") as f:
@@ -388,7 +390,7 @@ def main():
     ax.set_title("GMT 10-fold CV on the same folds as Weka M5P (lines: 1, 1.05, 1.25)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    for ext in ("png", "svg"):
+    for ext in ("png",):  # PNG only: results/ is kept small
         fig.savefig(f"{a.out}.{ext}", dpi=120)
 
 

@@ -10,6 +10,9 @@ import socket
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import results_json  # noqa: E402  scripts/: the layout of every JSON file under results/
+
 DATASETS = ["iris", "new_thyroid", "ecoli", "contraceptive", "thyroid", "penbased", "shuttle", "connect4", "kddcup",
             "poker_full"]
 OPTIONS = {"poker_full": {"rows": 1025010}}
@@ -46,7 +49,6 @@ def write_results(out, model, folds, seed, results, **extra):
            "results": sorted(results, key=lambda r: DATASETS.index(r["dataset"]) if r["dataset"] in DATASETS else 99)}
     os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
     with open(out + ".tmp", "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
+        f.write(results_json.dumps(doc))
     os.replace(out + ".tmp", out)
     print(f"wrote {out}", file=sys.stderr)

@@ -9,6 +9,10 @@ import csv
 import json
 import os
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import results_json  # noqa: E402  scripts/: the layout of every JSON file under results/
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEFAULT_EXPORT_TOOL = os.path.join(ROOT, "build", "tools", "vfdt_export")
@@ -60,8 +64,7 @@ def write_results(out, doc, header, rows):
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     tmp_out = out + ".tmp"
     with open(tmp_out, "w") as f:
-        json.dump(doc, f, indent=2)
-        f.write("\n")
+        f.write(results_json.dumps(doc))
     os.replace(tmp_out, out)
     with open(os.path.splitext(out)[0] + ".csv", "w", newline="") as f:
         w = csv.writer(f)

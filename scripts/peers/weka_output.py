@@ -2,13 +2,20 @@
 
 weka(path): RMSE/MAE/rows from '=== Error on test data ===', size from 'Number of Rules' (M5P) or the
 leaf lines (REPTree), attributes in models = terms with '*' in M5P's LM blocks, time = 'Time taken
-to build model'.
+to build model'. A study keeps each output gzipped (PATH.gz; M5P prints every leaf's model): either is read.
 """
+import gzip
+import os
 import re
 
 
 def weka(path):
-    text = open(path).read()
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt") as f:
+            text = f.read()
+    else:
+        with open(path) as f:
+            text = f.read()
     r = {}
     test = text.split("=== Error on test data ===")[-1]
     m = re.search(r"Root mean squared error\s+([-\d.eE]+)", test)

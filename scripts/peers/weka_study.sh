@@ -96,12 +96,14 @@ one() {
       REPTree) cls=weka.classifiers.trees.REPTree; opts=(-M 2 -V 0.001 -N 3 -S 1 -L -1) ;;
     esac
     if [ "$SKIP_WEKA" = 1 ]; then  # shared, not copied: raw/weka_from.txt names the folder
-      [ -f "$ROOT/$WEKA_FROM/raw/${ds}.$m.txt" ] || { echo "weka_study: no $WEKA_FROM/raw/${ds}.$m.txt" >&2; exit 1; }
+      [ -f "$ROOT/$WEKA_FROM/raw/${ds}.$m.txt" ] || [ -f "$ROOT/$WEKA_FROM/raw/${ds}.$m.txt.gz" ] ||
+        { echo "weka_study: no $WEKA_FROM/raw/${ds}.$m.txt(.gz)" >&2; exit 1; }
       continue
     fi
     echo "   weka $m" >&2
     timed "$OUT_DIR/raw/${ds}.$m.time" \
       java -Xmx"$JAVA_MEM" -cp "$WEKA_JAR" "$cls" "${opts[@]}" -t "$tr" -T "$te" > "$OUT_DIR/raw/${ds}.$m.txt" 2>/dev/null
+    gzip -9f "$OUT_DIR/raw/${ds}.$m.txt"  # kept in results/: M5P prints every leaf's model (weka_output.py reads .gz)
   done
   echo "   gmt ($ITERATIONS iterations)" >&2
   timed "$OUT_DIR/raw/${ds}.gmt.time" \

@@ -315,7 +315,7 @@ TEST_F(CliTest, TwoWritersOfOneResultsFile) {
   int status = 0;
   ASSERT_EQ(waitpid(first, &status, 0), first);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  EXPECT_NE(slurp(tmp_ / "results/w.json").find("\"population\": 2"), std::string::npos);  // nothing lost
+  EXPECT_NE(slurp(tmp_ / "results/w.json").find("\"population\":2"), std::string::npos);  // nothing lost
   EXPECT_FALSE(std::filesystem::exists(tmp_ / "results/w.json.lock"));
 }
 
@@ -489,7 +489,7 @@ TEST_F(ProductUserData, AConfigNamesTheUsersFileByPath) {
   auto r = run(kProduct, "'" + (tmp_ / "u.json") + "' " + out_arg(), tmp_);
   EXPECT_EQ(r.code, 0) << r.err;
   const std::string json = slurp(tmp_ / "results/u.json");
-  EXPECT_NE(json.find("\"name\": \"" + (tmp_ / "my/flowers.csv") + "\""), std::string::npos);
+  EXPECT_NE(json.find("\"name\":\"" + (tmp_ / "my/flowers.csv") + "\""), std::string::npos);
   EXPECT_NE(json.find("\"sha256\""), std::string::npos);
   // Population 0 is a config error before anything is written.
   write_file(tmp_ / "z.json", R"({"experiment": "z", "family": "pittsburgh", "backends": ["sequential"],

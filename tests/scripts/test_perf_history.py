@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """scripts/perf_history.py --check on a throwaway git repository: a GPU run whose headline metric
-got worse fails until results/<gpu>/README.md accepts it; CPU baselines and estimated runs are
+got worse fails until results/<gpu>/ACCEPTED_REGRESSIONS.md accepts it; CPU baselines and estimated runs are
 not gated; a new results/<gpu> folder passes; the accepted-regression rows are parsed strictly. Needs run_experiment ($GPUDM_RUN_EXPERIMENT)."""
 import contextlib
 import importlib.util
@@ -47,7 +47,7 @@ class Check(unittest.TestCase):
         os.makedirs(os.path.join(self.repo, "results", gpu), exist_ok=True)
         with open(os.path.join(self.repo, "results", gpu, "exp.json"), "w") as f:
             json.dump(doc, f)
-        with open(os.path.join(self.repo, "results", gpu, "README.md"), "w") as f:
+        with open(os.path.join(self.repo, "results", gpu, "ACCEPTED_REGRESSIONS.md"), "w") as f:
             f.write(readme)
         subprocess.run(["git", "-C", self.repo, "add", "-A"], check=True)
         subprocess.run(["git", "-C", self.repo, "commit", "-qm", "v"], check=True)
@@ -95,7 +95,7 @@ class Check(unittest.TestCase):
         self.assertIn("Not gated: 2 estimated run", out)
 
     def test_new_gpu_folder_without_history_passes(self):
-        # The first results of another GPU kind (results/h100/, no README yet): nothing to compare
+        # The first results of another GPU kind (results/h100/, no accepted regressions yet): nothing to compare
         # with, and never against results/h200's versions of the same experiment.
         self.commit(results(100.0, 100.0))
         self.commit(results(10.0, 10.0, device_name="NVIDIA H100 80GB HBM3"), gpu="h100")
