@@ -331,15 +331,14 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     }
 
     // The model on the full training data (after CV, as Weka does).
-    GmtParams p = ea_params(a.typed, data.rows());
-    p.seed = a.seed;
     auto e = make_eval();
-    TrainResult r = train(data, p, *e, !a.quiet);
-    // The tree that predicts (smoothed when smoothing > 0: same tests, blended leaf models); sizes
-    // are the evolved tree's.
-    const Tree root = prediction_tree(r.best.tree, data, a.typed.smoothing, a.typed.eval);
-    const PredictionBounds bounds = prediction_bounds(root, data, a.typed.clamp_margin);
-    const Scores s_train = score(root, data, 0.0, &bounds);  // the model as it predicts (smoothed, bounded)
+    // The tree that predicts (smoothed when smoothing > 0: same tests, blended leaf models) and its
+    // training scores as it predicts (smoothed, bounded); sizes are the evolved tree's.
+    FittedModel fitted = fit_model(data, impute, a.typed, a.seed, *e, a.backend, !a.quiet);
+    const TrainResult& r = fitted.result;
+    const Tree& root = fitted.root;
+    const PredictionBounds& bounds = fitted.bounds;
+    const Scores& s_train = fitted.train;
     std::printf("GMT model tree (%s, backend %s, %d iterations, fitness %s)\n\n%s\n", data.name().c_str(), a.backend.c_str(),
                 r.summary.iterations, r.fitness_kind == FitnessKind::bic ? "bic" : "weighted", to_text(root, data).c_str());
     std::printf("=== training data ===\nRMSE %.6g  MAE %.6g  rows %lld  induction %.3f s\n", s_train.rmse, s_train.mae,
@@ -376,9 +375,10 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
                   static_cast<long long>(s.rows));
     }
     const std::string model_path = a.model_out.empty() ? default_model_path("gmt", data.name()) : a.model_out;
-    nlohmann::ordered_json info = {{"backend", a.backend}, {"seed", a.seed}, {"iterations", r.summary.iterations},
-                                   {"fitness", r.best.fitness}, {"train_rmse", s_train.rmse}};
-    write_json(model_path, model_json(root, data, info, impute, &bounds, a.typed.smoothing));
+    // A --test with missing values and training data without any: the model keeps the training
+    // means it scored the test with (as model_json stores them when training had some).
+    if (!impute.empty() && !fitted.model.contains("impute_missing")) fitted.model["impute_missing"] = impute;
+    write_json(model_path, fitted.model);
     std::printf("model written to %s\n", model_path.c_str());
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
     return 0;

@@ -202,6 +202,21 @@ TrainResult train(const Dataset& data, const GmtParams& p, ModelTreeEvaluator& e
   return r;
 }
 
+FittedModel fit_model(const Dataset& data, const std::vector<double>& impute, const GmtCase& c, std::uint64_t seed,
+                      ModelTreeEvaluator& eval, const std::string& backend, bool progress) {
+  GmtParams p = ea_params(c, data.rows());
+  p.seed = seed;
+  FittedModel f;
+  f.result = train(data, p, eval, progress);
+  f.root = prediction_tree(f.result.best.tree, data, c.smoothing, c.eval);
+  f.bounds = prediction_bounds(f.root, data, c.clamp_margin);
+  f.train = score(f.root, data, 0.0, &f.bounds);
+  const nlohmann::ordered_json info = {{"backend", backend}, {"seed", seed}, {"iterations", f.result.summary.iterations},
+                                       {"fitness", f.result.best.fitness}, {"train_rmse", f.train.rmse}};
+  f.model = model_json(f.root, data, info, impute, &f.bounds, c.smoothing);
+  return f;
+}
+
 std::vector<double> impute_missing(Dataset& d, const std::vector<double>* values) {
   std::vector<double> v(d.cols(), 0.0);
   if (values) {

@@ -11,6 +11,7 @@
 #include "algorithms/core/phase_timer.hpp"
 #include "algorithms/core/registry.hpp"
 #include "algorithms/gmt/ea.hpp"
+#include "algorithms/gmt/params.hpp"
 #include "algorithms/gmt/tree.hpp"
 
 namespace gpudm {
@@ -86,6 +87,20 @@ inline const char* prepare_phase(const ModelTreeEvaluator& e) { return e.capabil
 
 // Trains GMT on `train` with the given backend evaluator.
 TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& eval, bool progress);
+
+// A model fitted the one way the learner CLI's train and the Python estimator (python/) fit it:
+// the EA on `data` (missing values already imputed with `impute`, empty when none were), then the
+// tree that predicts (smoothed at c.smoothing), its bounds at c.clamp_margin, its scores on the
+// training data as it predicts, and the model file's JSON (model_json, `backend` in its info).
+struct FittedModel {
+  TrainResult result;             // the evolved tree (result.best) and the run
+  Tree root;                      // the tree that predicts
+  PredictionBounds bounds;
+  Scores train;
+  nlohmann::ordered_json model;
+};
+FittedModel fit_model(const Dataset& data, const std::vector<double>& impute, const GmtCase& c, std::uint64_t seed,
+                      ModelTreeEvaluator& eval, const std::string& backend, bool progress);
 
 // Model file: {"format": "gpudm-gmt-model", "version": 4, "attributes": [{name, kind, values
 // (nominal: category names)}], "tree": {...}, "bounds": {"margin", "range": [lo, hi], "leaves":

@@ -396,8 +396,10 @@ std::string to_text(const Tree& t, const Dataset& d) {
       const TreeNode& c = t.node(child);
       if (c.is_leaf()) {
         leaves.push_back(child);
-        os << " : LM" << leaves.size() << " (" << c.stats.count << " rows, rmse "
-           << num(c.stats.count ? std::sqrt(c.stats.sse / double(c.stats.count)) : 0.0) << ")\n";
+        os << " : LM" << leaves.size();
+        // (a tree read from a model file has no training statistics: nothing to print)
+        if (c.stats.count > 0) os << " (" << c.stats.count << " rows, rmse " << num(std::sqrt(c.stats.sse / double(c.stats.count))) << ")";
+        os << '\n';
       } else {
         os << '\n';
         rec(child, depth + 1);
