@@ -1,0 +1,162 @@
+// gpudm._gpudm: the Python package's one native module (nanobind). Thin: arrays in, the families'
+// own code (registry backends, fit_model, the model file) out; the estimators are Python
+// (python/gpudm/). Data cross as float32 columns (the Dataset's own type), NaN = missing.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "algorithms/core/dataset.hpp"
+#include "algorithms/core/error.hpp"
+#include "algorithms/core/progress.hpp"
+#include "algorithms/core/registry.hpp"
+#include "algorithms/gmt/params.hpp"
+#include "algorithms/gmt/train.hpp"
+#include "algorithms/gmt/tree.hpp"
+#include "backends/register.hpp"
+
+namespace nb = nanobind;
+using namespace gpudm;
+
+namespace {
+
+using Matrix = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Vector = nb::ndarray<const float, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+// (name, nominal, category names): one attribute as the estimators describe a column.
+using AttrSpec = std::tuple<std::string, bool, std::vector<std::string>>;
+
+const Registry& registry() {
+  static const Registry r = [] {
+    Registry x;
+    register_all(x);
+    return x;
+  }();
+  return r;
+}
+
+Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, const std::vector<AttrSpec>& specs) {
+  const std::size_t n = X.shape(0), m = X.shape(1);
+  GPUDM_REQUIRE(specs.size() == m, "gpudm: " + std::to_string(m) + " columns, " + std::to_string(specs.size()) + " attribute descriptions");
+  GPUDM_REQUIRE(!y || y->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(y ? y->shape(0) : 0));
+  std::vector<Attribute> attrs;
+  for (const auto& [nm, nominal, values] : specs)
+    attrs.push_back(Attribute{nm, nominal ? AttributeKind::nominal : AttributeKind::numeric, values});
+  Dataset d(name, Task::regression, n, std::move(attrs));
+  const float* x = X.data();
+  for (std::size_t c = 0; c < m; ++c) {
+    float* col = d.column(c);
+    for (std::size_t r = 0; r < n; ++r) {
+      const float v = x[r * m + c];
+      if (std::isnan(v)) d.set_missing(r, c);
+      else col[r] = v;
+    }
+  }
+  if (y) {
+    const float* t = y->data();
+    for (std::size_t r = 0; r < n; ++r) d.set_target(r, t[r]);
+  }
+  return d;
+}
+
+// The params of `family` as JSON: [{name, type, default, doc}], the CLI's --help table.
+std::string gmt_params() {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& p : gmt::params_table().specs())
+    out.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value}, {"doc", p.doc}});
+  return out.dump();
+}
+
+// [(backend, available, reason)] of a family, in registration order (the reference first).
+std::vector<std::tuple<std::string, bool, std::string>> backends(const std::string& family) {
+  std::vector<std::tuple<std::string, bool, std::string>> out;
+  for (const auto& b : registry().backends(family)) out.emplace_back(b.backend, b.available, b.reason);
+  return out;
+}
+
+// Fits GMT as the learner CLI's train does (fit_model) and returns (model file JSON, run summary JSON).
+std::tuple<std::string, std::string> gmt_fit(const Matrix& X, const Vector& y, const std::vector<AttrSpec>& attrs,
+                                             const std::string& params_json, const std::string& backend,
+                                             std::uint64_t seed, bool progress) {
+  Dataset data = make_dataset("python", X, &y, attrs);
+  data.validate();
+  const gmt::GmtCase c = gmt::read_case(nlohmann::json::parse(params_json));
+  std::vector<double> impute;
+  if (data.has_missing()) impute = gmt::impute_missing(data, nullptr);
+  auto eval = registry().create<gmt::ModelTreeEvaluator>("gmt", backend);
+  eval->configure(c.eval);
+  gmt::FittedModel f;
+  {
+    nb::gil_scoped_release release;  // the EA runs its own threads; Python may go on meanwhile
+    Progress::set_quiet(!progress);
+    f = gmt::fit_model(data, impute, c, seed, *eval, backend, progress);
+  }
+  nlohmann::ordered_json run = {{"backend", backend},
+                                {"iterations", f.result.summary.iterations},
+                                {"stop_reason", f.result.summary.stop_reason},
+                                {"fitness", f.result.best.fitness},
+                                {"induction_seconds", f.result.seconds},
+                                {"train_rmse", f.train.rmse},
+                                {"train_mae", f.train.mae},
+                                {"breakdown", f.result.timer.to_json()}};
+  return {f.model.dump(), run.dump()};
+}
+
+gmt::Tree tree_of(const nlohmann::json& j, Dataset& d) { return gmt::model_from_json(j, d, "model"); }
+
+// Predictions of a model file's tree for X (bounded as the file says; missing values by the model's
+// training means, else the scored data's own).
+nb::ndarray<nb::numpy, double, nb::ndim<1>> gmt_predict(const std::string& model_json, const Matrix& X, const std::vector<AttrSpec>& attrs) {
+  const nlohmann::json j = nlohmann::json::parse(model_json);
+  Dataset d = make_dataset("python", X, nullptr, attrs);
+  const gmt::Tree root = tree_of(j, d);
+  const gmt::PredictionBounds bounds = gmt::model_bounds(j, root, "model");
+  const std::vector<double> impute = gmt::model_imputation(j);
+  if (d.has_missing()) gmt::impute_missing(d, impute.empty() ? nullptr : &impute);
+  auto* out = new double[d.rows()];
+  {
+    nb::gil_scoped_release release;
+    for (std::size_t r = 0; r < d.rows(); ++r) out[r] = gmt::predict(root, &bounds, d, r);
+  }
+  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+  return nb::ndarray<nb::numpy, double, nb::ndim<1>>(out, {d.rows()}, owner);
+}
+
+// The model's tree as text (the CLI's print), with the attribute names of the model file.
+std::string gmt_text(const std::string& model_json, const std::vector<AttrSpec>& attrs) {
+  const nlohmann::json j = nlohmann::json::parse(model_json);
+  std::vector<float> none(attrs.size(), 0.0f);
+  const std::size_t shape[2] = {1, attrs.size()};
+  Matrix X(none.data(), 2, shape);
+  Dataset d = make_dataset("python", X, nullptr, attrs);
+  return gmt::to_text(tree_of(j, d), d);
+}
+
+}  // namespace
+
+NB_MODULE(_gpudm, m) {
+  m.doc() = "gpudm's native core: the families' backends and model files (use the gpudm package's estimators)";
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const Unavailable& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+  m.def("backends", &backends, nb::arg("family"), "[(backend, available, reason)] of a family");
+  m.def("gmt_params", &gmt_params, "GMT's params as JSON: [{name, type, default, doc}]");
+  m.def("gmt_fit", &gmt_fit, nb::arg("X"), nb::arg("y"), nb::arg("attributes"), nb::arg("params_json"), nb::arg("backend"),
+        nb::arg("seed"), nb::arg("progress") = false);
+  m.def("gmt_predict", &gmt_predict, nb::arg("model_json"), nb::arg("X"), nb::arg("attributes"));
+  m.def("gmt_text", &gmt_text, nb::arg("model_json"), nb::arg("attributes"));
+}
