@@ -13,7 +13,7 @@ X = rng.uniform(-1, 1, (5000, 4))
 y = np.where(X[:, 0] > 0.2, 3 * X[:, 1] + 1, -2 * X[:, 2]) + rng.normal(0, 0.1, len(X))
 X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
 
-model = GMTRegressor(iterations=2000, random_state=1, device="cuda" if cuda_available() else "cpu")
+model = GMTRegressor(iterations=500, random_state=1, device="cuda" if cuda_available() else "cpu")
 model.fit(X_train, y_train)
 print(model.export_text())
 print(f"backend {model.backend_}, {model.run_['induction_seconds']:.2f} s; test R^2 {model.score(X_test, y_test):.4f}")

@@ -148,12 +148,11 @@ int train_cli(const std::vector<std::string>& argv, CommandEnv& env) {
     }
     // The model on every row (after CV, as Weka does).
     auto engine = make_engine();
-    engine->prepare(*data);
-    RunStats stats;
-    Stopwatch sw;
-    const Classifier model = train(*data, p.gp, a.seed, *engine, stats);
-    const double secs = sw.seconds();
-    const Score s = score(model, *data, *engine, stats.engine);
+    FittedModel fitted = fit_model(*data, p.gp, a.seed, *engine, backend, a.params);
+    const Classifier& model = fitted.model;
+    RunStats& stats = fitted.stats;
+    const double secs = fitted.seconds;
+    const Score& s = fitted.train;
     std::printf("gp_rules %s on %s (backend %s, seed %llu, population %d, generations %d)\n\n%s\n", to_string(p.gp.algorithm),
                 data->name().c_str(), backend.c_str(), static_cast<unsigned long long>(a.seed), p.gp.population,
                 p.gp.generations, to_text(model, *data).c_str());
@@ -176,13 +175,7 @@ int train_cli(const std::vector<std::string>& argv, CommandEnv& env) {
     }
     std::string path = a.model_out;
     if (path.empty()) path = default_model_path(std::string("gp_rules_") + to_string(p.gp.algorithm), data->name());
-    nlohmann::ordered_json info;
-    info["backend"] = backend;
-    info["seed"] = a.seed;
-    info["params"] = a.params;
-    info["train_accuracy"] = s.accuracy();
-    info["checksum"] = run_checksum(model, stats);
-    write_json(path, model_json(model, *data, to_string(p.gp.algorithm), info));
+    write_json(path, fitted.file);
     std::printf("model written to %s\n", path.c_str());
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
     return 0;

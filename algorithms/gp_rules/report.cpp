@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "algorithms/core/family.hpp"
+#include "algorithms/core/stopwatch.hpp"
 
 namespace gpudm::gp_rules {
 
@@ -42,6 +43,24 @@ std::string run_checksum(const Classifier& c, const RunStats& s) {
   put(&c.default_class, sizeof c.default_class);
   put(s.trace.data(), s.trace.size() * sizeof(double));
   return checksum_hex(bytes.data(), bytes.size());
+}
+
+FittedModel fit_model(const Dataset& data, const GpParams& gp, std::uint64_t seed, rules::RuleEvaluator& engine,
+                      const std::string& backend, const nlohmann::json& params) {
+  FittedModel f;
+  engine.prepare(data);
+  Stopwatch sw;
+  f.model = train(data, gp, seed, engine, f.stats);
+  f.seconds = sw.seconds();
+  f.train = score(f.model, data, engine, f.stats.engine);
+  nlohmann::ordered_json info;
+  info["backend"] = backend;
+  info["seed"] = seed;
+  info["params"] = params;
+  info["train_accuracy"] = f.train.accuracy();
+  info["checksum"] = run_checksum(f.model, f.stats);
+  f.file = model_json(f.model, data, to_string(gp.algorithm), info);
+  return f;
 }
 
 }  // namespace gpudm::gp_rules

@@ -5,13 +5,15 @@ Estimators with scikit-learn's API over the C++/CUDA families (the same code as 
     from gpudm import GMTRegressor
     model = GMTRegressor(iterations=2000, device="cpu").fit(X, y)
     model.predict(X)
+    GPRuleClassifier(algorithm="tan").fit(X, labels)
 
 `gpudm.backends("gmt")` lists the backends this build has and why one is missing; `gpudm.cuda_available()`.
 """
 from . import _gpudm
 from .gmt import GMTRegressor
+from .gp_rules import GPRuleClassifier
 
-__all__ = ["GMTRegressor", "backends", "cuda_available"]
+__all__ = ["GMTRegressor", "GPRuleClassifier", "backends", "cuda_available"]
 __version__ = "0.1.0"
 
 

@@ -22,6 +22,10 @@
 #include "algorithms/gmt/params.hpp"
 #include "algorithms/gmt/train.hpp"
 #include "algorithms/gmt/tree.hpp"
+#include "algorithms/gp_rules/classifier.hpp"
+#include "algorithms/gp_rules/params.hpp"
+#include "algorithms/gp_rules/report.hpp"
+#include "algorithms/rules/evaluator.hpp"
 #include "backends/register.hpp"
 
 namespace nb = nanobind;
@@ -43,14 +47,18 @@ const Registry& registry() {
   return r;
 }
 
-Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, const std::vector<AttrSpec>& specs) {
+using Labels = nb::ndarray<const std::int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, const std::vector<AttrSpec>& specs,
+                     const std::vector<std::string>* classes = nullptr, const Labels* labels = nullptr) {
   const std::size_t n = X.shape(0), m = X.shape(1);
   GPUDM_REQUIRE(specs.size() == m, "gpudm: " + std::to_string(m) + " columns, " + std::to_string(specs.size()) + " attribute descriptions");
   GPUDM_REQUIRE(!y || y->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(y ? y->shape(0) : 0));
   std::vector<Attribute> attrs;
   for (const auto& [nm, nominal, values] : specs)
     attrs.push_back(Attribute{nm, nominal ? AttributeKind::nominal : AttributeKind::numeric, values});
-  Dataset d(name, Task::regression, n, std::move(attrs));
+  GPUDM_REQUIRE(!labels || labels->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(labels ? labels->shape(0) : 0));
+  Dataset d = classes ? Dataset(name, Task::classification, n, std::move(attrs), *classes) : Dataset(name, Task::regression, n, std::move(attrs));
   const float* x = X.data();
   for (std::size_t c = 0; c < m; ++c) {
     float* col = d.column(c);
@@ -64,16 +72,23 @@ Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, 
     const float* t = y->data();
     for (std::size_t r = 0; r < n; ++r) d.set_target(r, t[r]);
   }
+  if (labels) {
+    const std::int32_t* t = labels->data();
+    for (std::size_t r = 0; r < n; ++r) d.set_label(r, t[r]);
+  }
   return d;
 }
 
-// The params of `family` as JSON: [{name, type, default, doc}], the CLI's --help table.
-std::string gmt_params() {
+template <class Table>
+std::string params_json(const Table& table) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& p : gmt::params_table().specs())
-    out.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value}, {"doc", p.doc}});
+  for (const auto& p : table.specs()) out.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value}, {"doc", p.doc}});
   return out.dump();
 }
+
+// The params of `family` as JSON: [{name, type, default, doc}], the CLI's --help table.
+std::string gmt_params() { return params_json(gmt::params_table()); }
+std::string gp_params() { return params_json(gp_rules::case_params()); }
 
 // [(backend, available, reason)] of a family, in registration order (the reference first).
 std::vector<std::tuple<std::string, bool, std::string>> backends(const std::string& family) {
@@ -140,6 +155,61 @@ std::string gmt_text(const std::string& model_json, const std::vector<AttrSpec>&
   return gmt::to_text(tree_of(j, d), d);
 }
 
+// Fits a gp_rules classifier as the --train CLI does (fit_model): labels are class indices into
+// `classes`. Returns (model file JSON, run summary JSON).
+std::tuple<std::string, std::string> gp_fit(const Matrix& X, const Labels& y, const std::vector<std::string>& classes,
+                                            const std::vector<AttrSpec>& attrs, const std::string& params, const std::string& backend,
+                                            std::uint64_t seed, bool progress) {
+  Dataset data = make_dataset("python", X, nullptr, attrs, &classes, &y);
+  data.validate();
+  const nlohmann::json pj = nlohmann::json::parse(params);
+  const gp_rules::GpCase c = gp_rules::case_params().read(pj);
+  auto engine = registry().create<rules::RuleEvaluator>("gp_rules", backend);
+  engine->configure(c.engine);
+  gp_rules::FittedModel f;
+  {
+    nb::gil_scoped_release release;
+    Progress::set_quiet(!progress);
+    f = gp_rules::fit_model(data, c.gp, seed, *engine, backend, pj);
+  }
+  nlohmann::ordered_json run = gp_rules::run_metrics(f.stats);
+  run["backend"] = backend;
+  run["run_seconds"] = f.seconds;
+  run["train_accuracy"] = f.train.accuracy();
+  return {f.file.dump(), run.dump()};
+}
+
+// Class indices (into the model file's "classes") the rule list predicts for X, evaluated by the
+// family's reference backend: a model fitted on a GPU predicts anywhere.
+nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> gp_predict(const std::string& model, const Matrix& X, const std::vector<AttrSpec>& attrs) {
+  const nlohmann::json j = nlohmann::json::parse(model);
+  const std::vector<std::string> classes = j.at("classes").get<std::vector<std::string>>();
+  Dataset d = make_dataset("python", X, nullptr, attrs, &classes);
+  const gp_rules::Classifier c = gp_rules::model_from_json(j, d, "model");
+  auto engine = registry().create<rules::RuleEvaluator>("gp_rules", registry().reference("gp_rules"));
+  std::vector<int> pred;
+  {
+    nb::gil_scoped_release release;
+    engine->prepare(d);
+    PhaseTimer t;
+    gp_rules::score(c, d, *engine, t, &pred);
+  }
+  auto* out = new std::int32_t[pred.size()];
+  for (std::size_t i = 0; i < pred.size(); ++i) out[i] = pred[i];
+  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::int32_t*>(p); });
+  return nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>>(out, {pred.size()}, owner);
+}
+
+std::string gp_text(const std::string& model, const std::vector<AttrSpec>& attrs) {
+  const nlohmann::json j = nlohmann::json::parse(model);
+  const std::vector<std::string> classes = j.at("classes").get<std::vector<std::string>>();
+  std::vector<float> none(attrs.size(), 0.0f);
+  const std::size_t shape[2] = {1, attrs.size()};
+  Matrix X(none.data(), 2, shape);
+  Dataset d = make_dataset("python", X, nullptr, attrs, &classes);
+  return gp_rules::to_text(gp_rules::model_from_json(j, d, "model"), d);
+}
+
 }  // namespace
 
 NB_MODULE(_gpudm, m) {
@@ -159,4 +229,9 @@ NB_MODULE(_gpudm, m) {
         nb::arg("seed"), nb::arg("progress") = false);
   m.def("gmt_predict", &gmt_predict, nb::arg("model_json"), nb::arg("X"), nb::arg("attributes"));
   m.def("gmt_text", &gmt_text, nb::arg("model_json"), nb::arg("attributes"));
+  m.def("gp_params", &gp_params, "gp_rules' params as JSON: [{name, type, default, doc}]");
+  m.def("gp_fit", &gp_fit, nb::arg("X"), nb::arg("y"), nb::arg("classes"), nb::arg("attributes"), nb::arg("params_json"),
+        nb::arg("backend"), nb::arg("seed"), nb::arg("progress") = false);
+  m.def("gp_predict", &gp_predict, nb::arg("model_json"), nb::arg("X"), nb::arg("attributes"));
+  m.def("gp_text", &gp_text, nb::arg("model_json"), nb::arg("attributes"));
 }
