@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GMTRegressor in a few seconds on a CPU: a model tree evolved on data with two linear regimes.
 
-    .venv/bin/python examples/gmt_regressor.py        (after ./scripts/test.sh or ./run_experiment)
+    .venv/bin/python examples/gmt_regressor.py        (after ./scripts/test.sh)
 """
 import numpy as np
 from sklearn.model_selection import train_test_split

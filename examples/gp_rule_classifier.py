@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GPRuleClassifier in a few seconds on a CPU: the three GP rule learners on Iris, their rule lists.
 
-    .venv/bin/python examples/gp_rule_classifier.py        (after ./scripts/test.sh or ./run_experiment)
+    .venv/bin/python examples/gp_rule_classifier.py        (after ./scripts/test.sh)
 """
 from sklearn.datasets import load_iris
 from sklearn.model_selection import cross_val_score
