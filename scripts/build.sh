@@ -20,7 +20,7 @@ cmake --build "$BUILD" -j "$JOBS" "$@"
 # The project's venv imports gpudm from this build (scripts/python-env.sh made the venv; the default
 # build folder only, so that other trees, e.g. the sanitizer one, never take it over).
 VENV="${GPUDM_VENV:-$ROOT/.venv}"
-if [ -z "${GPUDM_BUILD_DIR:-}" ] && [ -x "$VENV/bin/python" ] && [ -d "$BUILD/python/gpudm" ]; then
+if [ "$(realpath -m "$BUILD")" = "$(realpath -m "$ROOT/build")" ] && [ -x "$VENV/bin/python" ] && [ -d "$BUILD/python/gpudm" ]; then
   site="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
   echo "$BUILD/python" > "$site/gpudm-build.pth"
 fi

@@ -16,7 +16,7 @@ echo "python-env: $VENV (Debian's python3 + the pinned build tools of python/req
 # Without PyPI the rest of the project still builds and tests: the Python package is then skipped
 # (the configure log and the python.pytest test say why), never half made.
 if /usr/bin/python3 -m venv --system-site-packages "$VENV" &&
-   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-cache-dir --require-hashes --no-deps \
+   "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-cache-dir --retries 1 --timeout 20 --require-hashes --no-deps \
      --only-binary=:all: -r "$REQ"; then
   echo "$want" > "$STAMP"
 else

@@ -14,6 +14,7 @@ import argparse
 import glob
 import json
 import os
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,8 +82,19 @@ def study_entry(doc, name):
             "dates": (min(dates) + (f" .. {max(dates)}" if max(dates) != min(dates) else "")) if dates else ""}
 
 
+def tracked_files(path):
+    """The files of `path` git tracks (the index describes the commit, not the working tree); every
+    file when git cannot say."""
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z", "--", os.path.relpath(path, ROOT)], capture_output=True,
+                             check=True).stdout.decode()
+        return [os.path.join(ROOT, f) for f in out.split("\0") if f and os.path.isfile(os.path.join(ROOT, f))]
+    except (OSError, subprocess.CalledProcessError):
+        return [f for f in glob.glob(os.path.join(path, "**", "*"), recursive=True) if os.path.isfile(f)]
+
+
 def folder_entry(path):
-    files = [f for f in glob.glob(os.path.join(path, "**", "*"), recursive=True) if os.path.isfile(f)]
+    files = tracked_files(path)
     size = sum(os.path.getsize(f) for f in files)
     what = ""
     for readme in ("README.md", "table.md"):

@@ -334,7 +334,7 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
     auto e = make_eval();
     // The tree that predicts (smoothed when smoothing > 0: same tests, blended leaf models) and its
     // training scores as it predicts (smoothed, bounded); sizes are the evolved tree's.
-    FittedModel fitted = fit_model(data, impute, a.typed, a.seed, *e, a.backend, !a.quiet);
+    const FittedModel fitted = fit_model(data, impute, a.typed, a.seed, *e, a.backend, !a.quiet);
     const TrainResult& r = fitted.result;
     const Tree& root = fitted.root;
     const PredictionBounds& bounds = fitted.bounds;
@@ -375,9 +375,6 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
                   static_cast<long long>(s.rows));
     }
     const std::string model_path = a.model_out.empty() ? default_model_path("gmt", data.name()) : a.model_out;
-    // A --test with missing values and training data without any: the model keeps the training
-    // means it scored the test with (as model_json stores them when training had some).
-    if (!impute.empty() && !fitted.model.contains("impute_missing")) fitted.model["impute_missing"] = impute;
     write_json(model_path, fitted.model);
     std::printf("model written to %s\n", model_path.c_str());
     if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);

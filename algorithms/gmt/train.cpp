@@ -213,26 +213,32 @@ FittedModel fit_model(const Dataset& data, const std::vector<double>& impute, co
   f.train = score(f.root, data, 0.0, &f.bounds);
   const nlohmann::ordered_json info = {{"backend", backend}, {"seed", seed}, {"iterations", f.result.summary.iterations},
                                        {"fitness", f.result.best.fitness}, {"train_rmse", f.train.rmse}};
-  f.model = model_json(f.root, data, info, impute, &f.bounds, c.smoothing);
+  // The training means are stored even when training had no missing values: a scored row's
+  // missing value then never depends on the other rows scored with it.
+  f.model = model_json(f.root, data, info, impute.empty() ? column_means(data) : impute, &f.bounds, c.smoothing);
   return f;
 }
 
-std::vector<double> impute_missing(Dataset& d, const std::vector<double>* values) {
+std::vector<double> column_means(const Dataset& d) {
   std::vector<double> v(d.cols(), 0.0);
-  if (values) {
+  for (std::size_t c = 0; c < d.cols(); ++c) {
+    const float* col = d.column(c);
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (std::size_t r = 0; r < d.rows(); ++r)
+      if (std::isfinite(col[r])) sum += col[r], ++n;
+    v[c] = n ? sum / double(n) : 0.0;
+  }
+  return v;
+}
+
+std::vector<double> impute_missing(Dataset& d, const std::vector<double>* values) {
+  if (values)
     GPUDM_REQUIRE(values->size() == d.cols(), "gmt: imputation values for " + std::to_string(values->size()) +
                                                   " attributes, dataset '" + d.name() + "' has " + std::to_string(d.cols()));
-    v = *values;
-  }
+  const std::vector<double> v = values ? *values : column_means(d);
   for (std::size_t c = 0; c < d.cols(); ++c) {
     float* col = d.column(c);
-    if (!values) {
-      double sum = 0.0;
-      std::size_t n = 0;
-      for (std::size_t r = 0; r < d.rows(); ++r)
-        if (std::isfinite(col[r])) sum += col[r], ++n;
-      v[c] = n ? sum / double(n) : 0.0;
-    }
     for (std::size_t r = 0; r < d.rows(); ++r)
       if (!std::isfinite(col[r])) col[r] = static_cast<float>(v[c]);
   }

@@ -91,7 +91,8 @@ TrainResult train(const Dataset& train, const GmtParams& p, ModelTreeEvaluator& 
 // A model fitted the one way the learner CLI's train and the Python estimator (python/) fit it:
 // the EA on `data` (missing values already imputed with `impute`, empty when none were), then the
 // tree that predicts (smoothed at c.smoothing), its bounds at c.clamp_margin, its scores on the
-// training data as it predicts, and the model file's JSON (model_json, `backend` in its info).
+// training data as it predicts, and the model file's JSON (model_json, `backend` in its info; the
+// training means for missing values always, `impute` or the column means when training had none).
 struct FittedModel {
   TrainResult result;             // the evolved tree (result.best) and the run
   Tree root;                      // the tree that predicts
@@ -125,6 +126,8 @@ Tree model_from_json(const nlohmann::json& j, Dataset& d, const std::string& pat
 // prediction: the training mean (Weka's ReplaceMissingValues does the same for M5P/REPTree).
 // Returns the values used; pass them back for test data (nullptr = compute from d).
 std::vector<double> impute_missing(Dataset& d, const std::vector<double>* values);
+// Per-column means of the finite values (0 for a column with none): what impute_missing fills in.
+std::vector<double> column_means(const Dataset& d);
 
 // Per-row split of a dataset into train/test by a seeded shuffle (test_fraction in (0, 1)).
 void holdout_split(const Dataset& d, double test_fraction, std::uint64_t seed, Dataset* train, Dataset* test);

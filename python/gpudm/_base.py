@@ -32,6 +32,19 @@ def set_signature(cls):
     return cls
 
 
+def _validate(est, X, y="no_validation", reset=True, **kw):
+    """scikit-learn's input validation: the function of >= 1.6 (the method is gone in 1.7), else the
+    method; NaN allowed (missing values). y as scikit-learn takes it: "no_validation" (predict) or
+    the targets (None is an error there)."""
+    try:
+        from sklearn.utils.validation import validate_data
+    except ImportError:
+        kw["force_all_finite"] = "allow-nan"
+        return est._validate_data(X, y, reset=reset, **kw)
+    kw["ensure_all_finite"] = "allow-nan"
+    return validate_data(est, X, y, reset=reset, **kw)
+
+
 def _check_feature_names(est, X, reset):
     # scikit-learn >= 1.6 has a function, earlier versions a method
     try:
@@ -88,7 +101,12 @@ class NativeEstimator:
             return int(np.random.randint(0, 2**31 - 1))
         if isinstance(seed, np.random.RandomState):
             return int(seed.randint(0, 2**31 - 1))
-        return int(seed)
+        if isinstance(seed, np.random.Generator):
+            return int(seed.integers(0, 2**31 - 1))
+        if isinstance(seed, (int, np.integer)) and 0 <= int(seed) < 2**64:
+            return int(seed)
+        raise ValueError(f"{type(self).__name__}: random_state must be None, an int in [0, 2^64), a RandomState or a "
+                         f"Generator, got {seed!r}")
 
     def _fit_matrix(self, X, y, y_numeric):
         """(float32 matrix, y as numpy, schema) of the training data; sets n_features_in_ and, for a
@@ -100,7 +118,7 @@ class NativeEstimator:
             self.n_features_in_ = M.shape[1]
             y = np.asarray(y)
         else:
-            X, y = self._validate_data(X, y, dtype=np.float64, force_all_finite="allow-nan", y_numeric=y_numeric)
+            X, y = _validate(self, X, y, dtype=np.float64, y_numeric=y_numeric)
             schema, _ = fit_schema(X)
             M = to_matrix(X, schema)
         if y.ndim == 2 and y.shape[1] == 1:
@@ -126,7 +144,7 @@ class NativeEstimator:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input")
             return to_matrix(X, self._schema)
-        X = self._validate_data(X, dtype=np.float64, force_all_finite="allow-nan", reset=False)
+        X = _validate(self, X, reset=False, dtype=np.float64)
         return to_matrix(X, self._schema)
 
     def _more_tags(self):  # scikit-learn < 1.6

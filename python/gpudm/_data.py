@@ -7,6 +7,18 @@ def _is_frame(X):
     return hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
+def _label_key(v):
+    """The order the CLI's loaders give a text column's categories (datasets/loaders.cpp label_less):
+    numbers first, by value, then text; GMT's nominal codes follow it, so both fit the same tree."""
+    try:
+        x = float(v)
+        if x == x:
+            return (0, x, v)
+    except ValueError:
+        pass
+    return (1, 0.0, v)
+
+
 def fit_schema(X):
     """The training columns' schema: [(name, nominal, categories)], and feature_names_in_ (None for
     arrays). Pandas categorical (and object/string) columns are nominal, by their categories."""
@@ -18,7 +30,7 @@ def fit_schema(X):
             if str(col.dtype) == "category":
                 schema.append((name, True, [str(v) for v in col.cat.categories]))
             elif col.dtype == object or str(col.dtype) == "string":
-                cats = sorted({str(v) for v in col.dropna()})
+                cats = sorted(set(col.dropna().astype("string")), key=_label_key)
                 schema.append((name, True, cats))
             else:
                 schema.append((name, False, []))
@@ -33,15 +45,20 @@ def to_matrix(X, schema):
     """X as a C-contiguous float32 matrix in the schema's columns; a nominal column as category codes
     (an unseen category or NaN: missing)."""
     if _is_frame(X):
+        import pandas as pd
+        names = [str(c) for c in X.columns]
+        if names != [s[0] for s in schema]:
+            raise ValueError(f"the columns {names} are not the training columns {[s[0] for s in schema]} in their order")
         cols = []
         for (name, nominal, cats), c in zip(schema, X.columns):
             col = X[c]
             if nominal:
-                index = {v: i for i, v in enumerate(cats)}
-                cols.append(np.array([index.get(str(v), np.nan) if v == v and v is not None else np.nan for v in col],
-                                     dtype=np.float32))
+                # the training categories' codes by name; missing and unseen: NaN (missing)
+                codes = pd.Categorical(col.astype("string"), categories=cats).codes.astype(np.float32)
+                codes[codes < 0] = np.nan
+                cols.append(codes)
             else:
-                cols.append(np.asarray(col, dtype=np.float32))
+                cols.append(col.to_numpy(dtype=np.float32, na_value=np.nan))
         M = np.column_stack(cols) if cols else np.zeros((len(X), 0), dtype=np.float32)
     else:
         M = np.asarray(X, dtype=np.float32)

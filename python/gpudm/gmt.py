@@ -61,6 +61,7 @@ class GMTRegressor(NativeEstimator, RegressorMixin, BaseEstimator):
         return json.loads(self.model_)["tree"]
 
     def export_text(self):
-        """The tree as the learner CLI prints it (tests and leaf models by attribute name)."""
+        """The tree as the learner CLI prints it (tests and leaf models by attribute name), without the
+        leaves' training statistics, which a model file does not keep."""
         check_is_fitted(self, "model_")
         return _gpudm.gmt_text(self.model_, self._schema)

@@ -134,14 +134,16 @@ nb::ndarray<nb::numpy, double, nb::ndim<1>> gmt_predict(const std::string& model
   Dataset d = make_dataset("python", X, nullptr, attrs);
   const gmt::Tree root = tree_of(j, d);
   const gmt::PredictionBounds bounds = gmt::model_bounds(j, root, "model");
+  // A model file of the Python package always has the training means; an older CLI model without
+  // them falls back to the scored data's own (as the CLI's --predict does).
   const std::vector<double> impute = gmt::model_imputation(j);
   if (d.has_missing()) gmt::impute_missing(d, impute.empty() ? nullptr : &impute);
   auto* out = new double[d.rows()];
+  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<double*>(p); });  // owns it from here
   {
     nb::gil_scoped_release release;
     for (std::size_t r = 0; r < d.rows(); ++r) out[r] = gmt::predict(root, &bounds, d, r);
   }
-  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<double*>(p); });
   return nb::ndarray<nb::numpy, double, nb::ndim<1>>(out, {d.rows()}, owner);
 }
 

@@ -65,7 +65,7 @@ def test_cuda_gives_the_cpu_model_and_pickles_to_the_cpu():
     cpu = GMTRegressor(**FAST, random_state=4, n_jobs=1).fit(X, y)
     gpu = GMTRegressor(**FAST, random_state=4, device="cuda").fit(X, y)
     assert gpu.backend_ == "cuda"
-    # The family's GPU tolerance: the same tree, predictions within float rounding
+    # The family's GPU tolerance (its equivalence tests): predictions within float rounding
     np.testing.assert_allclose(gpu.predict(X), cpu.predict(X), rtol=1e-4, atol=1e-4)
     back = pickle.loads(pickle.dumps(gpu))
     np.testing.assert_array_equal(back.predict(X), gpu.predict(X))
@@ -103,3 +103,30 @@ def test_a_100k_row_frame():
     df = pd.DataFrame(X, columns=["a", "b", "c"])
     m = GMTRegressor(iterations=200, population=16, random_state=7).fit(df, y)
     assert m.score(df, y) > 0.9
+
+
+def test_a_missing_value_is_filled_with_the_training_mean_whatever_else_is_scored():
+    X, y = data()
+    m = GMTRegressor(**FAST, random_state=8).fit(X, y)  # no missing values in training
+    row = X[:1].copy()
+    row[0, 1] = np.nan
+    alone = m.predict(row)[0]
+    for other in (X[1:5], X[100:300]):
+        assert m.predict(np.vstack([row, other]))[0] == alone
+    filled = row.copy()
+    filled[0, 1] = np.float32(X[:, 1].astype(np.float32).mean())
+    assert abs(m.predict(filled)[0] - alone) < 1e-6 * max(1.0, abs(alone))
+
+
+def test_frames_without_string_names_and_pandas_missing_markers():
+    pd = pytest.importorskip("pandas")
+    X, y = data(400, seed=9)
+    df = pd.DataFrame(X)  # integer column names: matched by name too
+    m = GMTRegressor(**FAST, random_state=9).fit(df, y)
+    with pytest.raises(ValueError):
+        m.predict(df[[2, 1, 0]])
+    nf = pd.DataFrame({"a": pd.array([1, None, 3] * 100 + [2] * 100, dtype="Int64"),
+                       "s": pd.array(["x", None, "y", "z"] * 100, dtype="string")})
+    m = GMTRegressor(**FAST, random_state=9).fit(nf, np.arange(400, dtype=float) % 7)
+    assert json.loads(m.model_)["attributes"][1]["kind"] == "nominal"
+    assert np.all(np.isfinite(m.predict(nf)))
