@@ -37,11 +37,13 @@ if(reason STREQUAL "")
   set(GPUDM_HAVE_PYTHON ON)
   set(GPUDM_PYTHON_MISSING_REASON "(${Python_EXECUTABLE}, nanobind ${nanobind_VERSION})")
   set(CMAKE_POSITION_INDEPENDENT_CODE ON)
-  # ... provided calls within a file may still be inlined: no ELF symbol interposition assumed.
-  # Measured by the CPU perf gate against the last build without it: GMT's generations +3 %
-  # (significant), the other families' benchmarks -2.6 % to +0 %.
+  # ... with no ELF symbol interposition assumed and our symbols hidden (the module exports only its
+  # init function), so calls and data are bound as in an executable. Measured at one commit by the
+  # CPU perf gate (scripts/perf_regression.sh HEAD, the base built with GPUDM_BUILD_PYTHON=OFF):
+  # GMT's generations +2.6-3.2 % with PIC alone, +1.6-1.9 % with hidden symbols; subtree +0.4 %,
+  # vfdt 0 %.
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
-    add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-semantic-interposition>)
+    add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-semantic-interposition> $<$<COMPILE_LANGUAGE:CXX>:-fvisibility=hidden>)
   endif()
 else()
   set(GPUDM_PYTHON_MISSING_REASON "(${reason})")
