@@ -79,6 +79,13 @@ Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, 
   return d;
 }
 
+// A one-row dataset with the columns `attrs` (and `classes`): what printing a model needs of its data.
+Dataset schema_only(const std::vector<AttrSpec>& attrs, const std::vector<std::string>* classes) {
+  std::vector<float> none(attrs.size(), 0.0f);
+  const std::size_t shape[2] = {1, attrs.size()};
+  return make_dataset("python", Matrix(none.data(), 2, shape), nullptr, attrs, classes);
+}
+
 template <class Table>
 std::string params_json(const Table& table) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
@@ -150,10 +157,7 @@ nb::ndarray<nb::numpy, double, nb::ndim<1>> gmt_predict(const std::string& model
 // The model's tree as text (the CLI's print), with the attribute names of the model file.
 std::string gmt_text(const std::string& model_json, const std::vector<AttrSpec>& attrs) {
   const nlohmann::json j = nlohmann::json::parse(model_json);
-  std::vector<float> none(attrs.size(), 0.0f);
-  const std::size_t shape[2] = {1, attrs.size()};
-  Matrix X(none.data(), 2, shape);
-  Dataset d = make_dataset("python", X, nullptr, attrs);
+  Dataset d = schema_only(attrs, nullptr);
   return gmt::to_text(tree_of(j, d), d);
 }
 
@@ -205,10 +209,7 @@ nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> gp_predict(const std::string& 
 std::string gp_text(const std::string& model, const std::vector<AttrSpec>& attrs) {
   const nlohmann::json j = nlohmann::json::parse(model);
   const std::vector<std::string> classes = j.at("classes").get<std::vector<std::string>>();
-  std::vector<float> none(attrs.size(), 0.0f);
-  const std::size_t shape[2] = {1, attrs.size()};
-  Matrix X(none.data(), 2, shape);
-  Dataset d = make_dataset("python", X, nullptr, attrs, &classes);
+  Dataset d = schema_only(attrs, &classes);
   return gp_rules::to_text(gp_rules::model_from_json(j, d, "model"), d);
 }
 
