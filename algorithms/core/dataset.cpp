@@ -132,10 +132,14 @@ Dataset Dataset::select(const std::vector<std::size_t>& rows) const {
   d.sha256 = sha256;
   d.seed = seed;
   d.surrogate = surrogate;
+  // Each cell's value as it is, and its mask bit (as slice copies them): a missing cell that was
+  // imputed keeps its imputed value (set_missing would write NaN over it).
   for (std::size_t c = 0; c < cols(); ++c)
     for (std::size_t i = 0; i < rows.size(); ++i) {
       d.at(i, c) = at(rows[i], c);
-      if (is_missing(rows[i], c)) d.set_missing(i, c);
+      if (!is_missing(rows[i], c)) continue;
+      if (d.missing_.empty()) d.missing_.assign(d.features_.size(), 0);
+      d.missing_[c * d.padded_rows_ + i] = 1;
     }
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (task_ == Task::classification) d.labels_[i] = labels_[rows[i]];

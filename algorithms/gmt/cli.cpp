@@ -194,12 +194,6 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
       data = std::move(tr);
       holdout = std::make_unique<Dataset>(std::move(te));
     }
-    std::vector<double> impute;
-    if (data.has_missing()) impute = impute_missing(data, nullptr);
-    if (holdout && holdout->has_missing()) {
-      if (impute.empty()) impute = impute_missing(data, nullptr);  // no missing in training: just its means
-      impute_missing(*holdout, &impute);
-    }
     auto make_eval = [&] {
       auto e = env.registry->create<ModelTreeEvaluator>("gmt", a.backend);
       e->configure(a.typed.eval);
@@ -240,8 +234,14 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
       const double nf = double(run_folds.size());
       for (const int k : run_folds) {
         const auto& te = fold_rows[static_cast<std::size_t>(k)];
-        Dataset dtr = data.select(rows_not_in(te, data.rows())), dte = data.select(te);  // imputed with the full data's means
+        Dataset dtr = data.select(rows_not_in(te, data.rows())), dte = data.select(te);
         dtr.set_name(data.name());
+        // the fold's training means fill its missing values on both sides, as Weka's M5P fills them
+        // (ReplaceMissingValues on the training rows): the test rows never shape the model
+        if (data.has_missing()) {
+          const std::vector<double> v = impute_missing(dtr, nullptr);
+          impute_missing(dte, &v);
+        }
         GmtParams p = ea_params(a.typed, dtr.rows());
         p.seed = a.seed + static_cast<std::uint64_t>(k);
         auto e = make_eval();
@@ -328,6 +328,15 @@ int train_cli(const std::vector<std::string>& argv, const CliEnv& env) {
         if (!a.metrics_out.empty()) write_json(a.metrics_out, metrics);
         return 0;
       }
+    }
+
+    // Missing values: the training rows' means fill both sides (imputed after --cv, which fills each
+    // fold from its own training rows).
+    std::vector<double> impute;
+    if (data.has_missing()) impute = impute_missing(data, nullptr);
+    if (holdout && holdout->has_missing()) {
+      if (impute.empty()) impute = impute_missing(data, nullptr);  // no missing in training: just its means
+      impute_missing(*holdout, &impute);
     }
 
     // The model on the full training data (after CV, as Weka does).

@@ -99,6 +99,12 @@ TEST(Dataset, SliceEqualsSelectOfTheSameRows) {
       SCOPED_TRACE(d->name() + " " + std::to_string(b) + ".." + std::to_string(e));
       expect_same(d->select(idx), d->slice(b, e));
     }
+  // A missing cell filled in place (GMT's imputation) keeps its value through both, mask and all.
+  reg.at(40, 1) = 2.5f;
+  for (const Dataset& part : {reg.select({40, 41}), reg.slice(40, 42)}) {
+    EXPECT_TRUE(part.is_missing(0, 1));
+    EXPECT_EQ(part.at(0, 1), 2.5f);
+  }
   EXPECT_TRUE(reg.slice(33, 97).has_missing());
   EXPECT_FALSE(reg.slice(0, 40).has_missing());
   EXPECT_THROW(reg.slice(60, 101), Error);

@@ -249,6 +249,30 @@ TEST(GmtBounds, CliCrossValidationRecordsTheFoldsAndBothScores) {
   EXPECT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-folds", "0", "--quiet"}, env), 2);  // needs --cv-only
 }
 
+// --cv on a file with missing cells: each fold's training means fill them (a fold's copy of an
+// imputed cell once came back NaN, so every score of such a set was NaN).
+TEST(GmtBounds, CliCrossValidationFillsMissingValuesPerFold) {
+  Dataset d = gmt_test::make_dataset(240, 3, 11, gmt_test::piecewise, 0.05);
+  for (std::size_t r = 0; r < d.rows(); r += 7) d.set_missing(r, r % 3);
+  const std::string csv = tmp("cv_missing.csv"), metrics = tmp("cv_missing_metrics.json");
+  write_csv(d, csv);
+  datasets::RegressionCsvFiles files;
+  CliEnv env{&gmt_test::registry(), &files};
+  ASSERT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-only", "--seed", "2", "--backend", "sequential", "--param",
+                       "iterations=15", "--param", "population=8", "--metrics-out", metrics, "--quiet"},
+                      env),
+            0);
+  std::ifstream mi(metrics);
+  const auto m = nlohmann::json::parse(mi);
+  ASSERT_TRUE(m["cv"]["rmse"].is_number());  // NaN is written as null
+  EXPECT_TRUE(std::isfinite(m["cv"]["rmse"].get<double>()));
+  EXPECT_TRUE(m["cv"]["unbounded"]["rmse"].is_number());
+  for (const auto& f : m["cv"]["per_fold"]) {
+    ASSERT_TRUE(f["test"]["rmse"].is_number());
+    EXPECT_LT(f["test"]["rmse"].get<double>(), 10.0);
+  }
+}
+
 namespace {
 double plane(const std::vector<double>& x) { return 1.0 + 2.0 * x[0] - 3.0 * x[1]; }
 // A two-level tree over two attributes with hand-set leaf models that differ from the data's plane.
