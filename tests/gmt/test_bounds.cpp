@@ -249,8 +249,8 @@ TEST(GmtBounds, CliCrossValidationRecordsTheFoldsAndBothScores) {
   EXPECT_EQ(train_cli({"--dataset", csv, "--cv", "3", "--cv-folds", "0", "--quiet"}, env), 2);  // needs --cv-only
 }
 
-// --cv on a file with missing cells: each fold's training means fill them (a fold's copy of an
-// imputed cell once came back NaN, so every score of such a set was NaN).
+// --cv on a file with missing cells: each fold's training means fill them, and no fold turns a
+// filled cell back into NaN (every score of the set would then be NaN).
 TEST(GmtBounds, CliCrossValidationFillsMissingValuesPerFold) {
   Dataset d = gmt_test::make_dataset(240, 3, 11, gmt_test::piecewise, 0.05);
   for (std::size_t r = 0; r < d.rows(); r += 7) d.set_missing(r, r % 3);
