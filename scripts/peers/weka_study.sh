@@ -72,6 +72,7 @@ DATASETS=("${@:-${DEFAULT[@]}}")
 {
   echo "machine: $(hostname), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
   echo "date_utc: $(date -u +%FT%TZ)"
+  echo "git_sha: ${GPUDM_GIT_SHA:-$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)}"
   if [ "$SKIP_WEKA" = 1 ]; then
     echo "weka: not run here; outputs shared with $WEKA_FROM/raw (their machine and times; raw/weka_from.txt)"
   else
@@ -81,7 +82,11 @@ DATASETS=("${@:-${DEFAULT[@]}}")
   echo "gmt: iterations=$ITERATIONS population=$POPULATION backend=$BACKEND seed=$SEED max_seconds=$MAX_SECONDS parallel_datasets=$PARALLEL${GMT_PARAMS:+ params: $GMT_PARAMS}"
   echo "load_average_at_start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "datasets: ${DATASETS[*]}"
-} >> "$OUT_DIR/raw/environment.txt"
+} > "$OUT_DIR/raw/environment.$$"
+# A run of every set replaces the record; a run of some sets adds its block to the record of the
+# run whose other sets' outputs it keeps.
+if [ $# -eq 0 ]; then mv "$OUT_DIR/raw/environment.$$" "$OUT_DIR/raw/environment.txt"
+else cat "$OUT_DIR/raw/environment.$$" >> "$OUT_DIR/raw/environment.txt"; rm -f "$OUT_DIR/raw/environment.$$"; fi
 
 one() {
   local ds="$1" tr te m cls opts kv
@@ -121,4 +126,6 @@ for ds in "${DATASETS[@]}"; do
   fi
 done
 wait
+# the models in the layout of every JSON file under results/ (the learner writes them fully indented)
+python3 "$ROOT/scripts/results_json.py" --rewrite "$OUT_DIR"/raw/*.gmt_model.json
 python3 "$ROOT/scripts/peers/weka_table.py" "$OUT_DIR"
