@@ -319,16 +319,21 @@ RunOrigin origin_of(const ojson& provenance) {
 }
 
 // Runs without their own provenance in a file where others have one were measured by one of
-// the file's earlier invocations; which one is not known, so all of them are named.
-RunOrigin unrecorded_origin(const ojson& results) {
+// the file's earlier invocations; in a file where none has one, by any of its invocations, the
+// last included. Which one is not known, so all of them are named.
+RunOrigin unrecorded_origin(const ojson& results, bool with_last) {
   std::vector<std::string> candidates;
   const ojson* previous = find_path(results, "provenance.previous");
-  for (const auto& p : previous && previous->is_array() ? *previous : ojson::array()) {
+  ojson invocations = previous && previous->is_array() ? *previous : ojson::array();
+  if (with_last) invocations.push_back(object_or_empty(find_path(results, "provenance")));
+  for (const auto& p : invocations) {
     const std::string c = "gpudm " + commit_text(p) + " on host " + text_at(p, "hostname", "unknown");
     if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
   }
   RunOrigin o;
-  o.unrecorded = "recorded before runs carried their own provenance; measured by one of the file's earlier invocations:";
+  o.unrecorded = std::string("recorded before runs carried their own provenance; measured by one of the file's ") +
+                 (with_last ? "invocations (the last on " + machine_text(file_provenance(results)["machine"]) + "):"
+                            : "earlier invocations:");
   for (std::size_t i = 0; i < candidates.size(); ++i) o.unrecorded += (i ? "; " : " ") + candidates[i];
   return o;
 }
@@ -352,8 +357,9 @@ class Origins {
     if (const ojson* runs = find_path(results, "runs"); runs && runs->is_array())
       for (const auto& r : *runs) own_anywhere = own_anywhere || has_own_provenance(r);
     const ojson* previous = find_path(results, "provenance.previous");
-    const bool earlier_unknown = own_anywhere && previous && previous->is_array() && !previous->empty();
-    const RunOrigin fallback = earlier_unknown ? unrecorded_origin(results) : origin_of(file_provenance(results));
+    // A file resumed across invocations: a run without its own provenance is not put down to the last one.
+    const bool resumed = previous && previous->is_array() && !previous->empty();
+    const RunOrigin fallback = resumed ? unrecorded_origin(results, !own_anywhere) : origin_of(file_provenance(results));
     for (const ojson* r : shown) add(r, has_own_provenance(*r) ? origin_of((*r)["provenance"]) : fallback);
     if (list_.empty()) list_.push_back(origin_of(file_provenance(results)));
     if (list_.size() > 1)
@@ -892,8 +898,9 @@ std::string measured_header(const std::vector<RunOrigin>& origins, const std::st
     commits.insert(o.commit);
     machines.insert(o.machine + "\n" + o.host);
   }
-  std::string m = "Measured at " + counted(commits.size(), "commit") + " on " + counted(machines.size(), "machine");
-  if (unrecorded) m += ", and by runs that did not record theirs";
+  std::string m = commits.empty() ? "Measured by several invocations; the runs did not record which"
+                                   : "Measured at " + counted(commits.size(), "commit") + " on " + counted(machines.size(), "machine");
+  if (unrecorded && !commits.empty()) m += ", and by runs that did not record theirs";
   if (origins.size() > 1) m += "; each row's first cell is tagged with its runs' origin";
   m += tail;
   for (const auto& o : origins) m += "- " + (o.tag.empty() ? std::string() : "[" + o.tag + "] ") + origin_text(o) + "\n";

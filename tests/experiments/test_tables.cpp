@@ -271,12 +271,23 @@ TEST_F(ProvenanceTest, OnlyTheRunsShownCount) {
 TEST_F(ProvenanceTest, OlderFilesUseTheTopLevelBlock) {
   ojson doc = fixture();
   doc["environment"]["devices"] = ojson::array({{{"index", 0}, {"name", "NVIDIA H100 80GB HBM3"}}});
+  const std::string single = whole(doc);
+  EXPECT_NE(single.find("\nMeasured on NVIDIA H100 80GB HBM3 + Test CPU (2 threads); gpudm 0123456789ab-dirty; "
+                        "2026-01-01T00:00:00Z; config configs/fx.json.\n\n## Fixture"),
+            std::string::npos)
+      << single;
+  EXPECT_EQ(single.find("[a]"), std::string::npos) << single;
+  // Resumed across invocations, no run with its own: any invocation may have measured a run, so
+  // the header names them all rather than the last one's machine and commit alone.
   doc["provenance"]["previous"] = ojson::array({{{"git_sha", kShaB}, {"hostname", "old"}}});
   const std::string md = whole(doc);
-  EXPECT_NE(md.find("\nMeasured on NVIDIA H100 80GB HBM3 + Test CPU (2 threads); gpudm 0123456789ab-dirty; "
-                    "2026-01-01T00:00:00Z; config configs/fx.json.\n\n## Fixture"),
+  EXPECT_NE(md.find("\nMeasured by several invocations; the runs did not record which; config configs/fx.json.\n\n"
+                    "- recorded before runs carried their own provenance; measured by one of the file's invocations "
+                    "(the last on NVIDIA H100 80GB HBM3 + Test CPU (2 threads)): gpudm bbbbbbbbbbbb on host old; "
+                    "gpudm 0123456789ab-dirty on host "),
             std::string::npos)
       << md;
+  EXPECT_EQ(md.find("Measured on"), std::string::npos) << md;
   EXPECT_EQ(md.find("[a]"), std::string::npos) << md;
   // An older file resumed: the runs without one came from an earlier invocation, which one
   // is not known; they are not put down to the last invocation.
