@@ -215,6 +215,79 @@ CHECK_KEYS = {"csv", "table", "rows", "where", "ours", "than", "rule", "band", "
               "label"}
 
 
+VALUE_KEYS = {"csv", "table", "rows", "where", "ours", "show", "label"}
+SHOWS = {"value", "range", "list", "values", "min", "max"}
+
+
+def value_text(tables, spec, where):
+    """The text an explanation's {{name}} stands for: numbers read from a rendered table as a check
+    reads them ("show": value (one row), range (lo-hi), list (row value, ...), values (value, ...), min,
+    max), so the
+    reason a claim differs stays true when its table is rerun."""
+    bad = sorted(set(spec) - VALUE_KEYS) if isinstance(spec, dict) else ["(not an object)"]
+    if bad:
+        raise ClaimsError(f"{where}: unknown key(s) {', '.join(bad)} (known: {', '.join(sorted(VALUE_KEYS))})")
+    for k in ("csv", "table", "ours"):
+        if k not in spec:
+            raise ClaimsError(f"{where}: a value needs '{k}'")
+    show = spec.get("show", "value")
+    if show not in SHOWS:
+        raise ClaimsError(f"{where}: show is one of {', '.join(sorted(SHOWS))}, not '{show}'")
+    recs = tables.rows(spec["csv"], spec["table"], where)
+    header = list(recs[0].keys())
+    key = header[1]
+    for col in columns_of(spec["ours"], where) + list(spec.get("where", {})):
+        if col not in header:
+            raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no column '{col}'")
+    recs = [r for r in recs if all(r.get(k) == str(v) for k, v in spec.get("where", {}).items())]
+    if spec.get("rows", "all") != "all":
+        by = {}
+        for r in recs:
+            by.setdefault(r[key], r)
+        absent = [v for v in spec["rows"] if v not in by]
+        if absent:
+            raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no row {', '.join(absent)}")
+        recs = [by[v] for v in spec["rows"]]
+    lab = spec.get("label", key)  # the column that names a row in a list
+    if lab not in header:
+        raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no column '{lab}'")
+    pts = [(r[lab], operand(r, spec["ours"])) for r in recs]
+    vals = [v for _, v in pts if v is not None]
+    if not vals:
+        return "(no number)"
+    if show == "value":
+        if len(pts) != 1:
+            raise ClaimsError(f"{where}: show 'value' needs one row, the selection has {len(pts)}")
+        return fmt(vals[0])
+    if show == "range":
+        return f"{fmt(min(vals))}-{fmt(max(vals))}"
+    if show == "min":
+        return fmt(min(vals))
+    if show == "max":
+        return fmt(max(vals))
+    if show == "values":
+        return ", ".join(fmt(v) for v in vals)
+    return ", ".join(f"{name} {fmt(v)}" for name, v in pts if v is not None)
+
+
+def explanation_text(tables, ex, where):
+    """An explanation's text with each {{name}} replaced by its value from the tables; a name
+    without a value, or a value the text does not use, is an error."""
+    if not isinstance(ex, dict):
+        return str(ex)
+    values = ex.get("values", {})
+    bad = sorted(set(ex) - {"text", "evidence", "values"})
+    if bad:
+        raise ClaimsError(f"{where}: unknown key(s) {', '.join(bad)} (known: evidence, text, values)")
+    used = set(re.findall(r"\{\{(\w+)\}\}", ex["text"]))
+    if used - set(values):
+        raise ClaimsError(f"{where}: the text uses {', '.join(sorted(used - set(values)))} without a value")
+    if set(values) - used:
+        raise ClaimsError(f"{where}: values {', '.join(sorted(set(values) - used))} not used by the text")
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: value_text(tables, values[m.group(1)], f"{where}.values.{m.group(1)}"),
+                  ex["text"])
+
+
 def check_all(tables, checks, where):
     """A check, or a list of checks that must all hold (e.g. one per algorithm of a table)."""
     if isinstance(checks, dict):
@@ -309,7 +382,7 @@ def render(results, claims_dir):
             ex = cl.get("explanation")
             if ex:
                 ev = f" (evidence: {ex['evidence']})" if isinstance(ex, dict) and ex.get("evidence") else ""
-                notes.append(f"- **{cid}**: {ex['text'] if isinstance(ex, dict) else ex}{ev}")
+                notes.append(f"- **{cid}**: {explanation_text(tables, ex, f'{where} ({cid}).explanation')}{ev}")
             elif v == "contradicted":
                 notes.append(f"- **{cid}**: contradicted; no measured reason recorded yet.")
         body.append("")

@@ -94,6 +94,26 @@ class Rules(unittest.TestCase):
         with self.assertRaisesRegex(rep.ClaimsError, "no table file"):
             rep.check(self.t, level(csv="nope", rule="rises"), "x")
 
+    def test_explanation_values_come_from_the_tables(self):
+        ex = {"text": "Pol {{pol}}x; all {{span}}; per set {{each}}; bare {{bare}}",
+              "values": {"pol": level(rows=["Pol"], show="value"),
+                         "span": level(ours={"ratio": ["time s", "share"]}, show="range"),
+                         "each": level(ours="time s", show="list"),
+                         "bare": level(ours="time s", rows=["Fried", "Pol"], show="values")}}
+        self.assertEqual(rep.explanation_text(self.t, ex, "e"),
+                         "Pol 10.0x; all 4.00-7.69; per set Pol 1.00, Elevators 2.00, Fried 4.00; bare 4.00, 1.00")
+        # the text and its values must match; a value reads only columns and rows the table has
+        with self.assertRaisesRegex(rep.ClaimsError, "uses gone without a value"):
+            rep.explanation_text(self.t, {"text": "{{gone}}", "values": {}}, "e")
+        with self.assertRaisesRegex(rep.ClaimsError, "values spare not used"):
+            rep.explanation_text(self.t, {"text": "x", "values": {"spare": level(show="range")}}, "e")
+        with self.assertRaisesRegex(rep.ClaimsError, "has no row Mv"):
+            rep.explanation_text(self.t, {"text": "{{a}}", "values": {"a": level(rows=["Mv"])}}, "e")
+        with self.assertRaisesRegex(rep.ClaimsError, "needs one row"):
+            rep.explanation_text(self.t, {"text": "{{a}}", "values": {"a": level(show="value")}}, "e")
+        with self.assertRaisesRegex(rep.ClaimsError, "no column 'speedp'"):
+            rep.explanation_text(self.t, {"text": "{{a}}", "values": {"a": level(ours="speedp", show="range")}}, "e")
+
     def test_verdicts(self):
         good = level(than="speedup (paper)", rule="ratio_in")
         bad = level(than=100, rule="ratio_in")
