@@ -19,6 +19,7 @@ void CpuForest::prepare(const EncodedStream& stream) {
   const ForestParams& params = options();
   params.validate(stream);
   s_ = &stream;
+  first_ = 0;
   p_ = params;
   stream_order_ = params.stream_order();
   naive_bayes_ = params.naive_bayes();
@@ -138,7 +139,7 @@ void CpuForest::vote(std::size_t j0, std::size_t j1, std::size_t b0, std::int32_
 
 void CpuForest::learn_one(int t, std::size_t i, int slot) {
   const int k = L_.features, V = L_.values, C = L_.classes;
-  const std::uint32_t w = p_.bagging ? static_cast<std::uint32_t>(poisson1(p_.seed, global(t), i)) : 1u;
+  const std::uint32_t w = p_.bagging ? static_cast<std::uint32_t>(poisson1(p_.seed, global(t), first_ + i)) : 1u;
   if (w == 0) return;
   const std::size_t si = slot_index(t, slot);
   const int y = s_->labels[i];
@@ -293,6 +294,13 @@ void CpuForest::process_votes(std::size_t begin, std::size_t end, std::uint32_t*
     std::uint32_t* out = votes + (b0 - begin) * static_cast<std::size_t>(L_.classes);
     parallel_instances(b1 - b0, [&](std::size_t j0, std::size_t j1) { tally(j0, j1, out); });
   });
+}
+
+void CpuForest::continue_with(const EncodedStream& chunk, std::uint64_t first_instance) {
+  GPUDM_REQUIRE(s_ != nullptr, "vfdt: continue_with() before prepare()");
+  check_chunk(L_, attr_values_, chunk, name());
+  s_ = &chunk;
+  first_ = first_instance;
 }
 
 ForestSnapshot CpuForest::snapshot() {

@@ -24,6 +24,7 @@ class CpuForest : public ForestBackend {
   void process(std::size_t begin, std::size_t end, std::int32_t* predictions, PhaseTimer& timer) override;
   void process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer) override;
   ForestSnapshot snapshot() override;
+  void continue_with(const EncodedStream& chunk, std::uint64_t first_instance) override;
 
   // ---- the per-batch steps (batch = instances [b0, b1) of the stream)
   void predict_tree(int t, std::size_t b0, std::size_t b1);
@@ -59,6 +60,7 @@ class CpuForest : public ForestBackend {
 
   std::unique_ptr<TaskRunner> tasks_;
   const EncodedStream* s_ = nullptr;
+  std::uint64_t first_ = 0;  // the stream index of s_'s instance 0 (continue_with)
   ForestParams p_;
   // p_'s resolved choices, read per instance or per split check
   bool stream_order_ = false;  // p_.stream_order()

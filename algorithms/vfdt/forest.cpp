@@ -347,4 +347,24 @@ void ForestBackend::process_votes(std::size_t, std::size_t, std::uint32_t*, Phas
   throw Error("vfdt/" + name() + ": this backend cannot report its trees' votes (a forest split over ranks)");
 }
 
+void ForestBackend::continue_with(const EncodedStream&, std::uint64_t) {
+  throw Error("vfdt/" + name() + ": this backend cannot continue a forest on a later chunk of its stream");
+}
+
+void check_chunk(const ForestLayout& layout, const std::vector<int>& attr_values, const EncodedStream& chunk,
+                 const std::string& backend) {
+  const std::string what = "vfdt/" + backend + ": a later chunk of the stream ";
+  GPUDM_REQUIRE(chunk.attributes == layout.attributes && static_cast<int>(attr_values.size()) == chunk.attributes,
+                what + "has " + std::to_string(chunk.attributes) + " attributes, the forest " + std::to_string(layout.attributes));
+  GPUDM_REQUIRE(chunk.classes == layout.classes,
+                what + "has " + std::to_string(chunk.classes) + " classes, the forest " + std::to_string(layout.classes));
+  GPUDM_REQUIRE(chunk.coding.size() == attr_values.size(), what + "has no coding of every attribute");
+  for (int a = 0; a < chunk.attributes; ++a)
+    GPUDM_REQUIRE(chunk.coding[a].values == attr_values[a],
+                  what + "codes attribute '" + chunk.coding[a].name + "' in " + std::to_string(chunk.coding[a].values) +
+                      " values, the forest in " + std::to_string(attr_values[a]) + " (encode it with encode_like)");
+  GPUDM_REQUIRE(chunk.codes.size() == chunk.rows * chunk.attributes && chunk.labels.size() == chunk.rows,
+                what + "has codes or labels that do not match its rows x attributes");
+}
+
 }  // namespace gpudm::vfdt

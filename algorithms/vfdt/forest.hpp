@@ -228,6 +228,18 @@ class ForestBackend : public BackendOf<ForestParams, EncodedStream> {
   virtual void process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer);
   // The trees' structure now.
   virtual ForestSnapshot snapshot() = 0;
+  // The same forest on a later chunk of its stream, encoded with the prepared stream's coding
+  // (EncodedStream::encode_like): trees, counters and detectors are kept, and the chunk's instance
+  // i is the stream's instance first_instance + i (its bagging weights), so a stream learned chunk
+  // by chunk (every chunk but the last a multiple of the batch) gives the forest that learns it
+  // whole. process() and process_votes() then range over the chunk, which must outlive them.
+  // Throws for a chunk of another coding; the default throws (a backend that cannot).
+  virtual void continue_with(const EncodedStream& chunk, std::uint64_t first_instance);
 };
+
+// Throws unless `chunk` has the attributes, value counts and classes of the prepared layout (and
+// codes and labels of its rows): what continue_with() needs of a later chunk.
+void check_chunk(const ForestLayout& layout, const std::vector<int>& attr_values, const EncodedStream& chunk,
+                 const std::string& backend);
 
 }  // namespace gpudm::vfdt

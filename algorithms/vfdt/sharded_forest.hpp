@@ -26,6 +26,10 @@ class ShardedForest final : public ForestBackend {
   void process_votes(std::size_t begin, std::size_t end, std::uint32_t* votes, PhaseTimer& timer) override;
   // The whole forest's trees (every rank's, gathered in tree order: one process's snapshot).
   ForestSnapshot snapshot() override;
+  // Every rank continues its trees on the same chunk.
+  void continue_with(const EncodedStream& chunk, std::uint64_t first_instance) override {
+    inner_->continue_with(chunk, first_instance);
+  }
   int first_tree() const { return first_; }  // this rank's first tree in the forest
 
  private:

@@ -293,6 +293,76 @@ TEST_P(VfdtEquivalence, SplitForestVotesAddUpToTheWholeForest) {
   }
   EXPECT_GT(checked, 5);
 }
+// Rows [a, b) of an encoded stream, encoded alike: a later chunk of it.
+EncodedStream rows_of(const EncodedStream& s, std::size_t a, std::size_t b) {
+  EncodedStream c = s;
+  c.rows = b - a;
+  c.codes.assign(s.codes.begin() + a * s.attributes, s.codes.begin() + b * s.attributes);
+  c.labels.assign(s.labels.begin() + a, s.labels.begin() + b);
+  return c;
+}
+
+// A stream learned chunk by chunk (prepare() on the first, continue_with() on each later one, the
+// chunks destroyed once processed, as a streaming caller does) gives the forest and predictions
+// of learning it whole, on every backend and case (every CUDA engine, ADWIN kernel including the
+// prefix one, whose running counts grow chunk by chunk, and the faithful path).
+TEST_P(VfdtEquivalence, LearningAStreamInChunksIsLearningItWhole) {
+  std::vector<Case> all = small_cases();
+  for (Case& c : cases()) all.push_back(std::move(c));
+  for (const auto& c : all) {
+    SCOPED_TRACE(c.name);
+    auto whole = backend();
+    const Result want = run(*whole, c);
+    const std::size_t rows = c.stream.rows, B = static_cast<std::size_t>(c.params.batch);
+    // three chunks, the first the smallest (later ones outgrow the prepared buffers), the last
+    // not a multiple of the batch
+    const std::size_t a = rows / 5 / B * B, b = a + (rows - a) / 2 / B * B;
+    ASSERT_TRUE(a > 0 && b > a && rows > b) << "a case too short for three chunks of its batch";
+    ForestParams p = c.params;
+    p.threads = 3;
+    auto f = backend();
+    f->configure(p);
+    Result got;
+    got.pred.resize(rows);
+    PhaseTimer timer;
+    {
+      const EncodedStream first = rows_of(c.stream, 0, a);
+      f->prepare(first);
+      f->reset();
+      f->process(0, a, got.pred.data(), timer);
+    }
+    for (const auto& [lo, hi] : {std::pair<std::size_t, std::size_t>{a, b}, std::pair<std::size_t, std::size_t>{b, rows}}) {
+      const EncodedStream chunk = rows_of(c.stream, lo, hi);
+      f->continue_with(chunk, lo);
+      f->process(0, hi - lo, got.pred.data() + lo, timer);
+      got.snap = f->snapshot();
+    }
+    expect_same(want, got, backend_name() + ": in chunks vs whole");
+  }
+}
+
+// A chunk of another coding is refused, naming what differs.
+TEST_P(VfdtEquivalence, AChunkOfAnotherCodingIsRefused) {
+  const auto s = EncodedStream::encode(testing::mixed_drift_stream(2000, 5, 1000, 0.05));
+  ForestParams p;
+  p.trees = 3;
+  p.batch = 16;
+  auto f = backend();
+  f->configure(p);
+  f->prepare(s);
+  f->reset();
+  EncodedStream other = rows_of(s, 0, 100);
+  other.classes += 1;
+  EXPECT_THROW(f->continue_with(other, 2000), Error);
+  other = rows_of(s, 0, 100);
+  other.coding[0].values += 1;
+  try {
+    f->continue_with(other, 2000);
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("encode_like"), std::string::npos) << e.what();
+  }
+}
 GPUDM_INSTANTIATE_EQUIVALENCE(VfdtEquivalence, VfdtTraits);
 
 // The small cases are not vacuous: trees split and reset, the pool fills, both orders differ.

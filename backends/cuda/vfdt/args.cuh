@@ -66,8 +66,9 @@ struct ForestView {
   AdwinPrefix* adwinp;        // [trees] ("prefix" ADWIN kernel), else nullptr
   std::uint32_t* hist;        // [trees x hist_stride] running count of errors per stream position
   std::size_t hist_stride;    // stream rows + 1
-  std::uint8_t* pred_all;     // [trees x pred_stride] every tree's vote for the whole stream (persistent)
+  std::uint8_t* pred_all;     // [trees x pred_stride] every tree's vote for the range (persistent)
   std::size_t pred_stride;
+  std::uint64_t pred_base;    // the stream position of pred_all's column 0 (a later chunk's first)
   std::int32_t* leaf;         // [trees x batch]
   std::uint8_t* tree_pred;    // [trees x batch]
   std::int32_t* decision;     // [trees x nodes] split kernel scratch
@@ -81,7 +82,7 @@ struct ForestView {
   VoteView batch_votes() const { return VoteView{trees, classes, static_cast<std::size_t>(batch), tree_pred}; }
   AdwinView adwin_view() const { return AdwinView{trees, batch, adwin_delta, reset_any, tree_pred, adwins, drift}; }
   // The persistent engine's votes for stream positions [pos0, ...).
-  VoteView stream_votes(std::size_t pos0) const { return VoteView{trees, classes, pred_stride, pred_all + pos0}; }
+  VoteView stream_votes(std::size_t pos0) const { return VoteView{trees, classes, pred_stride, pred_all + (pos0 - pred_base)}; }
 };
 
 // Path faithful: the paper's GVFD layout (faithful.cuh has the details).

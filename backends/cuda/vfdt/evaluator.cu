@@ -221,7 +221,8 @@ class DefaultState {
   void prepare(const vfdt::ForestParams& p, const vfdt::ForestLayout& L, const vfdt::EncodedStream& s) {
     p_ = p;
     L_ = L;
-    rows_ = s.rows;
+    positions_ = pred_rows_ = s.rows;
+    pred_base_ = 0;
     persistent_ = p.cuda_engine() == Engine::persistent;
     const std::size_t T = L.trees, N = L.nodes, B = static_cast<std::size_t>(p.batch);
     std::vector<std::int32_t> values(s.attributes);
@@ -273,6 +274,33 @@ class DefaultState {
   }
 
   bool persistent() const { return persistent_; }
+
+  // A later chunk of the stream, instances [first, first + rows): the prefix ADWIN's running
+  // counts (indexed by stream position, state) grow to cover it, kept; the persistent engine's
+  // votes (scratch) are indexed from first.
+  void continue_at(std::uint64_t first, std::size_t rows, cudaStream_t stream) {
+    const std::size_t T = L_.trees;
+    if (hist_.size() && first + rows > positions_) {
+      const std::size_t positions = first + rows;
+      GPUDM_REQUIRE(positions < 0xffffffffull, "vfdt/cuda: the prefix ADWIN supports streams of < 2^32 instances");
+      DeviceBuffer<std::uint32_t> grown(T * (positions + 1));
+      GPUDM_CUDA_CHECK(cudaMemcpy2DAsync(grown.data(), (positions + 1) * sizeof(std::uint32_t), hist_.data(),
+                                         (positions_ + 1) * sizeof(std::uint32_t), (positions_ + 1) * sizeof(std::uint32_t),
+                                         T, cudaMemcpyDeviceToDevice, stream));
+      GPUDM_CUDA_CHECK(cudaStreamSynchronize(stream));
+      hist_ = std::move(grown);
+      positions_ = positions;
+    }
+    if (persistent_) {
+      GPUDM_REQUIRE(first + rows < 0xffffffffull, "vfdt/cuda: the persistent engine supports streams of < 2^32 instances");
+      if (rows > pred_rows_) {
+        pred_all_ = DeviceBuffer<std::uint8_t>(T * rows);
+        pred_rows_ = rows;
+      }
+      pred_base_ = first;
+    }
+    view_ = make_view();
+  }
 
   void reset(cudaStream_t stream) {
     k::launch_init(view_, stream);
@@ -371,9 +399,10 @@ class DefaultState {
     f.adwins = adwins_.data();
     f.adwinp = adwinp_.size() ? adwinp_.data() : nullptr;
     f.hist = hist_.size() ? hist_.data() : nullptr;
-    f.hist_stride = rows_ + 1;
+    f.hist_stride = positions_ + 1;
     f.pred_all = pred_all_.size() ? pred_all_.data() : nullptr;
-    f.pred_stride = rows_;
+    f.pred_stride = pred_rows_;
+    f.pred_base = pred_base_;
     f.leaf = leaf_.data();
     f.tree_pred = tree_pred_.data();
     f.decision = decision_.data();
@@ -385,7 +414,9 @@ class DefaultState {
 
   vfdt::ForestParams p_;
   vfdt::ForestLayout L_;
-  std::size_t rows_ = 0;
+  std::size_t positions_ = 0;  // stream positions hist_ covers (the prepared rows, then every chunk's)
+  std::size_t pred_rows_ = 0;  // pred_all_'s columns
+  std::uint64_t pred_base_ = 0;
   bool persistent_ = false;
   k::ForestView view_{};
   DeviceBuffer<std::int32_t> attr_values_, n_nodes_, n_slots_, drift_, node_attr_, node_child_, node_depth_, decision_, leaf_;
@@ -443,6 +474,9 @@ class CudaForest final : public vfdt::ForestBackend {
     s_ = nullptr;
     p_ = p;
     L_ = vfdt::ForestLayout::make(s, p);
+    first_ = next_ = 0;
+    attr_values_.resize(s.attributes);
+    for (int a = 0; a < s.attributes; ++a) attr_values_[a] = s.coding[a].values;
     faithful_ = p.path == ForestPath::faithful;
     if (faithful_) {
       faithful_state_.prepare(p, L_);
@@ -494,6 +528,28 @@ class CudaForest final : public vfdt::ForestBackend {
     if (end > begin) finish(timer, nullptr, votes, end - begin);
   }
 
+  void continue_with(const vfdt::EncodedStream& chunk, std::uint64_t first_instance) override {
+    GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: continue_with() before prepare()");
+    vfdt::check_chunk(L_, attr_values_, chunk, name());
+    // The prefix ADWIN reads the running error count where the chunk starts: the stream's
+    // chunks in order, each where the last processed range ended.
+    GPUDM_REQUIRE(faithful_ || !p_.adwin || p_.adwin_kernel != AdwinKernel::prefix || first_instance == next_,
+                  "vfdt/cuda: with adwin_kernel prefix a chunk starts where the last processed range ended (instance " +
+                      std::to_string(next_) + "), not at " + std::to_string(first_instance) + " (adwin_kernel warp or simple: any order)");
+    s_ = nullptr;  // a failure half way leaves "before prepare()", not buffers of two chunks
+    if (!faithful_) default_state_.continue_at(first_instance, chunk.rows, stream_);
+    const std::size_t cells = chunk.rows * static_cast<std::size_t>(chunk.attributes);
+    if (codes_.size() < cells) codes_ = DeviceBuffer<std::uint8_t>(cells);
+    if (labels_.size() < chunk.rows) labels_ = DeviceBuffer<std::uint8_t>(chunk.rows);
+    if (out_.size() < chunk.rows) out_ = DeviceBuffer<std::int32_t>(chunk.rows);
+    if (h_codes_.size() < cells) h_codes_ = PinnedBuffer<std::uint8_t>(cells);
+    if (h_labels_.size() < chunk.rows) h_labels_ = PinnedBuffer<std::uint8_t>(chunk.rows);
+    if (cells) std::memcpy(h_codes_.data(), chunk.codes.data(), cells);
+    if (chunk.rows) std::memcpy(h_labels_.data(), chunk.labels.data(), chunk.rows);
+    s_ = &chunk;
+    first_ = next_ = first_instance;
+  }
+
   vfdt::ForestSnapshot snapshot() override {
     GPUDM_REQUIRE(s_ != nullptr, "vfdt/cuda: snapshot() before prepare()");
     return faithful_ ? faithful_state_.snapshot(stream_) : default_state_.snapshot(stream_);
@@ -516,8 +572,10 @@ class CudaForest final : public vfdt::ForestBackend {
       labels_.upload_async(h_labels_.data() + begin, n, stream_);
     }
     scale_ = 1.0;
+    const std::uint64_t at = first_ + begin;  // the range's first instance in the whole stream
+    next_ = first_ + end;
     if (!faithful_ && default_state_.persistent()) {
-      default_state_.range(dp, codes_.data(), labels_.data(), n, begin, out, stream_);
+      default_state_.range(dp, codes_.data(), labels_.data(), n, at, out, stream_);
       return;
     }
     const std::size_t B = static_cast<std::size_t>(p_.batch);
@@ -529,9 +587,9 @@ class CudaForest final : public vfdt::ForestBackend {
       const std::uint8_t* codes = codes_.data() + b0 * d;
       const std::uint8_t* labels = labels_.data() + b0;
       if (faithful_)
-        faithful_state_.batch(bp, codes, labels, nb, begin + b0, out.at(b0), stream_);
+        faithful_state_.batch(bp, codes, labels, nb, at + b0, out.at(b0), stream_);
       else
-        default_state_.batch(bp, codes, labels, nb, begin + b0, out.at(b0), stream_);
+        default_state_.batch(bp, codes, labels, nb, at + b0, out.at(b0), stream_);
     }
     scale_ = sampled ? static_cast<double>(batches) / static_cast<double>(sampled) : 1.0;
   }
@@ -575,6 +633,9 @@ class CudaForest final : public vfdt::ForestBackend {
   DevicePhases dp_{stream_};
   DevicePhases dp_off_{stream_, false};
   const vfdt::EncodedStream* s_ = nullptr;
+  std::uint64_t first_ = 0;  // the stream index of s_'s instance 0 (continue_with)
+  std::uint64_t next_ = 0;   // where the last processed range ended, in the whole stream
+  std::vector<int> attr_values_;
   vfdt::ForestParams p_;
   vfdt::ForestLayout L_;
   bool faithful_ = false;

@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(BLOCK) k_forest_persistent(ForestView f, const
     const std::uint8_t* cb = codes + b0 * static_cast<std::size_t>(f.attributes);
     const std::uint8_t* lb = labels + b0;
     const std::uint32_t pos = pos0 + static_cast<std::uint32_t>(b0);
-    std::uint8_t* pred = f.pred_all + std::size_t(t) * f.pred_stride + pos;
+    std::uint8_t* pred = f.pred_all + std::size_t(t) * f.pred_stride + (pos - f.pred_base);
     if (!f.stream_order) {
       long long c0 = clock64();
       for (int j = threadIdx.x; j < nb; j += BLOCK) pred[j] = predict_one(f, t, cb, j);
