@@ -10,6 +10,7 @@
 #include "algorithms/core/progress.hpp"
 #include "algorithms/core/stopwatch.hpp"
 #include "algorithms/vfdt/forest.hpp"
+#include "algorithms/vfdt/online.hpp"
 #include "algorithms/vfdt/prequential.hpp"
 
 namespace gpudm {
@@ -299,5 +300,21 @@ class VfdtFamily final : public Family {
 }  // namespace
 
 std::unique_ptr<Family> make_vfdt_family() { return std::make_unique<VfdtFamily>(); }
+
+namespace vfdt {
+
+std::vector<ParamSpec> online_param_specs() { return table().specs(); }
+
+OnlineSettings read_online_settings(const nlohmann::json& params) {
+  const VfdtCase c = table().read(params);
+  OnlineSettings s{c.forest, c.encoding};
+  if (c.mode == Mode::tree) {  // as VfdtTimedCase does
+    s.forest.trees = 1;
+    s.forest.bagging = s.forest.adwin = false;
+  }
+  return s;
+}
+
+}  // namespace vfdt
 
 }  // namespace gpudm

@@ -9,6 +9,7 @@
 
 #include "algorithms/core/registry.hpp"
 #include "algorithms/vfdt/forest.hpp"
+#include "algorithms/vfdt/online.hpp"
 #include "tests/common/equivalence.hpp"
 #include "tests/vfdt/reference_forest.hpp"
 #include "tests/vfdt/streams.hpp"
@@ -362,6 +363,50 @@ TEST_P(VfdtEquivalence, AChunkOfAnotherCodingIsRefused) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("encode_like"), std::string::npos) << e.what();
   }
+}
+// The online learner (the Python package's) on a Dataset in chunks of multiples of the batch:
+// the predictions of the stream learned whole on the same backend; its saved model votes as the
+// forest predicts (the first batch of the next chunk, predicted before any of it is learned, in
+// the deferred order); the model file round-trips and refuses what is not one.
+TEST_P(VfdtEquivalence, OnlineForestInChunksIsTheStreamLearnedWhole) {
+  const Dataset data = testing::mixed_drift_stream(12000, 41, 6000, 0.05);
+  OnlineSettings set = read_online_settings(nlohmann::json{{"trees", 7}, {"batch", 64}, {"grace", 50},
+                                                           {"batch_order", "deferred"}});
+  set.forest.threads = 3;
+  Case whole{"whole", set.forest, EncodedStream::encode(data, set.encoding)};
+  whole.params.seed = 9;
+  auto f = backend();
+  const Result want = run(*f, whole);
+  const Registry reg = vfdt_registry();
+  OnlineForest online(reg, backend_name(), set, 9);
+  std::vector<std::int32_t> got(data.rows());
+  const std::size_t cuts[] = {0, 1984, 5120, 9024, data.rows()};  // the first >= bin_warmup rows: the same bins
+  for (int k = 0; k < 4; ++k) {
+    if (k == 3) {  // before the last chunk: the saved model votes as the forest predicts
+      const nlohmann::json j = nlohmann::json::parse(online.model().dump());
+      const ForestModel m = forest_model_from_json(j, "online.json");
+      const EncodedStream next = EncodedStream::encode_like(data.slice(cuts[3], cuts[3] + 64), m.schema);
+      std::vector<std::uint32_t> votes(next.rows * next.classes);
+      snapshot_votes(m.trees, next, votes.data());
+      for (std::size_t i = 0; i < next.rows; ++i)
+        EXPECT_EQ(majority(votes.data() + i * next.classes, next.classes), want.pred[cuts[3] + i]) << "instance " << cuts[3] + i;
+    }
+    online.learn(data.slice(cuts[k], cuts[k + 1]), got.data() + cuts[k]);
+  }
+  EXPECT_EQ(online.seen(), data.rows());
+  EXPECT_EQ(got, want.pred) << backend_name() << ": online in chunks vs the stream whole";
+  nlohmann::json bad = nlohmann::json::parse(online.model().dump());
+  bad["trees"][0]["attr"][0] = 99;
+  try {
+    forest_model_from_json(bad, "bad.json");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.json"), std::string::npos) << e.what();
+  }
+  bad = nlohmann::json::parse(online.model().dump());
+  bad["version"] = 2;
+  EXPECT_THROW(forest_model_from_json(bad, "bad.json"), Error);
+  EXPECT_THROW(forest_model_from_json(nlohmann::json{{"format", "x"}}, "bad.json"), Error);
 }
 GPUDM_INSTANTIATE_EQUIVALENCE(VfdtEquivalence, VfdtTraits);
 
