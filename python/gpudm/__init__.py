@@ -6,14 +6,18 @@ Estimators with scikit-learn's API over the C++/CUDA families (the same code as 
     model = GMTRegressor(iterations=2000, device="cpu").fit(X, y)
     model.predict(X)
     GPRuleClassifier(algorithm="tan").fit(X, labels)
+    forest = HoeffdingForestClassifier(classes=[0, 1])
+    for X_chunk, y_chunk in stream: forest.partial_fit(X_chunk, y_chunk)
 
 `gpudm.backends("gmt")` lists the backends this build has and why one is missing; `gpudm.cuda_available()`.
 """
 from . import _gpudm
 from .gmt import GMTRegressor
 from .gp_rules import GPRuleClassifier
+from .vfdt import HoeffdingForestClassifier, HoeffdingTreeClassifier
 
-__all__ = ["GMTRegressor", "GPRuleClassifier", "backends", "cuda_available"]
+__all__ = ["GMTRegressor", "GPRuleClassifier", "HoeffdingForestClassifier", "HoeffdingTreeClassifier", "backends",
+           "cuda_available"]
 __version__ = "0.1.0"
 
 

@@ -32,16 +32,17 @@ def set_signature(cls):
     return cls
 
 
-def _validate(est, X, y="no_validation", reset=True, **kw):
+def _validate(est, X, y="no_validation", reset=True, allow_nan=True, **kw):
     """scikit-learn's input validation: the function of >= 1.6 (the method is gone in 1.7), else the
-    method; NaN allowed (missing values). y as scikit-learn takes it: "no_validation" (predict) or
-    the targets (None is an error there)."""
+    method; NaN allowed (missing values) unless allow_nan is false. y as scikit-learn takes it:
+    "no_validation" (predict) or the targets (None is an error there)."""
+    finite = "allow-nan" if allow_nan else True
     try:
         from sklearn.utils.validation import validate_data
     except ImportError:
-        kw["force_all_finite"] = "allow-nan"
+        kw["force_all_finite"] = finite
         return est._validate_data(X, y, reset=reset, **kw)
-    kw["ensure_all_finite"] = "allow-nan"
+    kw["ensure_all_finite"] = finite
     return validate_data(est, X, y, reset=reset, **kw)
 
 

@@ -26,6 +26,7 @@
 #include "algorithms/gp_rules/params.hpp"
 #include "algorithms/gp_rules/report.hpp"
 #include "algorithms/rules/evaluator.hpp"
+#include "algorithms/vfdt/online.hpp"
 #include "backends/register.hpp"
 
 namespace nb = nanobind;
@@ -86,16 +87,22 @@ Dataset schema_only(const std::vector<AttrSpec>& attrs, const std::vector<std::s
   return make_dataset("python", Matrix(none.data(), 2, shape), nullptr, attrs, classes);
 }
 
+std::string specs_json(const std::vector<ParamSpec>& specs);
 template <class Table>
 std::string params_json(const Table& table) {
+  return specs_json(table.specs());
+}
+
+std::string specs_json(const std::vector<ParamSpec>& specs) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const auto& p : table.specs()) out.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value}, {"doc", p.doc}});
+  for (const auto& p : specs) out.push_back({{"name", p.name}, {"type", p.type}, {"default", p.default_value}, {"doc", p.doc}});
   return out.dump();
 }
 
 // The params of `family` as JSON: [{name, type, default, doc}], the CLI's --help table.
 std::string gmt_params() { return params_json(gmt::params_table()); }
 std::string gp_params() { return params_json(gp_rules::case_params()); }
+std::string vfdt_params() { return specs_json(vfdt::online_param_specs()); }
 
 // [(backend, available, reason)] of a family, in registration order (the reference first).
 std::vector<std::tuple<std::string, bool, std::string>> backends(const std::string& family) {
@@ -213,6 +220,56 @@ std::string gp_text(const std::string& model, const std::vector<AttrSpec>& attrs
   return gp_rules::to_text(gp_rules::model_from_json(j, d, "model"), d);
 }
 
+// The vfdt family's forest (or tree) learned online: each learn() predicts, then learns a chunk
+// (class indices into `classes`), the first chunk fixing the coding; model() its trees as JSON.
+class VfdtOnline {
+ public:
+  VfdtOnline(const std::string& params_json, const std::string& backend, std::uint64_t seed,
+             const std::vector<std::string>& classes, const std::vector<AttrSpec>& attrs)
+      : classes_(classes), attrs_(attrs),
+        forest_(registry(), backend, vfdt::read_online_settings(nlohmann::json::parse(params_json)), seed) {}
+
+  nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> learn(const Matrix& X, const Labels& y) {
+    const Dataset d = make_dataset("python", X, nullptr, attrs_, &classes_, &y);
+    auto* out = new std::int32_t[d.rows()];
+    nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::int32_t*>(p); });
+    {
+      nb::gil_scoped_release release;
+      forest_.learn(d, out);
+    }
+    return nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>>(out, {d.rows()}, owner);
+  }
+  std::uint64_t seen() const { return forest_.seen(); }
+  std::string model() const { return forest_.model().dump(); }
+
+ private:
+  std::vector<std::string> classes_;
+  std::vector<AttrSpec> attrs_;
+  vfdt::OnlineForest forest_;
+};
+
+// The trees' votes per class for X (rows x classes) from a forest model's JSON: no learning, on
+// the host, so a forest learned on a GPU predicts anywhere.
+nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<2>> vfdt_votes(const std::string& model, const Matrix& X,
+                                                             const std::vector<AttrSpec>& attrs) {
+  const vfdt::ForestModel m = vfdt::forest_model_from_json(nlohmann::json::parse(model), "model");
+  std::vector<std::string> classes(m.schema.classes);
+  for (int c = 0; c < m.schema.classes; ++c) classes[c] = "class" + std::to_string(c);
+  std::vector<std::int32_t> zero(X.shape(0), 0);  // labels the encoding requires, never read
+  const std::size_t n = X.shape(0), C = m.schema.classes;
+  const std::size_t shape[1] = {n};
+  const Labels labels(zero.data(), 1, shape);
+  const Dataset d = make_dataset("python", X, nullptr, attrs, &classes, &labels);
+  auto* out = new std::uint32_t[n * C];
+  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::uint32_t*>(p); });
+  {
+    nb::gil_scoped_release release;
+    const vfdt::EncodedStream s = vfdt::EncodedStream::encode_like(d, m.schema);
+    vfdt::snapshot_votes(m.trees, s, out);
+  }
+  return nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<2>>(out, {n, C}, owner);
+}
+
 }  // namespace
 
 NB_MODULE(_gpudm, m) {
@@ -237,4 +294,13 @@ NB_MODULE(_gpudm, m) {
         nb::arg("backend"), nb::arg("seed"), nb::arg("progress") = false);
   m.def("gp_predict", &gp_predict, nb::arg("model_json"), nb::arg("X"), nb::arg("attributes"));
   m.def("gp_text", &gp_text, nb::arg("model_json"), nb::arg("attributes"));
+  m.def("vfdt_params", &vfdt_params, "vfdt's params as JSON: [{name, type, default, doc}]");
+  nb::class_<VfdtOnline>(m, "VfdtOnline")
+      .def(nb::init<const std::string&, const std::string&, std::uint64_t, const std::vector<std::string>&,
+                    const std::vector<AttrSpec>&>(),
+           nb::arg("params_json"), nb::arg("backend"), nb::arg("seed"), nb::arg("classes"), nb::arg("attributes"))
+      .def("learn", &VfdtOnline::learn, nb::arg("X"), nb::arg("y"), "predict, then learn a chunk; the predictions")
+      .def("seen", &VfdtOnline::seen)
+      .def("model", &VfdtOnline::model);
+  m.def("vfdt_votes", &vfdt_votes, nb::arg("model_json"), nb::arg("X"), nb::arg("attributes"));
 }
