@@ -136,16 +136,17 @@ class NativeEstimator:
         self.backend_ = backend
         return self
 
-    def _matrix(self, X):
+    def _matrix(self, X, fitted="model_", allow_nan=True):
+        """X in the training columns' schema, once fitted (the attribute `fitted` is there)."""
         from sklearn.utils.validation import check_is_fitted
-        check_is_fitted(self, "model_")
+        check_is_fitted(self, fitted)
         if _is_frame(X):
             _check_feature_names(self, X, reset=False)
             if X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                                  f"{self.n_features_in_} features as input")
             return to_matrix(X, self._schema)
-        X = _validate(self, X, reset=False, dtype=np.float64)
+        X = _validate(self, X, reset=False, allow_nan=allow_nan, dtype=np.float64)
         return to_matrix(X, self._schema)
 
     def _more_tags(self):  # scikit-learn < 1.6

@@ -178,27 +178,12 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
 
     def _next_matrix(self, X, y):
         if _is_frame(X):
-            _check_feature_names(self, X, reset=False)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-            y = np.asarray(y)
-            M = to_matrix(X, self._schema)
-        else:
-            X, y = _validate(self, X, y, reset=False, allow_nan=False, dtype=np.float64)
-            M = to_matrix(X, self._schema)
-        return M, (y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y)
+            return self._matrix(X, fitted="n_seen_"), np.asarray(y).ravel()
+        X, y = _validate(self, X, y, reset=False, allow_nan=False, dtype=np.float64)
+        return to_matrix(X, self._schema), (y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y)
 
     def _predict_matrix(self, X):
-        check_is_fitted(self, "n_seen_")
-        if _is_frame(X):
-            _check_feature_names(self, X, reset=False)
-            if X.shape[1] != self.n_features_in_:
-                raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                                 f"{self.n_features_in_} features as input")
-            return to_matrix(X, self._schema)
-        X = _validate(self, X, reset=False, allow_nan=False, dtype=np.float64)
-        return to_matrix(X, self._schema)
+        return self._matrix(X, fitted="n_seen_", allow_nan=False)
 
     def _model(self):
         check_is_fitted(self, "n_seen_")
