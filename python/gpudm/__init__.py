@@ -14,10 +14,11 @@ Estimators with scikit-learn's API over the C++/CUDA families (the same code as 
 from . import _gpudm
 from .gmt import GMTRegressor
 from .gp_rules import GPRuleClassifier
+from .pittsburgh import PittsburghClassifier
 from .vfdt import HoeffdingForestClassifier, HoeffdingTreeClassifier
 
-__all__ = ["GMTRegressor", "GPRuleClassifier", "HoeffdingForestClassifier", "HoeffdingTreeClassifier", "backends",
-           "cuda_available"]
+__all__ = ["GMTRegressor", "GPRuleClassifier", "HoeffdingForestClassifier", "HoeffdingTreeClassifier",
+           "PittsburghClassifier", "backends", "cuda_available"]
 __version__ = "0.1.0"
 
 

@@ -129,6 +129,24 @@ class NativeEstimator:
         self._schema = schema
         return M, y
 
+    def _fit_classifier(self, X, y, fit):
+        """Fits a classifier: y's labels as indices into classes_ (their text as the model file's class
+        names), then fit(X, indices, names, schema, params_json, backend, seed, progress) -> (model
+        file JSON, run summary JSON)."""
+        from sklearn.utils.multiclass import check_classification_targets
+        M, y = self._fit_matrix(X, y, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_, idx = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes; got {len(self.classes_)} class")
+        names = [str(c) for c in self.classes_]
+        if len(set(names)) != len(names):  # labels whose text collides (1 and "1"): by index
+            names = [f"class{i}" for i in range(len(names))]
+        backend = self._backend()
+        model, run = fit(M, np.ascontiguousarray(idx, dtype=np.int32), names, self._schema, self._params_json(backend),
+                         backend, self._seed(), bool(self.verbose))
+        return self._fitted(model, run, backend)
+
     def _fitted(self, model, run, backend):
         """The fitted state: the model file's JSON text, the run's summary, the backend."""
         self.model_ = model

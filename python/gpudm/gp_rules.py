@@ -5,7 +5,6 @@ the model file's JSON (an ordered rule list and a default class)."""
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
 from . import _gpudm
@@ -36,18 +35,7 @@ class GPRuleClassifier(NativeEstimator, ClassifierMixin, BaseEstimator):
     _THREADS = {"openmp": "threads"}
 
     def fit(self, X, y):
-        M, y = self._fit_matrix(X, y, y_numeric=False)
-        check_classification_targets(y)
-        self.classes_, idx = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"GPRuleClassifier needs at least 2 classes; got {len(self.classes_)} class")
-        names = [str(c) for c in self.classes_]
-        if len(set(names)) != len(names):  # labels whose text collides (1 and "1"): by index
-            names = [f"class{i}" for i in range(len(names))]
-        backend = self._backend()
-        model, run = _gpudm.gp_fit(M, np.ascontiguousarray(idx, dtype=np.int32), names,
-                                   self._schema, self._params_json(backend), backend, self._seed(), bool(self.verbose))
-        return self._fitted(model, run, backend)
+        return self._fit_classifier(X, y, _gpudm.gp_fit)
 
     def predict(self, X):
         M = self._matrix(X)  # checks fitted first

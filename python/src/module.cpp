@@ -25,7 +25,12 @@
 #include "algorithms/gp_rules/classifier.hpp"
 #include "algorithms/gp_rules/params.hpp"
 #include "algorithms/gp_rules/report.hpp"
+#include "algorithms/pittsburgh/ga.hpp"
+#include "algorithms/pittsburgh/params.hpp"
+#include "algorithms/pittsburgh/population.hpp"
 #include "algorithms/rules/evaluator.hpp"
+#include "algorithms/rules/expression.hpp"
+#include "algorithms/rules/opcodes.hpp"
 #include "algorithms/vfdt/online.hpp"
 #include "backends/register.hpp"
 
@@ -103,6 +108,7 @@ std::string specs_json(const std::vector<ParamSpec>& specs) {
 std::string gmt_params() { return params_json(gmt::params_table()); }
 std::string gp_params() { return params_json(gp_rules::case_params()); }
 std::string vfdt_params() { return specs_json(vfdt::online_param_specs()); }
+std::string pitt_params() { return params_json(pittsburgh::params_table()); }
 
 // [(backend, available, reason)] of a family, in registration order (the reference first).
 std::vector<std::tuple<std::string, bool, std::string>> backends(const std::string& family) {
@@ -220,6 +226,65 @@ std::string gp_text(const std::string& model, const std::vector<AttrSpec>& attrs
   return gp_rules::to_text(gp_rules::model_from_json(j, d, "model"), d);
 }
 
+// Fits a Pittsburgh decision list as the family's "learn" mode does (run_ga on the whole data; labels
+// are class indices into `classes`). Returns (the best individual as a one-individual population
+// file's JSON, the run's summary JSON).
+std::tuple<std::string, std::string> pitt_fit(const Matrix& X, const Labels& y, const std::vector<std::string>& classes,
+                                              const std::vector<AttrSpec>& attrs, const std::string& params,
+                                              const std::string& backend, std::uint64_t seed, bool progress) {
+  Dataset data = make_dataset("python", X, nullptr, attrs, &classes, &y);
+  data.validate();
+  const pittsburgh::CaseParams c = pittsburgh::params_table().read(nlohmann::json::parse(params));
+  pittsburgh::GaParams gp = c.ga;
+  gp.population = c.population;
+  gp.init = c.rules;
+  gp.seed = seed;
+  auto ev = registry().create<pittsburgh::RuleSetEvaluator>(pittsburgh::kFamilyName, backend);
+  ev->configure(c.backend);
+  pittsburgh::GaResult r;
+  {
+    nb::gil_scoped_release release;
+    Progress::set_quiet(!progress);
+    ev->prepare(data);
+    r = pittsburgh::run_ga(*ev, data, gp);
+  }
+  const rules::Schema schema = rules::Schema::of(data);
+  const auto model = pittsburgh::population_to_json(pittsburgh::Population{{r.best}}, &schema);
+  nlohmann::ordered_json run = {{"backend", backend},          {"generations", r.generations},
+                                {"evaluations", r.evaluations}, {"gpops", r.gpops},
+                                {"evaluation_seconds", r.evaluation_seconds},
+                                {"best_fitness", r.best_fitness}, {"train_accuracy", r.train_accuracy}};
+  return {model.dump(), run.dump()};
+}
+
+// Class indices the model's decision list gives X (the first rule whose antecedent covers the row,
+// else the default class), interpreted on the host: a list learned on a GPU predicts anywhere.
+nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> pitt_predict(const std::string& model, const Matrix& X,
+                                                              const std::vector<AttrSpec>& attrs) {
+  const nlohmann::json j = nlohmann::json::parse(model);
+  const pittsburgh::Population pop = pittsburgh::population_from_json(j, "model");
+  GPUDM_REQUIRE(pop.size() == 1, "model: a Pittsburgh model holds one individual, this one " + std::to_string(pop.size()));
+  std::vector<std::string> classes(static_cast<std::size_t>(std::max<long long>(2, pop.declared_classes)));
+  for (std::size_t k = 0; k < classes.size(); ++k) classes[k] = "class" + std::to_string(k);
+  const Dataset d = make_dataset("python", X, nullptr, attrs, &classes);
+  pittsburgh::validate(pop, rules::Schema::of(d));
+  const pittsburgh::Individual& ind = pop.individuals[0];
+  auto* out = new std::int32_t[d.rows()];
+  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::int32_t*>(p); });
+  {
+    nb::gil_scoped_release release;
+    for (std::size_t r = 0; r < d.rows(); ++r) {
+      out[r] = ind.default_class;
+      for (const auto& rule : ind.rules)
+        if (rules::evaluate(rule.tokens.data(), [&](std::uint32_t a) { return d.at(r, a); })) {
+          out[r] = rule.consequent;
+          break;
+        }
+    }
+  }
+  return nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>>(out, {d.rows()}, owner);
+}
+
 // The vfdt family's forest (or tree) learned online: each learn() predicts, then learns a chunk
 // (class indices into `classes`), the first chunk fixing the coding; model() its trees as JSON.
 class VfdtOnline {
@@ -294,6 +359,10 @@ NB_MODULE(_gpudm, m) {
         nb::arg("backend"), nb::arg("seed"), nb::arg("progress") = false);
   m.def("gp_predict", &gp_predict, nb::arg("model_json"), nb::arg("X"), nb::arg("attributes"));
   m.def("gp_text", &gp_text, nb::arg("model_json"), nb::arg("attributes"));
+  m.def("pitt_params", &pitt_params, "pittsburgh's params as JSON: [{name, type, default, doc}]");
+  m.def("pitt_fit", &pitt_fit, nb::arg("X"), nb::arg("y"), nb::arg("classes"), nb::arg("attributes"), nb::arg("params_json"),
+        nb::arg("backend"), nb::arg("seed"), nb::arg("progress") = false);
+  m.def("pitt_predict", &pitt_predict, nb::arg("model_json"), nb::arg("X"), nb::arg("attributes"));
   m.def("vfdt_params", &vfdt_params, "vfdt's params as JSON: [{name, type, default, doc}]");
   nb::class_<VfdtOnline>(m, "VfdtOnline")
       .def(nb::init<const std::string&, const std::string&, std::uint64_t, const std::vector<std::string>&,

@@ -1,13 +1,13 @@
 """The Python package's GMTRegressor: scikit-learn compliance, every backend's equal answers, the
 model file as the pickled state, pandas input, a 100K-row fit."""
 import json
-import pickle
 
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import gpudm
+from helpers import pickled_predicts_alike, require_cuda
 from gpudm import GMTRegressor
 
 # Short runs: the checks fit dozens of times; the learner is the same at any budget.
@@ -58,24 +58,20 @@ def test_cpu_backends_give_the_same_model():
 
 
 def test_cuda_gives_the_cpu_model_and_pickles_to_the_cpu():
-    if not gpudm.cuda_available():
-        why = [r for b, ok, r in gpudm.backends("gmt") if b == "cuda"]
-        pytest.skip(f"SKIPPED: no usable GPU here ({why[0] if why else 'not built'})")
+    require_cuda("gmt")
     X, y = data()
     cpu = GMTRegressor(**FAST, random_state=4, n_jobs=1).fit(X, y)
     gpu = GMTRegressor(**FAST, random_state=4, device="cuda").fit(X, y)
     assert gpu.backend_ == "cuda"
     # The family's GPU tolerance (its equivalence tests): predictions within float rounding
     np.testing.assert_allclose(gpu.predict(X), cpu.predict(X), rtol=1e-4, atol=1e-4)
-    back = pickle.loads(pickle.dumps(gpu))
-    np.testing.assert_array_equal(back.predict(X), gpu.predict(X))
+    pickled_predicts_alike(gpu, X)
 
 
 def test_pickle_keeps_the_model():
     X, y = data()
     m = GMTRegressor(**FAST, random_state=5).fit(X, y)
-    back = pickle.loads(pickle.dumps(m))
-    np.testing.assert_array_equal(back.predict(X), m.predict(X))
+    back = pickled_predicts_alike(m, X)
     assert back.model_ == m.model_
 
 

@@ -1,14 +1,13 @@
 """The Python package's GPRuleClassifier: scikit-learn compliance, every backend's equal rule lists,
 the model file as the pickled state, pandas input, each algorithm on Iris."""
 import json
-import pickle
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_iris
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import gpudm
+from helpers import cuda_fits_the_cpu_model, iris, pickle_keeps_the_rules
 from gpudm import GPRuleClassifier
 
 FAST = dict(population=40, generations=10)
@@ -18,10 +17,6 @@ FAST = dict(population=40, generations=10)
 def test_sklearn_compliance(estimator, check):
     check(estimator)
 
-
-def iris():
-    X, y = load_iris(return_X_y=True)
-    return X, np.array(["setosa", "versicolor", "virginica"])[y]
 
 
 @pytest.mark.parametrize("algorithm", ["falco", "tan", "bojarczuk"])
@@ -53,25 +48,14 @@ def test_cpu_backends_give_the_same_rules():
 
 
 def test_cuda_gives_the_cpu_rules_and_pickles_to_the_cpu():
-    if not gpudm.cuda_available("gp_rules"):
-        why = [r for b, ok, r in gpudm.backends("gp_rules") if b == "cuda"]
-        pytest.skip(f"SKIPPED: no usable GPU here ({why[0] if why else 'not built'})")
-    X, y = iris()
-    cpu = GPRuleClassifier(**FAST, random_state=4, n_jobs=1).fit(X, y)
-    gpu = GPRuleClassifier(**FAST, random_state=4, device="cuda").fit(X, y)
-    assert gpu.backend_ == "cuda"
-    assert json.loads(gpu.model_)["rules"] == json.loads(cpu.model_)["rules"]  # integer counts: exact
-    back = pickle.loads(pickle.dumps(gpu))
-    np.testing.assert_array_equal(back.predict(X), cpu.predict(X))
+    # integer counts: exact
+    cuda_fits_the_cpu_model(lambda **kw: GPRuleClassifier(**FAST, random_state=4, **kw), *iris(), "gp_rules",
+                            key=lambda m: json.loads(m.model_)["rules"])
 
 
 def test_pickle_keeps_the_rules():
     X, y = iris()
-    m = GPRuleClassifier(**FAST, random_state=5).fit(X, y)
-    back = pickle.loads(pickle.dumps(m))
-    np.testing.assert_array_equal(back.predict(X), m.predict(X))
-    assert back.rules_ == m.rules_
-
+    pickle_keeps_the_rules(GPRuleClassifier(**FAST, random_state=5).fit(X, y), X)
 
 def test_pandas_frame_with_a_nominal_column():
     pd = pytest.importorskip("pandas")

@@ -2,13 +2,13 @@
 as the stream whole on every backend (CUDA included where there is a GPU), the trees as the pickled
 state, River's learn_one / predict_one, pandas input."""
 import json
-import pickle
 
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import gpudm
+from helpers import pickled_predicts_alike, require_cuda
 from gpudm import HoeffdingForestClassifier, HoeffdingTreeClassifier
 
 # The compliance checks fit 30 to 300 rows of 3 classes: leaves checked every 2 instances, a loose
@@ -54,9 +54,7 @@ def test_chunks_of_the_batch_are_the_stream_whole_on_every_cpu_backend():
 
 
 def test_cuda_learns_the_cpu_forest_and_pickles_to_the_cpu():
-    if not gpudm.cuda_available("vfdt"):
-        why = [r for b, ok, r in gpudm.backends("vfdt") if b == "cuda"]
-        pytest.skip(f"SKIPPED: no usable GPU here ({why[0] if why else 'not built'})")
+    require_cuda("vfdt")
     X, y = stream()
     cpu = HoeffdingForestClassifier(trees=20, random_state=4, n_jobs=1)
     gpu = HoeffdingForestClassifier(trees=20, random_state=4, device="cuda")
@@ -65,15 +63,13 @@ def test_cuda_learns_the_cpu_forest_and_pickles_to_the_cpu():
         gpu.partial_fit(X[a:a + 4096], y[a:a + 4096], classes=["a", "b"])
     assert gpu.backend_ == "cuda"
     assert gpu.model_json_ == cpu.model_json_  # integer counts: exact
-    back = pickle.loads(pickle.dumps(gpu))
-    np.testing.assert_array_equal(back.predict(X), cpu.predict(X))
+    pickled_predicts_alike(gpu, X, like=cpu)
 
 
 def test_pickle_keeps_the_trees_and_predicts_only():
     X, y = stream(5000)
     m = HoeffdingTreeClassifier(random_state=5).fit(X, y)
-    back = pickle.loads(pickle.dumps(m))
-    np.testing.assert_array_equal(back.predict(X), m.predict(X))
+    back = pickled_predicts_alike(m, X)
     np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X))
     with pytest.raises(ValueError, match="predicts only"):
         back.partial_fit(X[:10], y[:10])
