@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The Python package on the GPU machine: built by the same CMake (GPUDM_BUILD_PYTHON=ON) against the
+# image's python3 (its numpy, scikit-learn, pandas, pytest and nanobind: the image's versions, not
+# our pins), then the pytest suite (its CUDA tests run here: CPU == CUDA, a GPU model pickled and
+# predicting on the host), the CUDA vfdt equivalence cases (continue_with in chunks), and the Python
+# path's overhead on the GPU (GMT on Armchair 100K, the 100-tree forest over 1M rows).
+# Before the device call, here: scripts/device/stage_deps.sh; carry [".deps.tar.xz"]; set GPUDM_GIT_SHA.
+#
+#   OUT=$OUT scripts/device/python.sh [STAGES]     STAGES comma-separated (default "build,tests,overhead")
+#     build     configure + build gpudm_python, run_experiment, gmt_study_split, test_vfdt_equivalence
+#               into BUILD (default build-python; kept while the machine is warm)           ~3-5 min
+#     tests     pytest tests/python (GPU tests included) and test_vfdt_equivalence '*/cuda'  ~1 min
+#     overhead  scripts/python_overhead.py --device cuda, --family gmt (10,000 iterations) and
+#               --family vfdt (1M rows), 3 pairs each, into $OUT/results/<tag>/           ~2-3 min
+# Logs and results are packed into $OUT/python_results.tar.gz.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+BUILD="${BUILD:-$ROOT/build-python}"
+. "$ROOT/scripts/device/common.sh"  # GPUDM_DATA_DIR, .deps, call_timeout
+STAGES=",${1:-${PYTHON_STAGES:-build,tests,overhead}},"
+OUT_DIR="${OUT_DIR:-$ROOT/logs/python}"
+mkdir -p "$OUT_DIR"
+T0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
+has() { case "$STAGES" in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+status=0
+PY="${PYTHON:-$(command -v python3)}"
+TAG="$(results_tag)"
+pack() {
+  [ -n "${OUT:-}" ] || return 0
+  mkdir -p "$OUT"
+  tar -czf "$OUT/python_results.tar.gz" -C "$OUT_DIR/.." "$(basename "$OUT_DIR")" 2>/dev/null
+  stamp "packed $OUT/python_results.tar.gz"
+}
+trap pack EXIT
+{ echo "python: $PY"; "$PY" -c 'import sys, numpy, sklearn, nanobind; print(sys.version); print("numpy", numpy.__version__, "sklearn", sklearn.__version__, "nanobind", nanobind.__version__)'; } \
+  > "$OUT_DIR/python.txt" 2>&1
+cat "$OUT_DIR/python.txt"
+
+if has build; then
+  stamp "== build (python $PY)"
+  if ! BUILD="$BUILD" OUT="$(mktemp -d)" GPUDM_CMAKE_ARGS="-DGPUDM_BUILD_PYTHON=ON -DPython_EXECUTABLE=$PY" \
+       GPUDM_BUILD_TARGETS="gpudm_python run_experiment gmt_study_split test_vfdt_equivalence" \
+       timeout "$(call_timeout 560)" bash "$ROOT/scripts/device/run_all.sh" build >"$OUT_DIR/build.log" 2>&1; then
+    tail -30 "$OUT_DIR/build.log"
+    grep -h "Python package" "$BUILD"/CMakeFiles/CMakeOutput.log "$OUT_DIR/build.log" 2>/dev/null | tail -2
+    exit 1
+  fi
+  stamp "build done: $(ls "$BUILD"/python/gpudm/_gpudm*.so 2>/dev/null)"
+fi
+[ -d "$ROOT/.deps/usr" ] && export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
+
+if has tests; then
+  stamp "== pytest tests/python"
+  (cd /tmp && timeout "$(call_timeout 300)" "$PY" -m pytest -q -p no:cacheprovider -rs "$ROOT/tests/python") \
+    >"$OUT_DIR/pytest.log" 2>&1 || { status=1; echo "!! pytest failed"; }
+  grep -E "passed|failed|SKIPPED|Error" "$OUT_DIR/pytest.log" | tail -12
+  stamp "== test_vfdt_equivalence */cuda"
+  timeout "$(call_timeout 200)" "$BUILD/tests/vfdt/test_vfdt_equivalence" --gtest_filter='*/cuda' \
+    >"$OUT_DIR/vfdt_cuda.log" 2>&1 || { status=1; echo "!! test_vfdt_equivalence */cuda failed"; }
+  grep -E "^\[  (FAILED|PASSED|SKIPPED) |Failure" "$OUT_DIR/vfdt_cuda.log" | head -20
+fi
+
+if has overhead; then
+  mkdir -p "$OUT_DIR/results/$TAG"
+  for fam in gmt vfdt; do
+    lim="$(call_timeout 200)"
+    [ "$lim" = 0 ] && { status=1; echo "!! overhead $fam: the call has no time left"; continue; }
+    stamp "== python_overhead --family $fam --device cuda"
+    timeout "$lim" "$PY" "$ROOT/scripts/python_overhead.py" --family "$fam" --device cuda --build "$BUILD" --pairs 3 \
+      --out "$OUT_DIR/results/$TAG/python_overhead_${fam}_cuda" >"$OUT_DIR/overhead_$fam.log" 2>&1 ||
+      { status=1; echo "!! overhead $fam failed"; }
+    tail -2 "$OUT_DIR/overhead_$fam.log"
+  done
+fi
+stamp "python.sh: status $status"
+exit $status
