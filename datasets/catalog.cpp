@@ -201,7 +201,7 @@ Dataset load_dataset(const Catalog& catalog, const std::string& name, const nloh
     d.surrogate = d.surrogate || surrogate;
     return d;
   }
-  static const std::vector<std::string> file_keys = {"rows", "seed", "variant", "verify_sha256"};
+  static const std::vector<std::string> file_keys = {"rows", "seed", "variant", "verify_sha256", "replicate"};
   for (auto it = options.begin(); it != options.end(); ++it)
     if (std::find(file_keys.begin(), file_keys.end(), it.key()) == file_keys.end())
       throw Error("dataset '" + name + "': unknown option '" + it.key() + "' for a file dataset (known: " + join(file_keys) + ")");
@@ -209,8 +209,11 @@ Dataset load_dataset(const Catalog& catalog, const std::string& name, const nloh
   bool verify = true;
   std::size_t max_rows = 0;
   std::uint64_t seed = 0;
+  long long replicate = 1;
   try {
     variant = options.value("variant", std::string());
+    replicate = options.value("replicate", 1LL);
+    if (replicate < 1 || replicate > 1000) throw Error("dataset '" + name + "': option replicate must be in [1, 1000]");
     verify = options.value("verify_sha256", true);
     if (options.contains("rows")) {
       const long long r = options.at("rows").get<long long>();
@@ -238,6 +241,17 @@ Dataset load_dataset(const Catalog& catalog, const std::string& name, const nloh
     throw Error("dataset '" + name + "': " + *path + ": sha256 " + d.sha256 + " differs from the catalog's " + want +
                 " (another version of the file?); option verify_sha256=false uses it anyway");
   d.validate();
+  if (replicate > 1) {  // the rows (after `rows`) `replicate` times over, in order: more work of the same data
+    std::vector<std::size_t> order;
+    order.reserve(d.rows() * static_cast<std::size_t>(replicate));
+    for (long long k = 0; k < replicate; ++k)
+      for (std::size_t r = 0; r < d.rows(); ++r) order.push_back(r);
+    Dataset big = d.select(order);
+    big.set_name(d.name());
+    big.sha256 = d.sha256;
+    big.path = d.path;
+    d = std::move(big);
+  }
   d.seed = seed;
   d.surrogate = surrogate;
   return d;

@@ -15,7 +15,7 @@ namespace {
 const std::vector<std::string> kTableKeys = {"title", "paper_csv", "rows", "columns", "notes", "comment", "all_paper_rows"};
 const std::vector<std::string> kRowKeys = {"run", "paper", "label", "map"};
 const std::vector<std::string> kColumnKeys = {"label", "select", "value",   "scale",     "format",   "paper",
-                                              "ratio", "product", "hidden", "comment", "peer", "divide_by", "aggregate"};
+                                              "ratio", "product", "difference", "hidden", "comment", "peer", "divide_by", "aggregate"};
 const std::vector<std::string> kPeerKeys = {"name", "file", "rows", "match", "comment"};
 const std::vector<std::string> kColumnPeerKeys = {"name", "where"};
 
@@ -140,7 +140,7 @@ class TableChecker {
     for (std::size_t i = 0; i < t_["columns"].size(); ++i) check_column(t_["columns"][i], index_path(cols_path, i));
     // Ratio and product operands must name other columns (checked after all labels are known).
     for (std::size_t i = 0; i < t_["columns"].size(); ++i) {
-      for (const char* key : {"ratio", "product"})
+      for (const char* key : {"ratio", "product", "difference"})
         if (t_["columns"][i].contains(key)) check_operands(t_["columns"][i], key, join_path(index_path(cols_path, i), key));
     }
     if (t_.contains("notes")) {
@@ -182,12 +182,13 @@ class TableChecker {
     if (std::find(labels_.begin(), labels_.end(), label) != labels_.end())
       c_.fail(join_path(p, "label"), "duplicate column label '" + label + "'");
     labels_.push_back(label);
-    const bool has_value = col.contains("value"), has_product = col.contains("product");
-    const bool has_ratio = col.contains("ratio") || has_product;  // both are computed from other columns
+    const bool has_value = col.contains("value");
+    const int computed = col.contains("ratio") + col.contains("product") + col.contains("difference");
+    const bool has_ratio = computed > 0;  // computed from other columns
     const bool paper_only = !has_value && !has_ratio && col.contains("paper");  // the paper's number alone
-    if ((has_value == has_ratio || (col.contains("ratio") && has_product)) && !paper_only)
-      c_.fail(p, "a column needs exactly one of 'value' (a dotted path), 'ratio' ([numerator, denominator] labels) or "
-                 "'product' ([ratio label, ratio label]), or only 'paper'");
+    if ((has_value == has_ratio || computed > 1) && !paper_only)
+      c_.fail(p, "a column needs exactly one of 'value' (a dotted path), 'ratio' ([numerator, denominator] labels), "
+                 "'difference' ([minuend, subtrahend] labels) or 'product' ([ratio label, ratio label]), or only 'paper'");
     if (paper_only && col.contains("select")) c_.fail(p, "a paper-only column shows no runs; remove 'select'");
     if (has_value) {
       const std::string value = c_.string(col["value"], join_path(p, "value"));
@@ -226,11 +227,14 @@ class TableChecker {
 
   // A ratio divides two value columns; a product multiplies two ratio columns (a chained ratio,
   // e.g. MOA / ours on one machine times ours / GPU on another).
+  // A difference subtracts two value columns (e.g. a call's time less its kernels': its fixed cost).
   void check_operands(const ojson& col, const char* key, const std::string& p) const {
     const bool product = std::string(key) == "product";
     c_.array(col[key], p);
     if (col[key].size() != 2)
-      c_.fail(p, product ? "expected [ratio label, ratio label]" : "expected [numerator label, denominator label]");
+      c_.fail(p, product ? "expected [ratio label, ratio label]"
+                         : std::string(key) == "difference" ? "expected [minuend label, subtrahend label]"
+                                                            : "expected [numerator label, denominator label]");
     for (std::size_t k = 0; k < 2; ++k) {
       const std::string l = c_.string(col[key][k], index_path(p, k));
       if (l == col["label"].get<std::string>()) c_.fail(index_path(p, k), std::string("a ") + key + " cannot refer to its own column");
@@ -238,8 +242,9 @@ class TableChecker {
         c_.fail(index_path(p, k), "no column labelled '" + l + "'" + suggest(l, labels_));
       bool is_ratio = false;
       for (const auto& other : t_["columns"])
-        if (other["label"] == l) is_ratio = other.contains("ratio");
-      if (!product && is_ratio) c_.fail(index_path(p, k), "column '" + l + "' is itself a ratio; ratios take value columns");
+        if (other["label"] == l) is_ratio = other.contains("ratio") || other.contains("difference");
+      if (!product && is_ratio)
+        c_.fail(index_path(p, k), "column '" + l + "' is itself computed; " + key + "s take value columns");
       if (product && !is_ratio) c_.fail(index_path(p, k), "column '" + l + "' is not a ratio; a product multiplies two ratio columns");
     }
   }

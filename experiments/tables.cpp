@@ -500,7 +500,9 @@ class RowPlacer {
 };
 
 // A column with only "paper" shows the paper's number alone (hardware we do not have).
-bool paper_column(const ojson& c) { return !c.contains("value") && !c.contains("ratio") && !c.contains("product"); }
+bool paper_column(const ojson& c) {
+  return !c.contains("value") && !c.contains("ratio") && !c.contains("product") && !c.contains("difference");
+}
 
 Header table_header(const ojson& row_specs, const ojson& col_specs) {
   Header h;
@@ -555,17 +557,18 @@ Cell value_cell(const std::vector<const ojson*>& row_runs, const ojson& c, const
   return cell;
 }
 
-// A ratio column's cell ("ratio": the quotient of the two medians it names) or a product
-// column's ("product": two ratio cells multiplied, a chained ratio).
+// A ratio column's cell ("ratio": the quotient of the two medians it names), a difference
+// column's ("difference": the first median less the second) or a product column's ("product": two
+// ratio cells multiplied, a chained ratio).
 Cell combined_cell(const ojson& c, std::map<std::string, Cell>& cells) {
-  const bool product = c.contains("product");
-  const ojson& operands = product ? c["product"] : c["ratio"];
+  const bool product = c.contains("product"), difference = c.contains("difference");
+  const ojson& operands = product ? c["product"] : difference ? c["difference"] : c["ratio"];
   const Cell& a = cells[operands[0].get<std::string>()];
   const Cell& b = cells[operands[1].get<std::string>()];
   Cell cell;
-  if (a.has_raw && b.has_raw && (product || b.raw != 0.0)) {
+  if (a.has_raw && b.has_raw && (product || difference || b.raw != 0.0)) {
     cell.has_raw = true;
-    cell.raw = product ? a.raw * b.raw : a.raw / b.raw;
+    cell.raw = product ? a.raw * b.raw : difference ? a.raw - b.raw : a.raw / b.raw;
     cell.text = format_number(cell.raw * c.value("scale", 1.0), value_spec_text(c));
     cell.estimated = a.estimated || b.estimated;
     if (cell.estimated) cell.marker = "*";
@@ -599,7 +602,7 @@ struct RowRenderer {
     for (const auto& c : col_specs)
       if (c.contains("value")) cells[c["label"].get<std::string>()] = value_cell(row_runs, c, peers, vary, reasons);
     for (const auto& c : col_specs)
-      if (c.contains("ratio")) cells[c["label"].get<std::string>()] = combined_cell(c, cells);
+      if (c.contains("ratio") || c.contains("difference")) cells[c["label"].get<std::string>()] = combined_cell(c, cells);
     for (const auto& c : col_specs)  // after the ratios they multiply
       if (c.contains("product")) cells[c["label"].get<std::string>()] = combined_cell(c, cells);
 
@@ -659,6 +662,10 @@ std::vector<std::string> table_notes(const ojson& spec, const TableRows& placed,
                                                       : "medians of the same run") +
                       ").");
     }
+  for (const auto& c : spec["columns"])
+    if (c.contains("difference"))
+      notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["difference"][0].get<std::string>() + "\" - \"" +
+                      c["difference"][1].get<std::string>() + "\" (medians of the same row).");
   for (const auto& c : spec["columns"])
     if (c.contains("product"))
       notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["product"][0].get<std::string>() + "\" x \"" +

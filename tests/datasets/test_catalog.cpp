@@ -151,6 +151,17 @@ TEST(CatalogProvider, FindsFilesInDataDirsInOrderAndChecksSha256) {
     EXPECT_EQ(d->sha256, sha256_hex(text));
     EXPECT_EQ(d->source, "file");
     EXPECT_EQ(p.get("toy", {{"rows", 2}})->rows(), 2u);
+    // replicate: the (first `rows`) rows K times over, in order, the file's provenance kept
+    const auto r = p.get("toy", {{"rows", 2}, {"replicate", 3}});
+    ASSERT_EQ(r->rows(), 6u);
+    for (std::size_t i = 0; i < 6; ++i) {
+      EXPECT_EQ(r->at(i, 0), d->at(i % 2, 0)) << i;
+      EXPECT_EQ(r->label(i), d->label(i % 2)) << i;
+    }
+    EXPECT_EQ(r->name(), "toy");
+    EXPECT_EQ(r->sha256, d->sha256);
+    EXPECT_EQ(r->path, d->path);
+    expect_error([&] { p.get("toy", {{"replicate", 0}}); }, {"dataset 'toy': option replicate must be in [1, 1000]"});
   }
   // A different file earlier in the search path wins, and its bytes do not match the catalog.
   a.write("toy/toy.csv", "1,2,x\n3,4,y\n5,7,x\n");

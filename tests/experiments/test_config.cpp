@@ -262,6 +262,16 @@ TEST_F(ConfigTest, TablesAreValidated) {
   EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
       {"label": "r", "ratio": ["a", "b"], "product": ["r", "r"]}]}]})").find("a column needs exactly one of"),
             std::string::npos);
+  // a difference subtracts two value columns, and one column computes one thing
+  EXPECT_EQ(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "d", "difference": ["a", "b"]}]}]})"),
+            "");
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "r", "ratio": ["a", "b"]}, {"label": "d", "difference": ["r", "a"]}]}]})").find("column 'r' is itself computed"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "d", "ratio": ["a", "b"], "difference": ["a", "b"]}]}]})").find("a column needs exactly one of"),
+            std::string::npos);
   // per-run division and the mean: value columns only, "median" or "mean"
   EXPECT_EQ(error_of(head + R"({"rows": [{"run": "family"}], "columns": [{"label": "a", "value": "x", "divide_by": "timing.median",
       "aggregate": "mean"}]}]})"),

@@ -117,6 +117,21 @@ TEST_F(TablesTest, ProductChainsTwoRatios) {
   EXPECT_NE(t.markdown.find("\"chained\" = \"cpu/gpu\" x \"cpu/gpu\" (a chained ratio"), std::string::npos) << t.markdown;
 }
 
+// "difference" subtracts two value columns' medians of the row (a call's fixed cost: its time less
+// its kernels'); a missing operand leaves it empty; its note says so.
+TEST_F(TablesTest, DifferenceSubtractsTwoColumns) {
+  const ojson spec = ojson::parse(R"json({
+    "title": "Less", "rows": [{"run": "dataset.name", "label": "Dataset"}],
+    "columns": [
+      {"label": "CPU", "select": {"backend": "sequential"}, "value": "timing.median", "format": ".2f"},
+      {"label": "GPU", "select": {"backend": "cuda"}, "value": "timing.median", "format": ".2f"},
+      {"label": "cpu-gpu ms", "difference": ["CPU", "GPU"], "scale": 1000.0, "format": ",d"}]})json");
+  const auto t = render_tables(fixture(), {spec}, dir_.path().string());
+  EXPECT_NE(t.markdown.find("| ecoli | 4.00 | 0.50 | 3,500 |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("| iris | 2.00 | skipped | — |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("\"cpu-gpu ms\" = \"CPU\" - \"GPU\" (medians of the same row)"), std::string::npos) << t.markdown;
+}
+
 // Peer results join runs by equal values (objects regardless of key order); a column reads the
 // joined row ("peer.X") or our value at a path filled from it ("{peer.X}"); no joined row: n/a.
 TEST_F(TablesTest, PeerColumnsJoinRowsOfAnotherToolsResults) {
