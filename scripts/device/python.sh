@@ -12,6 +12,10 @@
 #     tests     pytest tests/python (GPU tests included) and test_vfdt_equivalence '*/cuda'  ~1 min
 #     overhead  scripts/python_overhead.py --device cuda, --family gmt (10,000 iterations) and
 #               --family vfdt (1M rows), 3 pairs each, into $OUT/results/<tag>/           ~2-3 min
+#     wheel     a CUDA wheel as a user builds one (pip wheel --no-build-isolation, pyproject.toml's
+#               scikit-build-core, sm_90, the carried .deps), installed into a folder of its own and
+#               the pytest suite run against it (not against BUILD); its size and the pip log kept
+#                                                                                  ~5-8 min (a call)
 # Logs and results are packed into $OUT/python_results.tar.gz.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -74,6 +78,23 @@ if has overhead; then
       { status=1; echo "!! overhead $fam failed"; }
     tail -2 "$OUT_DIR/overhead_$fam.log"
   done
+fi
+if has wheel; then
+  stamp "== wheel (CUDA, sm_90)"
+  D="$ROOT/.deps/usr"
+  [ -d "$D" ] && export CMAKE_PREFIX_PATH="$D:$D/lib/x86_64-linux-gnu/cmake:$D/share/cmake:$D/share/eigen3/cmake${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
+  WHEEL_DIR="$OUT_DIR/wheel"
+  rm -rf "$WHEEL_DIR" /tmp/gpudm-wheel-site
+  if timeout "$(call_timeout 480)" "$PY" -m pip wheel --no-build-isolation --no-deps -w "$WHEEL_DIR" "$ROOT"        -Cbuild-dir=/tmp/gpudm-wheel-build -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90        ${D:+-Ccmake.define.ZLIB_ROOT=$D -Ccmake.define.CMAKE_BUILD_RPATH=$D/lib/x86_64-linux-gnu} >"$OUT_DIR/wheel.log" 2>&1; then
+    ls -la "$WHEEL_DIR" | tee -a "$OUT_DIR/wheel.log"
+    "$PY" -m pip install -q --no-deps --target /tmp/gpudm-wheel-site "$WHEEL_DIR"/*.whl >>"$OUT_DIR/wheel.log" 2>&1
+    (cd /tmp && PYTHONPATH=/tmp/gpudm-wheel-site timeout "$(call_timeout 240)" "$PY" -m pytest -q -p no:cacheprovider -rs        "$ROOT/tests/python") >"$OUT_DIR/pytest_wheel.log" 2>&1 || { status=1; echo "!! pytest on the wheel failed"; }
+    grep -E "passed|failed|SKIPPED" "$OUT_DIR/pytest_wheel.log" | tail -6
+    rm -f "$WHEEL_DIR"/*.whl  # (its size is in wheel.log; the wheel itself stays on the machine)
+  else
+    status=1
+    echo "!! pip wheel failed"; tail -20 "$OUT_DIR/wheel.log"
+  fi
 fi
 stamp "python.sh: status $status"
 exit $status
