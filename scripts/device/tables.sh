@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Tables of record on the GPU machine: each config run whole at the call's commit, in order, under
+# the call's time limit (a table cut there goes on in the next call with --resume, once its partial
+# results file and journal, packed here, are put back into the tree: every call's copy of the tree
+# replaces results/ on the machine).
+# Before the device call, here: scripts/device/stage_deps.sh and
+#   GPUDM_DATA_DIR=../shared/datasets scripts/device/cache_datasets.sh configs/<each config>.json
+# then carry [".deps.tar.xz", "datasets/cache"], set GPUDM_DATA_DIR=$PWD/datasets/cache and GPUDM_GIT_SHA.
+#
+#   OUT=$OUT [TABLES_FRESH="exp ..."] scripts/device/tables.sh CONFIG...      (CONFIG: configs/x.json or x)
+#     TABLES_FRESH  experiments whose results file and journal in the tree are deleted first, so the
+#                   table is made anew at this commit (git keeps the committed one); name a table
+#                   here in its first call only
+# Packs results/<tag>/<experiment>.* (journals included) and the logs into $OUT/tables_results.tar.gz.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+. "$ROOT/scripts/device/common.sh"
+[ $# -gt 0 ] || { echo "usage: scripts/device/tables.sh CONFIG..." >&2; exit 2; }
+LOGS="$ROOT/logs/tables"
+mkdir -p "$LOGS"
+TAG="$(results_tag)"
+RESULTS="$ROOT/results/$TAG"
+T0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
+exps=()
+for c in "$@"; do c="${c#configs/}"; exps+=("${c%.json}"); done
+pack() {
+  [ -n "${OUT:-}" ] || return 0
+  mkdir -p "$OUT"
+  local files=()
+  # (every results folder: run_experiment names its own from the machine, results_tag the GPU's)
+  for e in "${exps[@]}"; do for f in "$ROOT"/results/*/"$e".*; do [ -e "$f" ] && files+=("${f#"$ROOT"/}"); done; done
+  tar -czf "$OUT/tables_results.tar.gz" -C "$ROOT" "${files[@]}" logs/tables 2>/dev/null
+  stamp "packed $OUT/tables_results.tar.gz (${#files[@]} results files)"
+}
+trap pack EXIT
+stamp "== build run_experiment"
+BUILD="$BUILD" OUT="$(mktemp -d)" GPUDM_BUILD_TARGETS="run_experiment" bash "$ROOT/scripts/device/run_all.sh" build \
+  >"$LOGS/build.log" 2>&1 || { tail -30 "$LOGS/build.log"; exit 1; }
+[ -d "$ROOT/.deps/usr" ] && export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-16}" OMP_PROC_BIND="${OMP_PROC_BIND:-spread}"
+for e in ${TABLES_FRESH:-}; do
+  rm -f "$RESULTS/$e.json" "$RESULTS/$e.json.journal"
+  stamp "deleted the earlier $e.json and its journal: the table starts anew"
+done
+status=0
+for e in "${exps[@]}"; do
+  lim="$(call_timeout 590)"
+  if [ "$lim" = 0 ]; then status=1; echo "!! $e: the call has no time left (run it again: --resume)"; continue; fi
+  stamp "== $e (limit ${lim}s)"
+  timeout "$lim" "$BUILD/experiments/run_experiment" "configs/$e.json" --resume >"$LOGS/$e.log" 2>&1 ||
+    { status=1; echo "!! $e failed or timed out (run it again: --resume continues)"; }
+  grep -E "^run_experiment: " "$LOGS/$e.log" | tail -1
+done
+stamp "tables.sh: status $status"
+exit $status
