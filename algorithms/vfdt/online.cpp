@@ -52,14 +52,20 @@ nlohmann::ordered_json forest_model_json(const ForestSnapshot& f, const EncodedS
                       {"edges", c.edges}});
   nlohmann::ordered_json trees = nlohmann::ordered_json::array();
   for (int t = 0; t < L.trees; ++t) {
-    // preorder-free: the node pool as it is, a leaf's child index replaced by its row in "leaves"
+    // The nodes renumbered breadth first (a node's children stay contiguous, in value order), so
+    // the file does not depend on how a backend numbers its node pool and leaf slots; a leaf's
+    // child index is its row in "leaves".
     const std::size_t base = static_cast<std::size_t>(t) * L.nodes;
+    std::vector<int> order{0};  // pool indices in breadth-first order
     std::vector<int> attr, child;
     nlohmann::ordered_json leaves = nlohmann::ordered_json::array();
-    for (int k = 0; k < f.n_nodes[t]; ++k) {
-      attr.push_back(f.node_attr[base + k]);
-      if (f.node_attr[base + k] >= 0) {
-        child.push_back(f.node_child[base + k]);
+    for (std::size_t q = 0; q < order.size(); ++q) {
+      const int k = order[q];
+      const int a = f.node_attr[base + k];
+      attr.push_back(a);
+      if (a >= 0) {
+        child.push_back(static_cast<int>(order.size()));
+        for (int v = 0; v < f.attr_values[a]; ++v) order.push_back(f.node_child[base + k] + v);
         continue;
       }
       const std::uint32_t* cls = f.slot_class.data() + (base + f.node_child[base + k]) * L.classes;

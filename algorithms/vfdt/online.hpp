@@ -51,7 +51,8 @@ class OnlineForest {
 };
 
 // A forest's trees (a snapshot) and its stream's coding as JSON (format "gpudm-vfdt-forest",
-// version 1), and back: what predicting needs, on any machine.
+// version 1; nodes breadth first, so equal trees give equal files on every backend), and back:
+// what predicting needs, on any machine.
 nlohmann::ordered_json forest_model_json(const ForestSnapshot& f, const EncodedStream& schema);
 struct ForestModel {
   ForestSnapshot trees;
