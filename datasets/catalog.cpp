@@ -212,6 +212,8 @@ Dataset load_dataset(const Catalog& catalog, const std::string& name, const nloh
   long long replicate = 1;
   try {
     variant = options.value("variant", std::string());
+    if (options.contains("replicate") && !options.at("replicate").is_number_integer())
+      throw Error("dataset '" + name + "': option replicate must be a whole number");
     replicate = options.value("replicate", 1LL);
     if (replicate < 1 || replicate > 1000) throw Error("dataset '" + name + "': option replicate must be in [1, 1000]");
     verify = options.value("verify_sha256", true);

@@ -240,10 +240,13 @@ class TableChecker {
       if (l == col["label"].get<std::string>()) c_.fail(index_path(p, k), std::string("a ") + key + " cannot refer to its own column");
       if (std::find(labels_.begin(), labels_.end(), l) == labels_.end())
         c_.fail(index_path(p, k), "no column labelled '" + l + "'" + suggest(l, labels_));
-      bool is_ratio = false;
+      bool is_ratio = false, computed = false;
       for (const auto& other : t_["columns"])
-        if (other["label"] == l) is_ratio = other.contains("ratio") || other.contains("difference");
-      if (!product && is_ratio)
+        if (other["label"] == l) {
+          computed = other.contains("ratio") || other.contains("difference") || other.contains("product");
+          is_ratio = other.contains("ratio");
+        }
+      if (!product && computed)
         c_.fail(index_path(p, k), "column '" + l + "' is itself computed; " + key + "s take value columns");
       if (product && !is_ratio) c_.fail(index_path(p, k), "column '" + l + "' is not a ratio; a product multiplies two ratio columns");
     }

@@ -330,6 +330,7 @@ RunOrigin unrecorded_origin(const ojson& results, bool with_last) {
     const std::string c = "gpudm " + commit_text(p) + " on host " + text_at(p, "hostname", "unknown");
     if (std::find(candidates.begin(), candidates.end(), c) == candidates.end()) candidates.push_back(c);
   }
+  if (with_last && candidates.size() == 1) return origin_of(file_provenance(results));  // one commit on one host
   RunOrigin o;
   o.unrecorded = std::string("recorded before runs carried their own provenance; measured by one of the file's ") +
                  (with_last ? "invocations (the last on " + machine_text(file_provenance(results)["machine"]) + "):"
@@ -665,7 +666,7 @@ std::vector<std::string> table_notes(const ojson& spec, const TableRows& placed,
   for (const auto& c : spec["columns"])
     if (c.contains("difference"))
       notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["difference"][0].get<std::string>() + "\" - \"" +
-                      c["difference"][1].get<std::string>() + "\" (medians of the same row).");
+                      c["difference"][1].get<std::string>() + "\" (the two cells of the same row).");
   for (const auto& c : spec["columns"])
     if (c.contains("product"))
       notes.push_back("\"" + c["label"].get<std::string>() + "\" = \"" + c["product"][0].get<std::string>() + "\" x \"" +

@@ -219,7 +219,7 @@ VALUE_KEYS = {"csv", "table", "rows", "where", "ours", "show", "label"}
 SHOWS = {"value", "range", "list", "values", "min", "max"}
 
 
-def value_text(tables, spec, where):
+def value_text(tables, spec, where, lenient=False):
     """The text an explanation's {{name}} stands for: numbers read from a rendered table as a check
     reads them ("show": value (one row), range (lo-hi), list (row value, ...), values (value, ...), min,
     max), so the
@@ -245,6 +245,8 @@ def value_text(tables, spec, where):
         for r in recs:
             by.setdefault(r[key], r)
         absent = [v for v in spec["rows"] if v not in by]
+        if absent and lenient:
+            return "(no number)"
         if absent:
             raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no row {', '.join(absent)}")
         recs = [by[v] for v in spec["rows"]]
@@ -270,9 +272,10 @@ def value_text(tables, spec, where):
     return ", ".join(f"{name} {fmt(v)}" for name, v in pts if v is not None)
 
 
-def explanation_text(tables, ex, where):
+def explanation_text(tables, ex, where, lenient=False):
     """An explanation's text with each {{name}} replaced by its value from the tables; a name
-    without a value, or a value the text does not use, is an error."""
+    without a value, or a value the text does not use, is an error. lenient (a pending claim's: its
+    tables wait for a rerun): a row the table lacks reads "(no number)"."""
     if not isinstance(ex, dict):
         return str(ex)
     values = ex.get("values", {})
@@ -284,7 +287,7 @@ def explanation_text(tables, ex, where):
         raise ClaimsError(f"{where}: the text uses {', '.join(sorted(used - set(values)))} without a value")
     if set(values) - used:
         raise ClaimsError(f"{where}: values {', '.join(sorted(set(values) - used))} not used by the text")
-    return re.sub(r"\{\{(\w+)\}\}", lambda m: value_text(tables, values[m.group(1)], f"{where}.values.{m.group(1)}"),
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: value_text(tables, values[m.group(1)], f"{where}.values.{m.group(1)}", lenient),
                   ex["text"])
 
 
@@ -382,7 +385,8 @@ def render(results, claims_dir):
             ex = cl.get("explanation")
             if ex:
                 ev = f" (evidence: {ex['evidence']})" if isinstance(ex, dict) and ex.get("evidence") else ""
-                notes.append(f"- **{cid}**: {explanation_text(tables, ex, f'{where} ({cid}).explanation')}{ev}")
+                text = explanation_text(tables, ex, f"{where} ({cid}).explanation", lenient="pending" in cl)
+                notes.append(f"- **{cid}**: {text}{ev}")
             elif v == "contradicted":
                 notes.append(f"- **{cid}**: contradicted; no measured reason recorded yet.")
         body.append("")

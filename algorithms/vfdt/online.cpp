@@ -1,6 +1,7 @@
 #include "algorithms/vfdt/online.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/phase_timer.hpp"
@@ -19,6 +20,14 @@ void OnlineForest::learn(const Dataset& d, std::int32_t* predictions) {
   auto next = std::make_unique<EncodedStream>(backend_ ? EncodedStream::encode_like(d, schema_)
                                                        : EncodedStream::encode(d, s_.encoding));
   if (!backend_) {
+    // A numeric column all 0/1 in the first chunk is coded as bins with the edge 1 (the same codes
+    // for 0 and 1), not as binary: a later chunk's other values then land in the upper bin
+    // instead of being refused in the middle of the stream.
+    for (auto& c : next->coding)
+      if (c.kind == "binary" && !c.source_nominal) {
+        c.kind = "binned";
+        c.edges = {1.0f};
+      }
     s_.forest.validate(next->attributes);
     auto b = registry_->create<ForestBackend>("vfdt", backend_name_);
     b->configure(s_.forest);
@@ -97,6 +106,13 @@ ForestModel forest_model_from_json(const nlohmann::json& j, const std::string& s
       a.values = c.at("values").get<int>();
       a.edges = c.at("edges").get<std::vector<float>>();
       GPUDM_REQUIRE(a.values >= 2 && a.values <= 255, where + "attribute '" + a.name + "' has " + std::to_string(a.values) + " values");
+      // codes must stay below `values`: a binned attribute's edges give edges + 1 codes, sorted
+      const bool sorted = std::is_sorted(a.edges.begin(), a.edges.end(), [](float x, float y) { return x <= y; }) &&
+                          std::all_of(a.edges.begin(), a.edges.end(), [](float x) { return std::isfinite(x); });
+      GPUDM_REQUIRE((a.kind == "binary" && a.values == 2 && a.edges.empty()) || (a.kind == "nominal" && a.edges.empty()) ||
+                        (a.kind == "binned" && sorted && a.values == std::max<int>(2, static_cast<int>(a.edges.size()) + 1)),
+                    where + "attribute '" + a.name + "': kind '" + a.kind + "' with " + std::to_string(a.values) + " values and " +
+                        std::to_string(a.edges.size()) + " edges is not a coding this build writes");
       s.coding.push_back(std::move(a));
     }
     s.attributes = static_cast<int>(s.coding.size());
@@ -132,7 +148,7 @@ ForestModel forest_model_from_json(const nlohmann::json& j, const std::string& s
                         where + "tree " + std::to_string(t) + " node " + std::to_string(k) + ": a test outside the tree");
           continue;
         }
-        GPUDM_REQUIRE(child[k] >= 0 && child[k] < static_cast<int>(leaves.size()) && leaves[child[k]].size() == C,
+        GPUDM_REQUIRE(child[k] >= 0 && child[k] < n && child[k] < static_cast<int>(leaves.size()) && leaves[child[k]].size() == C,
                       where + "tree " + std::to_string(t) + " node " + std::to_string(k) + ": no leaf counts");
         const auto counts = leaves[child[k]].get<std::vector<std::uint32_t>>();
         std::copy(counts.begin(), counts.end(), f.slot_class.begin() + (static_cast<std::size_t>(t) * N + child[k]) * C);

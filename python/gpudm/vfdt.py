@@ -55,9 +55,7 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
     # ---- scikit-learn
     def fit(self, X, y):
         """A fresh forest learns (X, y) as one pass over a stream, in the rows' order."""
-        for a in ("_online", "_pending", "_started", "_trees", "classes_", "n_features_in_", "feature_names_in_",
-                  "n_seen_", "n_correct_", "backend_"):
-            self.__dict__.pop(a, None)
+        self._forget()
         self.partial_fit(X, y, classes=self.classes)
         self._start()
         return self
@@ -70,12 +68,33 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
         one chunk."""
         first = not hasattr(self, "n_seen_")
         if first:
-            M, y = self._first_matrix(X, y)
-        else:
-            if self._started and self._online is None:
-                raise ValueError(f"{type(self).__name__}: a forest loaded from a pickle predicts only (the trees' "
-                                 "counters are not saved); fit it again to learn")
-            M, y = self._next_matrix(X, y)
+            try:
+                return self._first_partial_fit(X, y, classes)
+            except BaseException:  # no half-fitted estimator: the next call starts anew
+                self._forget()
+                raise
+        return self._next_partial_fit(X, y)
+
+    def _forget(self):
+        """Back to unfitted: what learning set, gone."""
+        for a in ("_online", "_pending", "_started", "_trees", "_schema", "classes_", "n_features_in_", "feature_names_in_",
+                  "n_seen_", "n_correct_", "backend_"):
+            self.__dict__.pop(a, None)
+
+    def _first_partial_fit(self, X, y, classes):
+        M, y = self._first_matrix(X, y)
+        return self._take(M, y, classes, first=True)
+
+    def _next_partial_fit(self, X, y):
+        if self._started and self._online is None:
+            raise ValueError(f"{type(self).__name__}: a forest loaded from a pickle predicts only (the trees' "
+                             "counters are not saved); fit it again to learn")
+        M, y = self._next_matrix(X, y)
+        return self._take(M, y, None, first=False)
+
+    def _take(self, M, y, classes, first):
+        """The rows' labels as class indices (the first call fixes the classes), then learned, or held
+        back until bin_warmup rows have come."""
         idx = None
         if first:
             if classes is None:
@@ -118,13 +137,18 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
         """The forest from the rows held back (the first chunk: its coding), learned."""
         if self._started:
             return
+        pending, self._pending = self._pending, []
+        if self._schema is None:  # DataFrames: their columns' kinds and categories from every row held back
+            import pandas as pd
+            frame = pd.concat([m for m, _ in pending], ignore_index=True)
+            self._schema, _ = fit_schema(frame)
+            pending = [(to_matrix(frame, self._schema), np.ascontiguousarray(np.concatenate([i for _, i in pending])))]
         names = [str(c) for c in self.classes_]
         if len(set(names)) != len(names):  # labels whose text collides (1 and "1"): by index
             names = [f"class{i}" for i in range(len(names))]
         self._online = _gpudm.VfdtOnline(self._params_json(self.backend_), self.backend_, self._seed(), names,
                                          self._schema)
         self._started = True
-        pending, self._pending = self._pending, []
         if len(pending) == 1:
             self._learn(*pending[0])
         elif pending:
@@ -180,11 +204,10 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
         return pd.DataFrame([x])
 
     def _first_matrix(self, X, y):
-        if _is_frame(X):
-            schema, _ = fit_schema(X)
+        if _is_frame(X):  # held as it is: the schema comes from every row held back (_start)
+            schema, M = None, X.reset_index(drop=True)
             _check_feature_names(self, X, reset=True)
-            M = to_matrix(X, schema)
-            self.n_features_in_ = M.shape[1]
+            self.n_features_in_ = X.shape[1]
             y = np.asarray(y) if y is not None else None
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None")
@@ -199,11 +222,21 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
 
     def _next_matrix(self, X, y):
         if _is_frame(X):
+            if self._schema is None:  # still held back as frames
+                _check_feature_names(self, X, reset=False)
+                if X.shape[1] != self.n_features_in_:
+                    raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                                     f"{self.n_features_in_} features as input")
+                return X.reset_index(drop=True), np.asarray(y).ravel()
             return self._matrix(X, fitted="n_seen_"), np.asarray(y).ravel()
+        if self._schema is None:
+            raise ValueError(f"{type(self).__name__}: learned from DataFrames; give DataFrames with the same columns")
         X, y = _validate(self, X, y, reset=False, allow_nan=False, dtype=np.float64)
         return to_matrix(X, self._schema), (y.ravel() if y.ndim == 2 and y.shape[1] == 1 else y)
 
     def _predict_matrix(self, X):
+        if getattr(self, "n_seen_", None) is not None:
+            self._start()  # (rows still held back: the schema and the trees come from them)
         return self._matrix(X, fitted="n_seen_", allow_nan=False)
 
     def _model(self):
@@ -217,9 +250,10 @@ class _Hoeffding(NativeEstimator, ClassifierMixin, BaseEstimator):
         return _gpudm.vfdt_votes(self._model(), M, self._schema).astype(np.float64)
 
     def __getstate__(self):
+        model = self._model() if "n_seen_" in self.__dict__ else None  # (learns the rows held back first)
         state = dict(self.__dict__)
-        if "n_seen_" in state:  # the trees as the model; the live forest stays behind
-            state["_trees"] = {"json": self._model()}
+        if model is not None:  # the trees as the model; the live forest stays behind
+            state["_trees"] = {"json": model}
             state["_online"] = None
             state["_pending"] = []
         return state

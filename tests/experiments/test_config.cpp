@@ -272,6 +272,9 @@ TEST_F(ConfigTest, TablesAreValidated) {
   EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
       {"label": "d", "ratio": ["a", "b"], "difference": ["a", "b"]}]}]})").find("a column needs exactly one of"),
             std::string::npos);
+  EXPECT_NE(error_of(head + R"({"rows": [{"run": "dataset.name"}], "columns": [{"label": "a", "value": "x"}, {"label": "b", "value": "y"},
+      {"label": "d", "difference": ["a", "b"]}, {"label": "p", "product": ["d", "d"]}]}]})").find("column 'd' is not a ratio"),
+            std::string::npos);
   // per-run division and the mean: value columns only, "median" or "mean"
   EXPECT_EQ(error_of(head + R"({"rows": [{"run": "family"}], "columns": [{"label": "a", "value": "x", "divide_by": "timing.median",
       "aggregate": "mean"}]}]})"),

@@ -129,7 +129,7 @@ TEST_F(TablesTest, DifferenceSubtractsTwoColumns) {
   const auto t = render_tables(fixture(), {spec}, dir_.path().string());
   EXPECT_NE(t.markdown.find("| ecoli | 4.00 | 0.50 | 3,500 |"), std::string::npos) << t.markdown;
   EXPECT_NE(t.markdown.find("| iris | 2.00 | skipped | — |"), std::string::npos) << t.markdown;
-  EXPECT_NE(t.markdown.find("\"cpu-gpu ms\" = \"CPU\" - \"GPU\" (medians of the same row)"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("\"cpu-gpu ms\" = \"CPU\" - \"GPU\" (the two cells of the same row)"), std::string::npos) << t.markdown;
 }
 
 // Peer results join runs by equal values (objects regardless of key order); a column reads the
@@ -304,6 +304,13 @@ TEST_F(ProvenanceTest, OlderFilesUseTheTopLevelBlock) {
       << md;
   EXPECT_EQ(md.find("Measured on"), std::string::npos) << md;
   EXPECT_EQ(md.find("[a]"), std::string::npos) << md;
+  // ... unless every invocation was the last one's commit on its host: that is the origin
+  ojson same = doc["provenance"];
+  same.erase("previous");
+  doc["provenance"]["previous"] = ojson::array({same});
+  EXPECT_NE(whole(doc).find("\nMeasured on NVIDIA H100 80GB HBM3 + Test CPU (2 threads); gpudm 0123456789ab-dirty; "), std::string::npos)
+      << whole(doc);
+  doc["provenance"]["previous"] = ojson::array({{{"git_sha", kShaB}, {"hostname", "old"}}});
   // An older file resumed: the runs without one came from an earlier invocation, which one
   // is not known; they are not put down to the last invocation.
   doc["runs"][1]["provenance"] = provenance(kShaA, false, "alpha", "2026-01-05T00:00:00Z");

@@ -114,3 +114,28 @@ def test_pandas_frame_with_a_nominal_column():
     assert m.score(df, y) > 0.7
     coding = json.loads(m.model_json_)["coding"]
     assert coding[-1]["name"] == "side" and coding[-1]["source_nominal"]
+
+
+def test_pickled_while_rows_are_held_back_keeps_them():
+    X, y = stream(3000)
+    held = HoeffdingForestClassifier(trees=5, random_state=9, batch=1, n_jobs=1)
+    held.partial_fit(X[:300], y[:300], classes=["a", "b"])  # below bin_warmup: nothing learned yet
+    assert held.n_seen_ == 0
+    back = pickled_predicts_alike(held, X)  # pickling learns the rows held back first
+    assert back.n_seen_ == held.n_seen_ == 300 and back.model_json_ == held.model_json_
+    with pytest.raises(ValueError, match="predicts only"):
+        back.partial_fit(X[300:400], y[300:400])
+
+
+def test_learn_one_with_text_features_takes_their_categories_from_the_rows_held_back():
+    rng = np.random.default_rng(10)
+    colour = rng.choice(["red", "green", "blue"], size=2000)
+    x1 = rng.normal(size=2000)
+    y = np.where((colour == "red") | (x1 > 1), "yes", "no")
+    one = HoeffdingTreeClassifier(classes=["no", "yes"], random_state=10, batch=1, n_jobs=1)
+    for c, v, t in zip(colour, x1, y):
+        one.learn_one({"colour": str(c), "x1": float(v)}, t)
+    coding = json.loads(one.model_json_)["coding"]
+    assert coding[0]["name"] == "colour" and coding[0]["source_nominal"] and coding[0]["values"] == 3
+    assert one.predict_one({"colour": "red", "x1": 0.0}) == "yes"
+    assert one.prequential_accuracy_ > 0.8

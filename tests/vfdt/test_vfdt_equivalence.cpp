@@ -412,6 +412,14 @@ TEST_P(VfdtEquivalence, OnlineForestInChunksIsTheStreamLearnedWhole) {
   bad["version"] = 2;
   EXPECT_THROW(forest_model_from_json(bad, "bad.json"), Error);
   EXPECT_THROW(forest_model_from_json(nlohmann::json{{"format", "x"}}, "bad.json"), Error);
+  // a leaf's counts row past the tree's nodes, a coding whose codes would pass its values: refused
+  bad = nlohmann::json::parse(online.model().dump());
+  bad["trees"][0] = {{"attr", {-1}}, {"child", {3}}, {"leaves", {{1, 2}, {1, 2}, {1, 2}, {1, 2}}}};
+  EXPECT_THROW(forest_model_from_json(bad, "bad.json"), Error);
+  bad = nlohmann::json::parse(online.model().dump());
+  for (auto& c : bad["coding"])
+    if (c["kind"] == "binned") c["edges"].push_back(1e30);
+  EXPECT_THROW(forest_model_from_json(bad, "bad.json"), Error);
 }
 GPUDM_INSTANTIATE_EQUIVALENCE(VfdtEquivalence, VfdtTraits);
 

@@ -275,24 +275,33 @@ class DefaultState {
 
   bool persistent() const { return persistent_; }
 
+  // Throws unless instances [first, first + rows) fit the 32-bit stream positions the prefix ADWIN
+  // and the persistent engine use (checked before continue_at changes anything).
+  void check_positions(std::uint64_t first, std::size_t rows) const {
+    if (hist_.size() && p_.adwin)
+      GPUDM_REQUIRE(first + rows < 0xffffffffull, "vfdt/cuda: the prefix ADWIN supports streams of < 2^32 instances");
+    if (persistent_)
+      GPUDM_REQUIRE(first + rows < 0xffffffffull, "vfdt/cuda: the persistent engine supports streams of < 2^32 instances");
+  }
+
   // A later chunk of the stream, instances [first, first + rows): the prefix ADWIN's running
-  // counts (indexed by stream position, state) grow to cover it, kept; the persistent engine's
-  // votes (scratch) are indexed from first.
+  // counts (indexed by stream position, state: 4 bytes a tree and instance seen) grow to cover it,
+  // kept, by doubling (amortised copies); the persistent engine's votes (scratch) are indexed from
+  // first. Without ADWIN the counts are never read and stay as they are.
   void continue_at(std::uint64_t first, std::size_t rows, cudaStream_t stream) {
+    check_positions(first, rows);
     const std::size_t T = L_.trees;
-    if (hist_.size() && first + rows > positions_) {
-      const std::size_t positions = first + rows;
-      GPUDM_REQUIRE(positions < 0xffffffffull, "vfdt/cuda: the prefix ADWIN supports streams of < 2^32 instances");
+    if (hist_.size() && p_.adwin && first + rows > positions_) {
+      const std::size_t positions = std::min<std::size_t>(std::max<std::size_t>(first + rows, 2 * positions_), 0xfffffffeull);
       DeviceBuffer<std::uint32_t> grown(T * (positions + 1));
-      GPUDM_CUDA_CHECK(cudaMemcpy2DAsync(grown.data(), (positions + 1) * sizeof(std::uint32_t), hist_.data(),
-                                         (positions_ + 1) * sizeof(std::uint32_t), (positions_ + 1) * sizeof(std::uint32_t),
-                                         T, cudaMemcpyDeviceToDevice, stream));
+      for (std::size_t t = 0; t < T; ++t)  // (row by row: a 2-D copy's pitch is capped below the rows' length)
+        GPUDM_CUDA_CHECK(cudaMemcpyAsync(grown.data() + t * (positions + 1), hist_.data() + t * (positions_ + 1),
+                                         (positions_ + 1) * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, stream));
       GPUDM_CUDA_CHECK(cudaStreamSynchronize(stream));
       hist_ = std::move(grown);
       positions_ = positions;
     }
     if (persistent_) {
-      GPUDM_REQUIRE(first + rows < 0xffffffffull, "vfdt/cuda: the persistent engine supports streams of < 2^32 instances");
       if (rows > pred_rows_) {
         pred_all_ = DeviceBuffer<std::uint8_t>(T * rows);
         pred_rows_ = rows;
@@ -536,7 +545,8 @@ class CudaForest final : public vfdt::ForestBackend {
     GPUDM_REQUIRE(faithful_ || !p_.adwin || p_.adwin_kernel != AdwinKernel::prefix || first_instance == next_,
                   "vfdt/cuda: with adwin_kernel prefix a chunk starts where the last processed range ended (instance " +
                       std::to_string(next_) + "), not at " + std::to_string(first_instance) + " (adwin_kernel warp or simple: any order)");
-    s_ = nullptr;  // a failure half way leaves "before prepare()", not buffers of two chunks
+    if (!faithful_) default_state_.check_positions(first_instance, chunk.rows);  // (refused: the forest stays usable)
+    s_ = nullptr;  // an allocation failing half way leaves "before prepare()", not buffers of two chunks
     if (!faithful_) default_state_.continue_at(first_instance, chunk.rows, stream_);
     const std::size_t cells = chunk.rows * static_cast<std::size_t>(chunk.attributes);
     if (codes_.size() < cells) codes_ = DeviceBuffer<std::uint8_t>(cells);
