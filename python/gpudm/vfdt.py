@@ -283,6 +283,9 @@ class HoeffdingForestClassifier(_Hoeffding):
 
     Attributes: classes_, n_features_in_, feature_names_in_ (DataFrame input), backend_, n_seen_,
     prequential_accuracy_ (test-then-train over everything learned), model_json_ (the trees).
+
+    No missing values (impute first). On device="cuda" the ADWIN detectors keep a running error count
+    per tree and instance seen on the GPU (4 bytes each: 100 trees, 400 MB per million instances).
     """
 
     _MODE = "forest"
