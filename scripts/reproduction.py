@@ -129,6 +129,24 @@ def operand_text(op):
     return f"({operand_text(op['ratio'][0])} / {operand_text(op['ratio'][1])}{scale})"
 
 
+def select(tables, spec, operands, where):
+    """(records, key column, header, rows asked for but absent) of the table a check or a value
+    reads: its columns checked against the CSV, `where` applied, then `rows` (all, or in their order)."""
+    recs = tables.rows(spec["csv"], spec["table"], where)
+    header = list(recs[0].keys())
+    key = header[1]
+    for col in [c for op in operands for c in columns_of(op, where)] + list(spec.get("where", {})):
+        if col not in header:
+            raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no column '{col}'")
+    recs = [r for r in recs if all(r.get(k) == str(v) for k, v in spec.get("where", {}).items())]
+    if spec.get("rows", "all") == "all":
+        return recs, key, header, []
+    by = {}
+    for r in recs:
+        by.setdefault(r[key], r)
+    return [by[v] for v in spec["rows"] if v in by], key, header, [v for v in spec["rows"] if v not in by]
+
+
 def check(tables, c, where):
     """(status, lines): status 'holds' | 'fails' | 'none'; lines the numbers behind it."""
     for k in ("csv", "table", "ours", "rule"):
@@ -137,22 +155,7 @@ def check(tables, c, where):
     rule = c["rule"]
     if rule not in RULES:
         raise ClaimsError(f"{where}: unknown rule '{rule}' (known: {', '.join(sorted(RULES))})")
-    recs = tables.rows(c["csv"], c["table"], where)
-    header = list(recs[0].keys())
-    key = header[1]
-    for col in columns_of(c["ours"], where) + columns_of(c.get("than"), where) + list(c.get("where", {})):
-        if col not in header:
-            raise ClaimsError(f"{where}: {c['csv']}.csv '{c['table']}' has no column '{col}'")
-    recs = [r for r in recs if all(r.get(k) == str(v) for k, v in c.get("where", {}).items())]
-    if c.get("rows", "all") == "all":
-        chosen = recs
-        missing = []
-    else:
-        by = {}
-        for r in recs:
-            by.setdefault(r[key], r)
-        chosen = [by[v] for v in c["rows"] if v in by]
-        missing = [v for v in c["rows"] if v not in by]
+    chosen, key, _, missing = select(tables, c, [c["ours"], c.get("than")], where)
     pts = []  # (row label, ours, than)
     for r in chosen:
         ours = operand(r, c["ours"])
@@ -222,8 +225,7 @@ SHOWS = {"value", "range", "list", "values", "min", "max"}
 def value_text(tables, spec, where, lenient=False):
     """The text an explanation's {{name}} stands for: numbers read from a rendered table as a check
     reads them ("show": value (one row), range (lo-hi), list (row value, ...), values (value, ...), min,
-    max), so the
-    reason a claim differs stays true when its table is rerun."""
+    max), so the reason a claim differs stays true when its table is rerun."""
     bad = sorted(set(spec) - VALUE_KEYS) if isinstance(spec, dict) else ["(not an object)"]
     if bad:
         raise ClaimsError(f"{where}: unknown key(s) {', '.join(bad)} (known: {', '.join(sorted(VALUE_KEYS))})")
@@ -233,23 +235,11 @@ def value_text(tables, spec, where, lenient=False):
     show = spec.get("show", "value")
     if show not in SHOWS:
         raise ClaimsError(f"{where}: show is one of {', '.join(sorted(SHOWS))}, not '{show}'")
-    recs = tables.rows(spec["csv"], spec["table"], where)
-    header = list(recs[0].keys())
-    key = header[1]
-    for col in columns_of(spec["ours"], where) + list(spec.get("where", {})):
-        if col not in header:
-            raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no column '{col}'")
-    recs = [r for r in recs if all(r.get(k) == str(v) for k, v in spec.get("where", {}).items())]
-    if spec.get("rows", "all") != "all":
-        by = {}
-        for r in recs:
-            by.setdefault(r[key], r)
-        absent = [v for v in spec["rows"] if v not in by]
-        if absent and lenient:
-            return "(no number)"
-        if absent:
-            raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no row {', '.join(absent)}")
-        recs = [by[v] for v in spec["rows"]]
+    recs, key, header, absent = select(tables, spec, [spec["ours"]], where)
+    if absent and lenient:
+        return "(no number)"
+    if absent:
+        raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no row {', '.join(absent)}")
     lab = spec.get("label", key)  # the column that names a row in a list
     if lab not in header:
         raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no column '{lab}'")

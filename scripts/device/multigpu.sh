@@ -31,21 +31,7 @@ case "$STAGE" in
   gp35) exec bash scripts/device/gp_rules.sh build table3 table4 ;;
   gp5) exec bash scripts/device/gp_rules.sh build table5 ;;
   pitt) exec bash scripts/device/pittsburgh.sh table3 table4 fig6 ;;
-  sweep)
-    BUILD="$BUILD" OUT="$(mktemp -d)" GPUDM_BUILD_TARGETS="run_experiment" bash scripts/device/run_all.sh build >/dev/null 2>&1 ||
-      { echo "!! build failed"; exit 1; }
-    [ -d "$ROOT/.deps/usr" ] && export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    status=0
-    for cfg in multigpu_sweep_gp multigpu_sweep_pitt; do
-      lim="$(call_timeout 420)"
-      [ "$lim" = 0 ] && { echo "!! $cfg: no time left in the call (run the stage again: --resume)"; status=1; continue; }
-      timeout "$lim" "$BUILD/experiments/run_experiment" "configs/$cfg.json" --resume || status=1
-    done
-    if [ -n "${OUT:-}" ]; then
-      mkdir -p "$OUT"
-      tar -czf "$OUT/multigpu_results.tar.gz" results/"$(results_tag)"/multigpu_sweep_* 2>/dev/null
-    fi
-    exit $status ;;
+  sweep) exec bash scripts/device/tables.sh multigpu_sweep_gp multigpu_sweep_pitt ;;  # (--resume: a cut call goes on)
   gmt4) MPI_SCALING_DEVICE=cuda MPI_SCALING_CFGS="${MPI_SCALING_CFGS:-gmtrows gmt10mrows}" exec bash scripts/device/mpi_scaling.sh 1 2 4 ;;
   *) echo "unknown stage '$STAGE' (gp35, gp5, pitt, sweep, gmt4)" >&2; exit 2 ;;
 esac
