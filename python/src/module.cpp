@@ -55,9 +55,10 @@ const Registry& registry() {
 
 using Labels = nb::ndarray<const std::int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, const std::vector<AttrSpec>& specs,
-                     const std::vector<std::string>* classes = nullptr, const Labels* labels = nullptr) {
-  const std::size_t n = X.shape(0), m = X.shape(1);
+// Rows of `x` (n x m, row-major; NaN = missing) as a Dataset with the attributes `specs`.
+Dataset make_dataset(const std::string& name, const float* x, std::size_t n, std::size_t m, const Vector* y,
+                     const std::vector<AttrSpec>& specs, const std::vector<std::string>* classes = nullptr,
+                     const Labels* labels = nullptr) {
   GPUDM_REQUIRE(specs.size() == m, "gpudm: " + std::to_string(m) + " columns, " + std::to_string(specs.size()) + " attribute descriptions");
   GPUDM_REQUIRE(!y || y->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(y ? y->shape(0) : 0));
   std::vector<Attribute> attrs;
@@ -65,7 +66,6 @@ Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, 
     attrs.push_back(Attribute{nm, nominal ? AttributeKind::nominal : AttributeKind::numeric, values});
   GPUDM_REQUIRE(!labels || labels->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(labels ? labels->shape(0) : 0));
   Dataset d = classes ? Dataset(name, Task::classification, n, std::move(attrs), *classes) : Dataset(name, Task::regression, n, std::move(attrs));
-  const float* x = X.data();
   for (std::size_t c = 0; c < m; ++c) {
     float* col = d.column(c);
     for (std::size_t r = 0; r < n; ++r) {
@@ -85,11 +85,17 @@ Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, 
   return d;
 }
 
+Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, const std::vector<AttrSpec>& specs,
+                     const std::vector<std::string>* classes = nullptr, const Labels* labels = nullptr) {
+  return make_dataset(name, X.data(), X.shape(0), X.shape(1), y, specs, classes, labels);
+}
+
 // A one-row dataset with the columns `attrs` (and `classes`): what printing a model needs of its data.
 Dataset schema_only(const std::vector<AttrSpec>& attrs, const std::vector<std::string>* classes) {
-  std::vector<float> none(attrs.size(), 0.0f);
-  const std::size_t shape[2] = {1, attrs.size()};
-  return make_dataset("python", Matrix(none.data(), 2, shape), nullptr, attrs, classes);
+  // (from a host buffer, not an ndarray made here: an ndarray without a Python owner is not a
+  // construction every nanobind version supports)
+  const std::vector<float> none(attrs.size(), 0.0f);
+  return make_dataset("python", none.data(), 1, attrs.size(), nullptr, attrs, classes);
 }
 
 std::string specs_json(const std::vector<ParamSpec>& specs);

@@ -58,7 +58,7 @@ export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
 
 if has tests; then
   stamp "== pytest tests/python"
-  (cd /tmp && timeout "$(call_timeout 300)" "$PY" -m pytest -q -p no:cacheprovider -rs "$ROOT/tests/python") \
+  (cd /tmp && timeout "$(call_timeout 300)" "$PY" -X faulthandler -m pytest -q -p no:cacheprovider -rs "$ROOT/tests/python") \
     >"$OUT_DIR/pytest.log" 2>&1 || { status=1; echo "!! pytest failed"; }
   grep -E "passed|failed|SKIPPED|Error" "$OUT_DIR/pytest.log" | tail -12
   stamp "== test_vfdt_equivalence */cuda"
@@ -88,7 +88,7 @@ if has wheel; then
   if timeout "$(call_timeout 480)" "$PY" -m pip wheel --no-build-isolation --no-deps -w "$WHEEL_DIR" "$ROOT"        -Cbuild-dir=/tmp/gpudm-wheel-build -Ccmake.define.CMAKE_CUDA_ARCHITECTURES=90        ${D:+-Ccmake.define.ZLIB_ROOT=$D -Ccmake.define.CMAKE_BUILD_RPATH=$D/lib/x86_64-linux-gnu} >"$OUT_DIR/wheel.log" 2>&1; then
     ls -la "$WHEEL_DIR" | tee -a "$OUT_DIR/wheel.log"
     "$PY" -m pip install -q --no-deps --target /tmp/gpudm-wheel-site "$WHEEL_DIR"/*.whl >>"$OUT_DIR/wheel.log" 2>&1
-    (cd /tmp && PYTHONPATH=/tmp/gpudm-wheel-site timeout "$(call_timeout 240)" "$PY" -m pytest -q -p no:cacheprovider -rs        "$ROOT/tests/python") >"$OUT_DIR/pytest_wheel.log" 2>&1 || { status=1; echo "!! pytest on the wheel failed"; }
+    (cd /tmp && PYTHONPATH=/tmp/gpudm-wheel-site timeout "$(call_timeout 240)" "$PY" -X faulthandler -m pytest -q -p no:cacheprovider -rs        "$ROOT/tests/python") >"$OUT_DIR/pytest_wheel.log" 2>&1 || { status=1; echo "!! pytest on the wheel failed"; }
     grep -E "passed|failed|SKIPPED" "$OUT_DIR/pytest_wheel.log" | tail -6
     rm -f "$WHEEL_DIR"/*.whl  # (its size is in wheel.log; the wheel itself stays on the machine)
   else
