@@ -20,6 +20,7 @@ import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -138,7 +139,9 @@ def select(tables, spec, operands, where):
     for col in [c for op in operands for c in columns_of(op, where)] + list(spec.get("where", {})):
         if col not in header:
             raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no column '{col}'")
-    recs = [r for r in recs if all(r.get(k) == str(v) for k, v in spec.get("where", {}).items())]
+    # (a `where` value is one cell value, or a list of them: the row matches any)
+    recs = [r for r in recs
+            if all(r.get(k) in ([str(x) for x in v] if isinstance(v, list) else [str(v)]) for k, v in spec.get("where", {}).items())]
     if spec.get("rows", "all") == "all":
         return recs, key, header, []
     by = {}
@@ -218,14 +221,15 @@ CHECK_KEYS = {"csv", "table", "rows", "where", "ours", "than", "rule", "band", "
               "label"}
 
 
-VALUE_KEYS = {"csv", "table", "rows", "where", "ours", "show", "label"}
-SHOWS = {"value", "range", "list", "values", "min", "max"}
+VALUE_KEYS = {"csv", "table", "rows", "where", "ours", "show", "label", "above", "below"}
+SHOWS = {"value", "range", "list", "values", "min", "max", "median", "count"}
 
 
 def value_text(tables, spec, where, lenient=False):
     """The text an explanation's {{name}} stands for: numbers read from a rendered table as a check
     reads them ("show": value (one row), range (lo-hi), list (row value, ...), values (value, ...), min,
-    max), so the reason a claim differs stays true when its table is rerun."""
+    max, median, count ("k of n": the rows whose value is above "above" or below "below")), so the
+    reason a claim differs stays true when its table is rerun."""
     bad = sorted(set(spec) - VALUE_KEYS) if isinstance(spec, dict) else ["(not an object)"]
     if bad:
         raise ClaimsError(f"{where}: unknown key(s) {', '.join(bad)} (known: {', '.join(sorted(VALUE_KEYS))})")
@@ -257,6 +261,13 @@ def value_text(tables, spec, where, lenient=False):
         return fmt(min(vals))
     if show == "max":
         return fmt(max(vals))
+    if show == "median":
+        return fmt(statistics.median(vals))
+    if show == "count":
+        if ("above" in spec) == ("below" in spec):
+            raise ClaimsError(f"{where}: show 'count' needs one of 'above' or 'below' (a number)")
+        n = sum(v > float(spec["above"]) for v in vals) if "above" in spec else sum(v < float(spec["below"]) for v in vals)
+        return f"{n} of {len(vals)}"
     if show == "values":
         return ", ".join(fmt(v) for v in vals)
     return ", ".join(f"{name} {fmt(v)}" for name, v in pts if v is not None)

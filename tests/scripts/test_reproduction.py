@@ -117,6 +117,18 @@ class Rules(unittest.TestCase):
         with self.assertRaisesRegex(rep.ClaimsError, "no column 'speedp'"):
             rep.explanation_text(self.t, {"text": "{{a}}", "values": {"a": level(ours="speedp", show="range")}}, "e")
 
+    def test_counts_medians_and_lists_in_where(self):
+        # a `where` list matches any of its values: Pop. 64 and 128 (Pol's two rows)
+        both = {"Pop.": ["64", 128]}
+        ex = {"text": "{{n}} above 5, {{m}} below 5; median {{med}}; {{pol}}",
+              "values": {"n": level(where=both, ours="time s", show="count", above=5),
+                         "m": level(where=both, ours="time s", show="count", below=5),
+                         "med": level(where=both, ours="time s", show="median"),
+                         "pol": level(where={"Dataset": ["Pol"], "Pop.": ["64", "128"]}, ours="time s", show="values")}}
+        self.assertEqual(rep.explanation_text(self.t, ex, "e"), "1 of 4 above 5, 3 of 4 below 5; median 3.00; 1.00, 8.00")
+        with self.assertRaisesRegex(rep.ClaimsError, "needs one of 'above' or 'below'"):
+            rep.explanation_text(self.t, {"text": "{{a}}", "values": {"a": level(show="count")}}, "e")
+
     def test_verdicts(self):
         good = level(than="speedup (paper)", rule="ratio_in")
         bad = level(than=100, rule="ratio_in")
