@@ -52,6 +52,14 @@ if has build; then
     exit 1
   fi
   stamp "build done: $(ls "$BUILD"/python/gpudm/_gpudm*.so 2>/dev/null)"
+  # What the module links and carries: on this image a copy of libstdc++ inside the module (its
+  # facets numbered apart from the process's libstdc++) crashed the first numeric ostream insert.
+  so="$(ls "$BUILD"/python/gpudm/_gpudm*.so 2>/dev/null | head -1)"
+  { echo "link:"; ninja -C "$BUILD" -t commands "python/gpudm/$(basename "$so")" 2>/dev/null | tail -1
+    echo "libstdc++ internals exported by the module (codecvt, locale): $(nm -D -C --defined-only "$so" 2>/dev/null | grep -c -E 'codecvt|std::locale::')"
+    echo "ldd:"; ldd "$so"
+    echo "environment:"; env | grep -i -E 'flags|auditwheel|cmake|^cc=|^cxx=' ; } >"$OUT_DIR/module_link.txt" 2>&1
+  grep -E "libstdc\+\+ internals|libstdc" "$OUT_DIR/module_link.txt"
 fi
 [ -d "$ROOT/.deps/usr" ] && export LD_LIBRARY_PATH="$ROOT/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PYTHONPATH="$BUILD/python${PYTHONPATH:+:$PYTHONPATH}"
