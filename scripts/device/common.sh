@@ -52,3 +52,13 @@ for t in toks:
 print(tag or "gpu")
 PYEOF
 }
+# ncu_stall_metrics: the warp stall reasons as explicit ncu metrics (cycles per issued
+# instruction), a comma-separated --metrics list; ncu_summary.py prints the top ones.
+ncu_stall_metrics() {
+  local r out=""
+  for r in long_scoreboard short_scoreboard mio_throttle lg_throttle wait barrier not_selected math_pipe_throttle \
+           branch_resolving dispatch_stall no_instruction membar drain sleeping tex_throttle misc selected; do
+    out="${out:+$out,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
+  done
+  echo "$out"
+}

@@ -34,12 +34,7 @@ status=0
 STAGES=("${@:-build timing ncu}")
 [ "${#STAGES[@]}" = 1 ] && read -r -a STAGES <<<"${STAGES[0]}"
 RUN="$BUILD/experiments/run_experiment"
-# Warp stall reasons as explicit metrics (cycles per issued instruction), printed sorted.
-STALLS=""
-for r in long_scoreboard short_scoreboard mio_throttle lg_throttle wait barrier not_selected math_pipe_throttle \
-         branch_resolving dispatch_stall no_instruction membar drain sleeping tex_throttle misc selected; do
-  STALLS="${STALLS:+$STALLS,}smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"
-done
+STALLS="$(ncu_stall_metrics)"
 POKER='{"name": "poker_full", "options": {"rows": 1025010}}'
 
 dataset_json() { case "$1" in poker) echo "$POKER" ;; *) echo "\"$1\"" ;; esac; }
@@ -120,38 +115,7 @@ PY
               --section WarpStateStats --section InstructionStats --metrics "$STALLS" -k regex:fused_kernel -c 1 \
               "$RUN" "$DIR/$cfg.json" -o "$DIR/ncu_results" -q >"$DIR/$cfg.txt" 2>&1 ||
               { status=1; stamp "$cfg FAILED (see $cfg.txt)"; tail -5 "$DIR/$cfg.txt" >&2; continue; }
-            python3 - "$DIR/$cfg.txt" "$DIR/ncu_results/$cfg.json" <<'PY'
-import json, re, sys
-txt = open(sys.argv[1]).read()
-def val(label):
-    m = re.search(r"^\s*" + re.escape(label) + r"\s+(\S+)\s+([\d.,]+)", txt, re.M)
-    return (float(m.group(2).replace(",", "")), m.group(1)) if m else (None, "")
-gp = None
-try:
-    r = json.load(open(sys.argv[2]))["runs"][0]; m = r.get("metrics") or {}
-    gp = m.get("gpops")  # one evaluation (generations 0 / repetitions 1, warmup 0)
-except Exception:
-    pass
-kern = re.search(r"fused_kernel<[^>]*>", txt)
-print(f"  {kern.group(0) if kern else 'fused_kernel ?'}")
-for label in ("Duration", "Compute (SM) Throughput", "Memory Throughput", "Executed Ipc Active", "Issue Slots Busy",
-              "Achieved Occupancy", "Theoretical Occupancy", "Registers Per Thread", "Dynamic Shared Memory Per Block",
-              "Grid Size", "Block Size", "Executed Instructions", "Warp Cycles Per Issued Instruction"):
-    v, unit = val(label)
-    if v is not None: print(f"    {label:36} {v:>14,.2f} {unit}")
-inst, unit = val("Executed Instructions")
-dur, dunit = val("Duration")
-if inst and gp:
-    scale = {"inst": 1, "Kinst": 1e3, "Minst": 1e6, "Ginst": 1e9}.get(unit, 1)
-    print(f"    warp instructions per GPop           {inst * scale / gp:14.4f}   (GPops of the evaluation {gp:.4g})")
-if dur and gp:
-    s = dur * {"ns": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3, "s": 1}.get(dunit, 1e-3)
-    print(f"    GPops/s in ncu                       {gp / s:14.3e}")
-stalls = re.findall(r"smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio\s+\S*\s+([\d.,]+)", txt)
-if stalls:
-    top = sorted(((float(v.replace(",", "")), k) for k, v in stalls), reverse=True)[:6]
-    print("    stalls (cycles per issued instruction): " + ", ".join(f"{k} {v:.2f}" for v, k in top))
-PY
+            python3 "$ROOT/scripts/device/ncu_summary.py" "$DIR/$cfg.txt" "$DIR/ncu_results/$cfg.json" fused_kernel
           done
         done
       done ;;

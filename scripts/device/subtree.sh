@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # GPU run of the subtree family (parallel subtree interpreter, GPops/s grid).
 #   BUILD    built tree (default: build)          OUT_DIR  output folder (default: results-device/subtree)
-#   SUBTREE_MODE  tests | smoke | grid | all (default: all = tests + grid)
+#   SUBTREE_MODE  tests | smoke | grid | profile | all (default: all = tests + grid)
+#   profile: what bounds each interpreter on small and large data. One evaluation per run
+#     (population 128, warmup 0, 1 repetition) of each interpreter (SP_INTERPRETERS, default
+#     "postfix mixed subtree best") x tree size (SP_TREES, default "31 127") x dataset (SP_DATASETS,
+#     default "iris covertype"), each under Nsight Compute on its first interpreter launch
+#     (SpeedOfLight, Occupancy, WarpStateStats, InstructionStats, LaunchStats and the stall
+#     metrics), summarised by ncu_summary.py into OUT_DIR/subtree_profile.txt (~16 runs, ~5 min).
 # Run from the repository root on the GPU machine. Expected: tests ~1 min, grid (540 CUDA runs +
 # 270 CPU runs, surrogates up to HIGGS 11M x 28 generated on the host) a few minutes on an H100.
 # If the 10-minute limit bites, run SUBTREE_MODE=tests and SUBTREE_MODE=grid as two commands;
@@ -29,6 +35,34 @@ if [ "$MODE" = tests ] || [ "$MODE" = all ]; then
 fi
 
 RUN="$BUILD/experiments/run_experiment"
+if [ "$MODE" = profile ]; then
+  . "$ROOT/scripts/device/common.sh"  # ncu_stall_metrics
+  P="$OUT_DIR/profile"
+  mkdir -p "$P"
+  : >"$OUT_DIR/subtree_profile.txt"
+  for ds in ${SP_DATASETS:-iris covertype}; do
+    for tree in ${SP_TREES:-31 127}; do
+      for interp in ${SP_INTERPRETERS:-postfix mixed subtree best}; do
+        cfg="ncu_${ds}_${tree}_${interp}"
+        cat >"$P/$cfg.json" <<JSON
+{"experiment": "$cfg", "family": "subtree", "datasets": ["$ds"],
+ "params": {"population": 128, "tree_size": $tree, "validate_rows": 4096},
+ "cases": [{"backend": "cuda", "params": {"interpreter": "$interp"}}],
+ "seeds": [1], "warmup": 0, "repetitions": 1}
+JSON
+        echo "== ncu $cfg"
+        if timeout 300 ncu --clock-control none --section SpeedOfLight --section LaunchStats --section Occupancy \
+             --section WarpStateStats --section InstructionStats --metrics "$(ncu_stall_metrics)" \
+             -k "regex:${interp}_kernel" -c 1 "$RUN" "$P/$cfg.json" -o "$P/results" -q >"$P/$cfg.txt" 2>&1; then
+          python3 "$ROOT/scripts/device/ncu_summary.py" "$P/$cfg.txt" "$P/results/$cfg.json" "${interp}_kernel" \
+            --label "$ds, $tree nodes, population 128, $interp" | tee -a "$OUT_DIR/subtree_profile.txt"
+        else
+          status=1; echo "!! $cfg failed (see $P/$cfg.txt)"; tail -5 "$P/$cfg.txt"
+        fi
+      done
+    done
+  done
+fi
 if [ "$MODE" = smoke ]; then
   "$RUN" "$ROOT/configs/subtree_grid.json" --smoke -o "$OUT_DIR/smoke" 2>&1 | tee "$OUT_DIR/smoke.log" || status=1
 fi
