@@ -121,6 +121,26 @@ def vfdt_overhead(a, backend, pd, gpudm):
                   f"a 100-tree Hoeffding forest over {a.rows:,} rows ({backend})", {"trees": 100})
 
 
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def gpu_name():
+    """The first GPU's name (nvidia-smi), "" without one."""
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
+        return r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
 def report(a, backend, rows, own, same_key, same_label, n_rows, title, extra):
     """OUT.json and OUT.md of the pairs; exit status 1 when a pair's models differ."""
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0] if k.endswith("_s")}
@@ -128,7 +148,7 @@ def report(a, backend, rows, own, same_key, same_label, n_rows, title, extra):
            "definition": __doc__.strip().split("\n\n")[0],
            "provenance": {"git_sha": os.environ.get("GPUDM_GIT_SHA") or subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"], capture_output=True,
                                                                                        text=True).stdout.strip() or "unknown",
-                          "machine": platform.node(), "cpu_cores": os.cpu_count(),
+                          "machine": platform.node(), "cpu": cpu_model(), "cpu_cores": os.cpu_count(), "gpu": gpu_name(),
                           "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")},
            "device": a.device, "backend": backend, **extra, "rows": n_rows,
            "pairs": rows, "median": med,
@@ -140,7 +160,8 @@ def report(a, backend, rows, own, same_key, same_label, n_rows, title, extra):
     results_json.dump(doc, a.out + ".json")
     cols = [k for k in rows[0] if k != "pair" and k != same_key]
     L = [f"# The Python path's overhead: {title}", "",
-         f"Measured on {platform.node()} ({os.cpu_count()} cores) at {doc['provenance']['git_sha'][:7]}, "
+         f"Measured on {doc['provenance']['gpu'] + ' + ' if doc['provenance']['gpu'] else ''}{doc['provenance']['cpu']} "
+         f"({os.cpu_count()} cores, host {platform.node()}) at {doc['provenance']['git_sha'][:7]}, "
          f"{doc['provenance']['date_utc']}; `scripts/python_overhead.py --family {a.family} --device {a.device}"
          + (f" --iterations {a.iterations}" if a.family == "gmt" else f" --rows {a.rows}") +
          f" --pairs {a.pairs}`. {doc['definition']}", "",
