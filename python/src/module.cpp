@@ -92,8 +92,7 @@ Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, 
 
 // A one-row dataset with the columns `attrs` (and `classes`): what printing a model needs of its data.
 Dataset schema_only(const std::vector<AttrSpec>& attrs, const std::vector<std::string>* classes) {
-  // (from a host buffer, not an ndarray made here: an ndarray without a Python owner is not a
-  // construction every nanobind version supports)
+  // (from a host buffer: a schema needs no array object of Python's)
   const std::vector<float> none(attrs.size(), 0.0f);
   return make_dataset("python", none.data(), 1, attrs.size(), nullptr, attrs, classes);
 }
