@@ -30,6 +30,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import results_json  # noqa: E402
+from machine_info import cpu_model, gpu_name  # noqa: E402
 
 
 def main():
@@ -119,26 +120,6 @@ def vfdt_overhead(a, backend, pd, gpudm):
               f"(fit {fit_wall:.2f}), prequential accuracy {cli_acc:.4f} / {py_acc:.4f}", file=sys.stderr)
     return report(a, backend, rows, None, "same_forest", "same forest (accuracy)", a.rows,
                   f"a 100-tree Hoeffding forest over {a.rows:,} rows ({backend})", {"trees": 100})
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def gpu_name():
-    """The first GPU's name (nvidia-smi), "" without one."""
-    try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
-        return r.stdout.strip().splitlines()[0] if r.returncode == 0 and r.stdout.strip() else ""
-    except (OSError, subprocess.SubprocessError):
-        return ""
 
 
 def report(a, backend, rows, own, same_key, same_label, n_rows, title, extra):

@@ -74,7 +74,6 @@ import hashlib
 import json
 import math
 import os
-import platform
 import shlex
 import socket
 import subprocess
@@ -84,6 +83,9 @@ import time
 import zipfile
 
 from vfdt_streams import DEFAULT_EXPORT_TOOL, ROOT, STREAMS, export, scan_codes, write_results
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from machine_info import cpu_model  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PINS = os.path.join(HERE, "moa.sha256")
@@ -148,17 +150,6 @@ def moa_version(jar):
 def java_version(java):
     p = subprocess.run([java, "-version"], capture_output=True, text=True, check=True)
     return " | ".join(line.strip() for line in (p.stderr or p.stdout).splitlines() if line.strip())
-
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def write_arff(csv_path, arff_path, relation):
