@@ -9,6 +9,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -55,16 +57,15 @@ const Registry& registry() {
 
 using Labels = nb::ndarray<const std::int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-// Rows of `x` (n x m, row-major; NaN = missing) as a Dataset with the attributes `specs`.
-Dataset make_dataset(const std::string& name, const float* x, std::size_t n, std::size_t m, const Vector* y,
+// Rows of `x` (n x m, row-major; NaN = missing) as a Dataset with the attributes `specs`; `y`
+// (regression targets) and `labels` (class indices into `classes`) hold n values where given.
+Dataset make_dataset(const std::string& name, const float* x, std::size_t n, std::size_t m, const float* y,
                      const std::vector<AttrSpec>& specs, const std::vector<std::string>* classes = nullptr,
-                     const Labels* labels = nullptr) {
+                     const std::int32_t* labels = nullptr) {
   GPUDM_REQUIRE(specs.size() == m, "gpudm: " + std::to_string(m) + " columns, " + std::to_string(specs.size()) + " attribute descriptions");
-  GPUDM_REQUIRE(!y || y->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(y ? y->shape(0) : 0));
   std::vector<Attribute> attrs;
   for (const auto& [nm, nominal, values] : specs)
     attrs.push_back(Attribute{nm, nominal ? AttributeKind::nominal : AttributeKind::numeric, values});
-  GPUDM_REQUIRE(!labels || labels->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(labels ? labels->shape(0) : 0));
   Dataset d = classes ? Dataset(name, Task::classification, n, std::move(attrs), *classes) : Dataset(name, Task::regression, n, std::move(attrs));
   for (std::size_t c = 0; c < m; ++c) {
     float* col = d.column(c);
@@ -74,21 +75,44 @@ Dataset make_dataset(const std::string& name, const float* x, std::size_t n, std
       else col[r] = v;
     }
   }
-  if (y) {
-    const float* t = y->data();
-    for (std::size_t r = 0; r < n; ++r) d.set_target(r, t[r]);
-  }
-  if (labels) {
-    const std::int32_t* t = labels->data();
-    for (std::size_t r = 0; r < n; ++r) d.set_label(r, t[r]);
-  }
+  if (y)
+    for (std::size_t r = 0; r < n; ++r) d.set_target(r, y[r]);
+  if (labels)
+    for (std::size_t r = 0; r < n; ++r) d.set_label(r, labels[r]);
   return d;
 }
 
 Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, const std::vector<AttrSpec>& specs,
                      const std::vector<std::string>* classes = nullptr, const Labels* labels = nullptr) {
-  return make_dataset(name, X.data(), X.shape(0), X.shape(1), y, specs, classes, labels);
+  const std::size_t n = X.shape(0);
+  GPUDM_REQUIRE(!y || y->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(y ? y->shape(0) : 0));
+  GPUDM_REQUIRE(!labels || labels->shape(0) == n, "gpudm: X has " + std::to_string(n) + " rows, y " + std::to_string(labels ? labels->shape(0) : 0));
+  return make_dataset(name, X.data(), n, X.shape(1), y ? y->data() : nullptr, specs, classes, labels ? labels->data() : nullptr);
 }
+
+// Class names for a model file that keeps only its class count: what the encoding needs, never shown.
+std::vector<std::string> placeholder_classes(std::size_t count) {
+  std::vector<std::string> classes(count);
+  for (std::size_t k = 0; k < count; ++k) classes[k] = "class" + std::to_string(k);
+  return classes;
+}
+
+// A result array built here and handed to numpy without a copy: numpy's array owns it once returned.
+template <class T>
+class NumpyOut {
+ public:
+  explicit NumpyOut(std::size_t n) : p_(new T[n]) {}
+  T* data() { return p_.get(); }
+  template <int D>
+  nb::ndarray<nb::numpy, T, nb::ndim<D>> release(std::initializer_list<std::size_t> shape) {
+    T* raw = p_.release();
+    nb::capsule owner(raw, [](void* q) noexcept { delete[] static_cast<T*>(q); });
+    return nb::ndarray<nb::numpy, T, nb::ndim<D>>(raw, shape, owner);
+  }
+
+ private:
+  std::unique_ptr<T[]> p_;
+};
 
 // A one-row dataset with the columns `attrs` (and `classes`): what printing a model needs of its data.
 Dataset schema_only(const std::vector<AttrSpec>& attrs, const std::vector<std::string>* classes) {
@@ -163,13 +187,12 @@ nb::ndarray<nb::numpy, double, nb::ndim<1>> gmt_predict(const std::string& model
   // them falls back to the scored data's own (as the CLI's --predict does).
   const std::vector<double> impute = gmt::model_imputation(j);
   if (d.has_missing()) gmt::impute_missing(d, impute.empty() ? nullptr : &impute);
-  auto* out = new double[d.rows()];
-  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<double*>(p); });  // owns it from here
+  NumpyOut<double> out(d.rows());
   {
     nb::gil_scoped_release release;
-    for (std::size_t r = 0; r < d.rows(); ++r) out[r] = gmt::predict(root, &bounds, d, r);
+    for (std::size_t r = 0; r < d.rows(); ++r) out.data()[r] = gmt::predict(root, &bounds, d, r);
   }
-  return nb::ndarray<nb::numpy, double, nb::ndim<1>>(out, {d.rows()}, owner);
+  return out.release<1>({d.rows()});
 }
 
 // The model's tree as text (the CLI's print), with the attribute names of the model file.
@@ -218,10 +241,9 @@ nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> gp_predict(const std::string& 
     PhaseTimer t;
     gp_rules::score(c, d, *engine, t, &pred);
   }
-  auto* out = new std::int32_t[pred.size()];
-  for (std::size_t i = 0; i < pred.size(); ++i) out[i] = pred[i];
-  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::int32_t*>(p); });
-  return nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>>(out, {pred.size()}, owner);
+  NumpyOut<std::int32_t> out(pred.size());
+  for (std::size_t i = 0; i < pred.size(); ++i) out.data()[i] = pred[i];
+  return out.release<1>({pred.size()});
 }
 
 std::string gp_text(const std::string& model, const std::vector<AttrSpec>& attrs) {
@@ -269,25 +291,23 @@ nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> pitt_predict(const std::string
   const nlohmann::json j = nlohmann::json::parse(model);
   const pittsburgh::Population pop = pittsburgh::population_from_json(j, "model");
   GPUDM_REQUIRE(pop.size() == 1, "model: a Pittsburgh model holds one individual, this one " + std::to_string(pop.size()));
-  std::vector<std::string> classes(static_cast<std::size_t>(std::max<long long>(2, pop.declared_classes)));
-  for (std::size_t k = 0; k < classes.size(); ++k) classes[k] = "class" + std::to_string(k);
+  const std::vector<std::string> classes = placeholder_classes(static_cast<std::size_t>(std::max<long long>(2, pop.declared_classes)));
   const Dataset d = make_dataset("python", X, nullptr, attrs, &classes);
   pittsburgh::validate(pop, rules::Schema::of(d));
   const pittsburgh::Individual& ind = pop.individuals[0];
-  auto* out = new std::int32_t[d.rows()];
-  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::int32_t*>(p); });
+  NumpyOut<std::int32_t> out(d.rows());
   {
     nb::gil_scoped_release release;
     for (std::size_t r = 0; r < d.rows(); ++r) {
-      out[r] = ind.default_class;
+      out.data()[r] = ind.default_class;
       for (const auto& rule : ind.rules)
         if (rules::evaluate(rule.tokens.data(), [&](std::uint32_t a) { return d.at(r, a); })) {
-          out[r] = rule.consequent;
+          out.data()[r] = rule.consequent;
           break;
         }
     }
   }
-  return nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>>(out, {d.rows()}, owner);
+  return out.release<1>({d.rows()});
 }
 
 // The vfdt family's forest (or tree) learned online: each learn() predicts, then learns a chunk
@@ -301,13 +321,12 @@ class VfdtOnline {
 
   nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> learn(const Matrix& X, const Labels& y) {
     const Dataset d = make_dataset("python", X, nullptr, attrs_, &classes_, &y);
-    auto* out = new std::int32_t[d.rows()];
-    nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::int32_t*>(p); });
+    NumpyOut<std::int32_t> out(d.rows());
     {
       nb::gil_scoped_release release;
-      forest_.learn(d, out);
+      forest_.learn(d, out.data());
     }
-    return nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>>(out, {d.rows()}, owner);
+    return out.release<1>({d.rows()});
   }
   std::uint64_t seen() const { return forest_.seen(); }
   std::string model() const { return forest_.model().dump(); }
@@ -323,21 +342,17 @@ class VfdtOnline {
 nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<2>> vfdt_votes(const std::string& model, const Matrix& X,
                                                              const std::vector<AttrSpec>& attrs) {
   const vfdt::ForestModel m = vfdt::forest_model_from_json(nlohmann::json::parse(model), "model");
-  std::vector<std::string> classes(m.schema.classes);
-  for (int c = 0; c < m.schema.classes; ++c) classes[c] = "class" + std::to_string(c);
-  std::vector<std::int32_t> zero(X.shape(0), 0);  // labels the encoding requires, never read
+  const std::vector<std::string> classes = placeholder_classes(static_cast<std::size_t>(m.schema.classes));
   const std::size_t n = X.shape(0), C = m.schema.classes;
-  const std::size_t shape[1] = {n};
-  const Labels labels(zero.data(), 1, shape);
-  const Dataset d = make_dataset("python", X, nullptr, attrs, &classes, &labels);
-  auto* out = new std::uint32_t[n * C];
-  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<std::uint32_t*>(p); });
+  const std::vector<std::int32_t> zero(n, 0);  // labels the encoding requires, never read
+  const Dataset d = make_dataset("python", X.data(), n, X.shape(1), nullptr, attrs, &classes, zero.data());
+  NumpyOut<std::uint32_t> out(n * C);
   {
     nb::gil_scoped_release release;
     const vfdt::EncodedStream s = vfdt::EncodedStream::encode_like(d, m.schema);
-    vfdt::snapshot_votes(m.trees, s, out);
+    vfdt::snapshot_votes(m.trees, s, out.data());
   }
-  return nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<2>>(out, {n, C}, owner);
+  return out.release<2>({n, C});
 }
 
 }  // namespace
