@@ -69,6 +69,8 @@ if has tests; then
   (cd /tmp && timeout "$(call_timeout 300)" "$PY" -X faulthandler -m pytest -q -p no:cacheprovider -rs "$ROOT/tests/python") \
     >"$OUT_DIR/pytest.log" 2>&1 || { status=1; echo "!! pytest failed"; }
   grep -E "passed|failed|SKIPPED|Error" "$OUT_DIR/pytest.log" | tail -12
+  # Where the module's C++ runtime references bind in such a process (the export_text crash seen here)
+  (cd /tmp && timeout "$(call_timeout 120)" "$PY" "$ROOT/scripts/device/module_bindings.py" "$OUT_DIR/module_bindings.txt") 2>&1 | tail -14
   stamp "== test_vfdt_equivalence */cuda"
   timeout "$(call_timeout 200)" "$BUILD/tests/vfdt/test_vfdt_equivalence" --gtest_filter='*/cuda' \
     >"$OUT_DIR/vfdt_cuda.log" 2>&1 || { status=1; echo "!! test_vfdt_equivalence */cuda failed"; }
