@@ -7,6 +7,13 @@ def _is_frame(X):
     return hasattr(X, "dtypes") and hasattr(X, "columns")
 
 
+def _is_text(dtype):
+    """A column of text: object, or pandas' string dtypes ("string", and pandas 3's default "str",
+    whose name is not "string")."""
+    import pandas as pd
+    return dtype == object or isinstance(dtype, pd.StringDtype)
+
+
 def _label_key(v):
     """The order the CLI's loaders give a text column's categories (datasets/loaders.cpp label_less):
     numbers first, by value, then text; GMT's nominal codes follow it, so both fit the same tree."""
@@ -29,7 +36,7 @@ def fit_schema(X):
             col = X[c]
             if str(col.dtype) == "category":
                 schema.append((name, True, [str(v) for v in col.cat.categories]))
-            elif col.dtype == object or str(col.dtype) == "string":
+            elif _is_text(col.dtype):
                 cats = sorted(set(col.dropna().astype("string")), key=_label_key)
                 schema.append((name, True, cats))
             else:
