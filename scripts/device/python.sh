@@ -52,8 +52,8 @@ if has build; then
     exit 1
   fi
   stamp "build done: $(ls "$BUILD"/python/gpudm/_gpudm*.so 2>/dev/null)"
-  # What the module links and carries: on this image a copy of libstdc++ inside the module (its
-  # facets numbered apart from the process's libstdc++) crashed the first numeric ostream insert.
+  # What the module links and exports (its init function only, python/gpudm.map: with the C++
+  # library's template instances exported, the image's pytest crashed in export_text).
   so="$(ls "$BUILD"/python/gpudm/_gpudm*.so 2>/dev/null | head -1)"
   { echo "link:"; ninja -C "$BUILD" -t commands "python/gpudm/$(basename "$so")" 2>/dev/null | tail -1
     echo "libstdc++ internals exported by the module (codecvt, locale): $(nm -D -C --defined-only "$so" 2>/dev/null | grep -c -E 'codecvt|std::locale::')"
