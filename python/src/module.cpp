@@ -90,8 +90,9 @@ Dataset make_dataset(const std::string& name, const Matrix& X, const Vector* y, 
   return make_dataset(name, X.data(), n, X.shape(1), y ? y->data() : nullptr, specs, classes, labels ? labels->data() : nullptr);
 }
 
-// Class names for a model file that keeps only its class count: what the encoding needs, never shown.
-std::vector<std::string> placeholder_classes(std::size_t count) {
+// Class names for a model file that keeps only its class count ("class0", "class1", ...): the
+// Dataset needs names, the predictions are class indices, which the estimator maps to its classes_.
+std::vector<std::string> indexed_class_names(std::size_t count) {
   std::vector<std::string> classes(count);
   for (std::size_t k = 0; k < count; ++k) classes[k] = "class" + std::to_string(k);
   return classes;
@@ -291,7 +292,7 @@ nb::ndarray<nb::numpy, std::int32_t, nb::ndim<1>> pitt_predict(const std::string
   const nlohmann::json j = nlohmann::json::parse(model);
   const pittsburgh::Population pop = pittsburgh::population_from_json(j, "model");
   GPUDM_REQUIRE(pop.size() == 1, "model: a Pittsburgh model holds one individual, this one " + std::to_string(pop.size()));
-  const std::vector<std::string> classes = placeholder_classes(static_cast<std::size_t>(std::max<long long>(2, pop.declared_classes)));
+  const std::vector<std::string> classes = indexed_class_names(static_cast<std::size_t>(std::max<long long>(2, pop.declared_classes)));
   const Dataset d = make_dataset("python", X, nullptr, attrs, &classes);
   pittsburgh::validate(pop, rules::Schema::of(d));
   const pittsburgh::Individual& ind = pop.individuals[0];
@@ -342,7 +343,7 @@ class VfdtOnline {
 nb::ndarray<nb::numpy, std::uint32_t, nb::ndim<2>> vfdt_votes(const std::string& model, const Matrix& X,
                                                              const std::vector<AttrSpec>& attrs) {
   const vfdt::ForestModel m = vfdt::forest_model_from_json(nlohmann::json::parse(model), "model");
-  const std::vector<std::string> classes = placeholder_classes(static_cast<std::size_t>(m.schema.classes));
+  const std::vector<std::string> classes = indexed_class_names(static_cast<std::size_t>(m.schema.classes));
   const std::size_t n = X.shape(0), C = m.schema.classes;
   const std::vector<std::int32_t> zero(n, 0);  // labels the encoding requires, never read
   const Dataset d = make_dataset("python", X.data(), n, X.shape(1), nullptr, attrs, &classes, zero.data());
