@@ -4,6 +4,10 @@
   plots/gp_figures.py fig14 results/h100/gp_table3.json results/h100/gp_table4.json \
       results/h100/gp_table5.json [--out DIR]          -> DIR/gp_fig14.png
   --data: print the extracted series as JSON and draw nothing (no matplotlib needed).
+  Drawing also writes DIR/gp_fig14.csv: the plotted means per dataset in the rendered tables' CSV
+  layout (a header row starting "table", estimated cells ending in "*"), the table
+  scripts/reproduction.py decides Fig. 14's claim from;
+  --check-csv FILE: exit 1 when FILE differs from the CSV these results give (no matplotlib needed).
 
 Fig. 14: average speedup against the number of instances (both log). Ours: per dataset, each
 configuration's speedup over our sequential backend (whole-run times, metrics.run_seconds, of
@@ -16,6 +20,7 @@ hollow marker, and --data gives each point as (instances, mean speedup, dataset,
 """
 import argparse
 import csv
+import io
 import json
 import os
 import sys
@@ -45,8 +50,10 @@ def config_name(run):
     return run["backend"]
 
 
-def ours(docs):
-    """{config: [(rows, mean speedup over the algorithms, dataset, estimated)]}"""
+def ours(docs, work=None):
+    """{config: [(rows, mean speedup over the algorithms, dataset, estimated)]}; work, when given,
+    collects {config: {dataset: [(GPops of the run, GPops/s of its kernels, sequential seconds,
+    sequential estimated)]}} of the GPU runs."""
     per = defaultdict(lambda: defaultdict(list))  # config -> dataset -> [(speedup, estimated)]
     rows = {}
     for doc in docs:
@@ -66,6 +73,10 @@ def ours(docs):
             t = r["metrics"].get("run_seconds") or r["timing"]["median"]
             if t:
                 per[config_name(r)][ds].append((seq[ds] / t, estimated(seq_run[ds], r)))
+            m = r.get("metrics", {})
+            if work is not None and r["backend"] == "cuda" and m.get("gpops") and m.get("gpops_per_s_kernel"):
+                work.setdefault(config_name(r), {}).setdefault(ds, []).append(
+                    (m["gpops"], m["gpops_per_s_kernel"], seq[ds], estimated(seq_run[ds])))
     out = {}
     for cfg, by_ds in per.items():
         out[cfg] = sorted((rows.get(ds) or 0, sum(x for x, _ in v) / len(v), ds, estimated(*(e for _, e in v)))
@@ -87,17 +98,79 @@ def paper():
     return {label: sorted((inst[ds], sum(v) / len(v), ds) for ds, v in by_ds.items()) for label, by_ds in per.items()}
 
 
+# Fig. 14's table: ours and the paper's columns under the names the GP tables give the same
+# quantities ("1 GPU" is our fast path; the paper's GTX 480 ran its design, our faithful path).
+CSV_TITLE = ("Fig. 14 - mean whole-run speedup over the three algorithms (Falco, Bojarczuk, Tan) "
+             "against instances, over our sequential backend (paper: over its Java)")
+CSV_OURS = [("1 CPU", "1 CPU"), ("2 CPUs", "2 CPUs"), ("4 CPUs", "4 CPUs"), ("16 CPUs", "16 CPUs"),
+            ("1 GPU faithful", "1 GPU faithful"), ("1 GPU", "1 GPU fast")]
+CSV_PAPER = [("1 CPU (JNI)", "1 CPU (paper)"), ("2 CPUs (JNI)", "2 CPUs (paper)"), ("4 CPUs (JNI)", "4 CPUs (paper)"),
+             ("1 GTX 480", "1 GPU faithful (paper)"), ("2 GTX 480", "2 GPUs faithful (paper)")]
+
+
+def fig14_csv(docs):
+    """Fig. 14's means as CSV text, one row per dataset in order of instances, with what a speedup
+    is made of (seq time / GPU time = seq seconds per GPop x GPU GPops per second): the mean GPops
+    of a run, our sequential backend's nanoseconds per GPop and each GPU path's kernel rate."""
+    work = {}
+    mine = ours(docs, work)
+    theirs = paper()
+    by_ds = defaultdict(dict)
+    for cfg, pts in mine.items():
+        for n, v, ds, est in pts:
+            by_ds[ds][cfg] = f"{v:.3g}" + ("*" if est else "")
+            by_ds[ds]["instances"] = n
+    paper_by = defaultdict(dict)
+    for cfg, pts in theirs.items():
+        for n, v, ds in pts:
+            paper_by[ds][cfg] = f"{v:.2f}"
+    header = ["table", "Dataset", "instances", "GPops per run", "seq ns per GPop"] + [lab for _, lab in CSV_OURS] + \
+             [lab for _, lab in CSV_PAPER] + ["1 GPU faithful kernel TGPops/s", "1 GPU fast kernel TGPops/s"]
+    out = [header]
+    for ds in sorted(by_ds, key=lambda d: (by_ds[d].get("instances") or 0, d)):
+        name = NAMES.get(ds, ds)
+
+        def mean(vals):
+            return sum(vals) / len(vals) if vals else None
+        runs = work.get("1 GPU faithful", {}).get(ds, [])
+        gpops = mean([w[0] for w in runs])
+        ns = mean([w[2] / w[0] * 1e9 for w in runs])
+        rate = {cfg: mean([w[1] for w in work.get(cfg, {}).get(ds, [])]) for cfg in ("1 GPU faithful", "1 GPU")}
+        row = [CSV_TITLE, name, str(by_ds[ds].get("instances", "")), f"{gpops:.3g}" if gpops else "",
+               (f"{ns:.3g}" + ("*" if any(w[3] for w in runs) else "")) if ns else ""]
+        row += [by_ds[ds].get(cfg, "") for cfg, _ in CSV_OURS]
+        row += [paper_by.get(name, {}).get(cfg, "") for cfg, _ in CSV_PAPER]
+        row += [f"{rate[c] / 1e12:.3g}" if rate[c] else "" for c in ("1 GPU faithful", "1 GPU")]
+        out.append(row)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(out)
+    return buf.getvalue()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("figure", choices=["fig14"])
     ap.add_argument("results", nargs="+", help="gp_table3/4/5 results JSON")
     ap.add_argument("--out", default=".")
     ap.add_argument("--data", action="store_true", help="print the series as JSON, draw nothing")
+    ap.add_argument("--check-csv", metavar="FILE", help="exit 1 when FILE is not the CSV these results give")
     a = ap.parse_args()
     docs = []
     for p in a.results:
         with open(p) as f:
             docs.append(json.load(f))
+    if a.check_csv:
+        fresh = fig14_csv(docs)
+        try:
+            with open(a.check_csv) as f:
+                old = f.read()
+        except OSError as e:
+            sys.exit(f"gp_figures: {a.check_csv}: {e.strerror}")
+        if old != fresh:
+            print(f"gp_figures: {a.check_csv} is stale: rerun plots/gp_figures.py fig14 ... --out "
+                  f"{os.path.dirname(a.check_csv) or '.'}", file=sys.stderr)
+            sys.exit(1)
+        return
     data = {"ours": ours(docs), "paper": paper()}
     if a.data:
         json.dump(data, sys.stdout, indent=1)
@@ -123,7 +196,9 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     for ext in ("png",):  # PNG only: results/ is kept small
         fig.savefig(os.path.join(a.out, f"gp_fig14.{ext}"), dpi=130)
-    print(f"wrote {a.out}/gp_fig14.png", file=sys.stderr)
+    with open(os.path.join(a.out, "gp_fig14.csv"), "w") as f:
+        f.write(fig14_csv(docs))
+    print(f"wrote {a.out}/gp_fig14.png and gp_fig14.csv", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -167,7 +167,9 @@ def check(tables, c, where):
             missing.append(r[key])
             continue
         pts.append((r[key], ours, than))
-    src = f"[{c['csv']}]({c['csv']}.md)"
+    # the rendered table beside its CSV; a figure's CSV (plots/<fig>.csv) has no page of its own
+    page = c["csv"] + (".md" if os.path.exists(os.path.join(tables.folder, c["csv"] + ".md")) else ".csv")
+    src = f"[{c['csv']}]({page})"
     what = operand_text(c["ours"]) + (f" vs {operand_text(c['than'])}" if "than" in c else "")
     if not pts:
         return "none", [f"{src}: {what}: no number" + (f" ({', '.join(missing[:6])})" if missing else "")]

@@ -39,7 +39,13 @@ if [ "$MODE" = profile ]; then
   . "$ROOT/scripts/device/common.sh"  # ncu_stall_metrics
   P="$OUT_DIR/profile"
   mkdir -p "$P"
-  : >"$OUT_DIR/subtree_profile.txt"
+  # provenance first: the page is a results file of its own (results/<gpu>/subtree_profile.txt)
+  { echo "# What bounds each GPU interpreter: Nsight Compute on one population evaluation per case"
+    echo "# gpudm ${GPUDM_GIT_SHA:-unknown}; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1);" \
+         "$(date -u +%Y-%m-%dT%H:%M:%SZ); SUBTREE_MODE=profile scripts/device/subtree.sh"
+    echo "# datasets: ${SP_DATASETS:-iris covertype} (covertype: the generated stand-in of its shape); population 128;" \
+         "full trees of ${SP_TREES:-31 127} nodes; each interpreter's first launch"
+  } >"$OUT_DIR/subtree_profile.txt"
   for ds in ${SP_DATASETS:-iris covertype}; do
     for tree in ${SP_TREES:-31 127}; do
       for interp in ${SP_INTERPRETERS:-postfix mixed subtree best}; do
