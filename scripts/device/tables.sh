@@ -11,6 +11,9 @@
 #     TABLES_FRESH  experiments whose results file and journal in the tree are deleted first, so the
 #                   table is made anew at this commit (git keeps the committed one); name a table
 #                   here in its first call only
+#     TABLES_CONTINUE experiments whose committed results file is deleted but whose journal (a cut
+#                   fresh run's, committed or put back into the tree) is kept: --resume then finishes
+#                   the fresh run alone (with the file present it would count the file's runs too)
 # Packs results/<tag>/<experiment>.* (journals included) and the logs into $OUT/tables_results.tar.gz.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -43,6 +46,11 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-16}" OMP_PROC_BIND="${OMP_PROC_BIND:-
 for e in ${TABLES_FRESH:-}; do
   rm -f "$RESULTS/$e.json" "$RESULTS/$e.json.journal"
   stamp "deleted the earlier $e.json and its journal: the table starts anew"
+done
+for e in ${TABLES_CONTINUE:-}; do
+  [ -f "$RESULTS/$e.json.journal" ] || { echo "!! TABLES_CONTINUE=$e: no journal $RESULTS/$e.json.journal" >&2; exit 2; }
+  rm -f "$RESULTS/$e.json"
+  stamp "deleted the earlier $e.json: its journal's fresh run goes on"
 done
 status=0
 for e in "${exps[@]}"; do
