@@ -5,7 +5,8 @@
 # variant) is copied, plus STATS.tsv, so the working tree stays under the tool's 64 MiB.
 #   scripts/device/cache_datasets.sh configs/gmt_table3.json [configs/....json ...]
 # Source: $GPUDM_DATA_DIR, else ../shared/datasets beside the checkout. Generated and surrogate
-# datasets need no file and are skipped. Prints what it copied and the cache's size.
+# datasets need no file and are skipped; a config's "include"s are followed. Prints what it copied
+# and the cache's size.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 SRC="${GPUDM_DATA_DIR:-$ROOT/../shared/datasets}"
@@ -19,13 +20,27 @@ mkdir -p "$DEST"
 import json, os, shutil, sys
 catalog_path, src, dest, configs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 catalog = {d["name"]: d for d in json.load(open(catalog_path))["datasets"]}
-wanted = []
-for c in configs:
-    cfg = json.load(open(c))
+wanted, seen = [], set()
+
+
+def collect(path):
+    """The datasets of a config and of the configs it includes (paths relative to the including
+    file, as run_experiment reads them: a composite such as configs/table3.json has none itself)."""
+    path = os.path.realpath(path)
+    if path in seen:
+        return
+    seen.add(path)
+    cfg = json.load(open(path))
     for d in cfg.get("datasets", []):
         name = d if isinstance(d, str) else d.get("name", "")
         if name and name not in wanted:
             wanted.append(name)
+    for inc in cfg.get("include", []):
+        collect(os.path.join(os.path.dirname(path), inc))
+
+
+for c in configs:
+    collect(c)
 copied = 0
 for name in wanted:
     entry = catalog.get(name)
