@@ -108,20 +108,22 @@ CSV_PAPER = [("1 CPU (JNI)", "1 CPU (paper)"), ("2 CPUs (JNI)", "2 CPUs (paper)"
              ("1 GTX 480", "1 GPU faithful (paper)"), ("2 GTX 480", "2 GPUs faithful (paper)")]
 
 
-def fig14_csv(docs):
-    """Fig. 14's means as CSV text, one row per dataset in order of instances, with what a speedup
-    is made of (seq time / GPU time = seq seconds per GPop x GPU GPops per second): the mean GPops
-    of a run, our sequential backend's nanoseconds per GPop and each GPU path's kernel rate."""
-    work = {}
-    mine = ours(docs, work)
-    theirs = paper()
+def mean(vals):
+    return sum(vals) / len(vals) if vals else None
+
+
+def fig14_csv(data, work):
+    """Fig. 14's means (data: the plotted series) as CSV text, one row per dataset in order of
+    instances, with what a speedup is made of (seq time / GPU time = seq seconds per GPop x GPU
+    GPops per second; work: ours()'s GPU runs): the mean GPops of a run, our sequential backend's
+    nanoseconds per GPop and each GPU path's kernel rate."""
     by_ds = defaultdict(dict)
-    for cfg, pts in mine.items():
+    for cfg, pts in data["ours"].items():
         for n, v, ds, est in pts:
             by_ds[ds][cfg] = f"{v:.3g}" + ("*" if est else "")
             by_ds[ds]["instances"] = n
     paper_by = defaultdict(dict)
-    for cfg, pts in theirs.items():
+    for cfg, pts in data["paper"].items():
         for n, v, ds in pts:
             paper_by[ds][cfg] = f"{v:.2f}"
     header = ["table", "Dataset", "instances", "GPops per run", "seq ns per GPop"] + [lab for _, lab in CSV_OURS] + \
@@ -129,9 +131,6 @@ def fig14_csv(docs):
     out = [header]
     for ds in sorted(by_ds, key=lambda d: (by_ds[d].get("instances") or 0, d)):
         name = NAMES.get(ds, ds)
-
-        def mean(vals):
-            return sum(vals) / len(vals) if vals else None
         runs = work.get("1 GPU faithful", {}).get(ds, [])
         gpops = mean([w[0] for w in runs])
         ns = mean([w[2] / w[0] * 1e9 for w in runs])
@@ -159,8 +158,10 @@ def main():
     for p in a.results:
         with open(p) as f:
             docs.append(json.load(f))
+    work = {}
+    data = {"ours": ours(docs, work), "paper": paper()}
     if a.check_csv:
-        fresh = fig14_csv(docs)
+        fresh = fig14_csv(data, work)
         try:
             with open(a.check_csv) as f:
                 old = f.read()
@@ -171,7 +172,6 @@ def main():
                   f"{os.path.dirname(a.check_csv) or '.'}", file=sys.stderr)
             sys.exit(1)
         return
-    data = {"ours": ours(docs), "paper": paper()}
     if a.data:
         json.dump(data, sys.stdout, indent=1)
         print()
@@ -197,7 +197,7 @@ def main():
     for ext in ("png",):  # PNG only: results/ is kept small
         fig.savefig(os.path.join(a.out, f"gp_fig14.{ext}"), dpi=130)
     with open(os.path.join(a.out, "gp_fig14.csv"), "w") as f:
-        f.write(fig14_csv(docs))
+        f.write(fig14_csv(data, work))
     print(f"wrote {a.out}/gp_fig14.png and gp_fig14.csv", file=sys.stderr)
 
 
