@@ -107,6 +107,17 @@ bool ResultsSession::has_ok_run(const std::string& identity) const {
   return it != index_.end() && record_ok(doc_["runs"][it->second]);
 }
 
+std::vector<std::string> ResultsSession::missing_outputs(const std::string& identity) const {
+  std::vector<std::string> gone;
+  auto it = index_.find(identity);
+  if (it == index_.end()) return gone;
+  const ojson& r = doc_["runs"][it->second];
+  if (!r.contains("outputs") || !r["outputs"].is_array()) return gone;
+  for (const auto& f : r["outputs"])
+    if (f.is_string() && !fs::exists(f.get<std::string>())) gone.push_back(f.get<std::string>());
+  return gone;
+}
+
 void ResultsSession::record(const ojson& rec) {
   add_run(rec);
   if (!journal_) {

@@ -46,6 +46,8 @@ class ResultsSession {
 
   // Whether the document already holds an ok run of this identity (reused, not run again).
   bool has_ok_run(const std::string& identity) const;
+  // The files a kept run's record names under "outputs" that no longer exist.
+  std::vector<std::string> missing_outputs(const std::string& identity) const;
 
   // A run that finished now: into the document (replacing a record of the same identity) and,
   // O(run), one line appended to the journal (created by the first run).

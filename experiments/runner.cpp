@@ -387,6 +387,7 @@ ojson run_record(const RunSpec& spec, const CaseResult& res, ojson dataset, doub
   rec["metrics"] = res.metrics.is_object() ? res.metrics : ojson::object();
   rec["validation"] = res.validation.is_object() ? res.validation : ojson::object();
   if (res.resolved_params.is_object() && !res.resolved_params.empty()) rec["resolved_params"] = res.resolved_params;
+  if (!res.outputs.empty()) rec["outputs"] = res.outputs;
   rec["checksum"] = res.checksum;
   rec["checksum_exact"] =
       res.checksum_exact || (res.metrics.is_object() && res.metrics.value("checksum_exact", false) == true);
@@ -519,7 +520,22 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   if (lead) {
     try {
       session->open(head, opt_.resume, opt_.quiet);
-      for (std::size_t i = 0; i < plan.runs.size(); ++i) run_now[i] = session->has_ok_run(run_identity(plan.runs[i])) ? 0 : 1;
+      bool any = false;
+      for (std::size_t i = 0; i < plan.runs.size(); ++i) {
+        run_now[i] = session->has_ok_run(run_identity(plan.runs[i])) ? 0 : 1;
+        any = any || run_now[i];
+      }
+      // A kept run whose outputs (a recorded sample) are gone runs again when runs remain: a later
+      // case may read them, and the runs are in plan order, so it comes before its readers.
+      for (std::size_t i = 0; any && i < plan.runs.size(); ++i) {
+        if (run_now[i]) continue;
+        const std::vector<std::string> gone = session->missing_outputs(run_identity(plan.runs[i]));
+        if (gone.empty()) continue;
+        run_now[i] = 1;
+        if (!opt_.quiet)
+          std::fprintf(stderr, "run_experiment: %s: %s on %s runs again: its output %s is gone (a later run reads it)\n",
+                       plan.id.c_str(), plan.runs[i].backend.c_str(), plan.runs[i].dataset.name.c_str(), gone.front().c_str());
+      }
     } catch (...) {
       lead_error = std::current_exception();
       run_now.back() = 1;

@@ -62,6 +62,10 @@ struct CaseResult {
   // only compared with a sequential run that computed the same thing. Written as
   // "resolved_params" in the results JSON.
   ojson resolved_params = ojson::object();
+  // Files the case wrote that later cases of the sweep read (a recorded sample a replay case
+  // estimates from). Written as "outputs"; --resume runs a kept run again when one is gone and
+  // any run of the sweep is still to run (the sweep moved to another machine, a cleaned cache).
+  std::vector<std::string> outputs;
 };
 
 // What a family's command-line mode gets from run_experiment.

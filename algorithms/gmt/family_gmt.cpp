@@ -369,6 +369,7 @@ class GmtTimedCase final : public TimedCase {
       r.evaluator_seconds = evaluator_seconds(last_timer_);
       writer_->finish(r);
       res.metrics["batch_sample_file"] = sample_file_;
+      res.outputs.push_back(sample_file_);
       res.metrics["batch_sample_batches"] = writer_->batches();
     }
 

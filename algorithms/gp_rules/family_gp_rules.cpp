@@ -123,6 +123,7 @@ class RunCase final : public TimedCase {
       sample.checksum = checksum;
       if (world().rank() == 0) write_population_sample(record_path_, sample);  // (an MPI run: rank 0 writes)
       m["record_file"] = record_path_;
+      res.outputs.push_back(record_path_);
       m["recorded_calls"] = sample.calls.size();
       m["engine_calls"] = sample.gpops.size();
     }

@@ -14,7 +14,7 @@
 #     TABLES_CONTINUE experiments whose committed results file is deleted but whose journal (a cut
 #                   fresh run's, committed or put back into the tree) is kept: --resume then finishes
 #                   the fresh run alone (with the file present it would count the file's runs too)
-# Packs results/<tag>/<experiment>.* (journals included) and the logs into $OUT/tables_results.tar.gz.
+# Packs results/<tag>/<experiment>.* (journals included; a composite's parts too) and the logs into $OUT/tables_results.tar.gz.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -28,12 +28,33 @@ T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 exps=()
 for c in "$@"; do c="${c#configs/}"; exps+=("${c%.json}"); done
+# A composite config's parts write their own results files (and journals): they are packed too.
+parts=()
+while read -r p; do [ -n "$p" ] && parts+=("$p"); done < <(python3 - "${exps[@]}" <<'PY'
+import json, os, sys
+seen = set()
+def walk(path):
+    try:
+        cfg = json.load(open(path))
+    except (OSError, ValueError):
+        return
+    for inc in cfg.get("include", []):
+        sub = os.path.normpath(os.path.join(os.path.dirname(path), inc))
+        name = os.path.splitext(os.path.basename(sub))[0]
+        if name not in seen:
+            seen.add(name)
+            print(name)
+            walk(sub)
+for e in sys.argv[1:]:
+    walk(os.path.join("configs", e + ".json"))
+PY
+)
 pack() {
   [ -n "${OUT:-}" ] || return 0
   mkdir -p "$OUT"
   local files=()
   # (every results folder: run_experiment names its own from the machine, results_tag the GPU's)
-  for e in "${exps[@]}"; do for f in "$ROOT"/results/*/"$e".*; do [ -e "$f" ] && files+=("${f#"$ROOT"/}"); done; done
+  for e in "${exps[@]}" ${parts[@]+"${parts[@]}"}; do for f in "$ROOT"/results/*/"$e".*; do [ -e "$f" ] && files+=("${f#"$ROOT"/}"); done; done
   tar -czf "$OUT/tables_results.tar.gz" -C "$ROOT" "${files[@]}" logs/tables 2>/dev/null
   stamp "packed $OUT/tables_results.tar.gz (${#files[@]} results files)"
 }
