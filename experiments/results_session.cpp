@@ -63,6 +63,7 @@ ojson ResultsSession::read_for_render() const {
 void ResultsSession::open(ojson doc, bool resume, bool quiet) {
   doc_ = std::move(doc);
   resume_ = resume;
+  quiet_ = quiet;
   if (resume) {
     continue_from_before();
   } else if (fs::exists(journal_path_) && !quiet) {
@@ -107,15 +108,13 @@ bool ResultsSession::has_ok_run(const std::string& identity) const {
   return it != index_.end() && record_ok(doc_["runs"][it->second]);
 }
 
-std::vector<std::string> ResultsSession::missing_outputs(const std::string& identity) const {
-  std::vector<std::string> gone;
-  auto it = index_.find(identity);
-  if (it == index_.end()) return gone;
-  const ojson& r = doc_["runs"][it->second];
-  if (!r.contains("outputs") || !r["outputs"].is_array()) return gone;
-  for (const auto& f : r["outputs"])
-    if (f.is_string() && !fs::exists(f.get<std::string>())) gone.push_back(f.get<std::string>());
-  return gone;
+std::string ResultsSession::kept_run_with_output(const std::string& path) const {
+  for (const auto& r : doc_["runs"]) {
+    if (!record_ok(r) || !r.contains("outputs") || !r["outputs"].is_array()) continue;
+    for (const auto& f : r["outputs"])
+      if (f.is_string() && f.get<std::string>() == path) return run_identity_of_record(r);
+  }
+  return "";
 }
 
 void ResultsSession::record(const ojson& rec) {

@@ -46,8 +46,9 @@ class ResultsSession {
 
   // Whether the document already holds an ok run of this identity (reused, not run again).
   bool has_ok_run(const std::string& identity) const;
-  // The files a kept run's record names under "outputs" that no longer exist.
-  std::vector<std::string> missing_outputs(const std::string& identity) const;
+  // The identity of the ok run whose record names `path` under "outputs" ("" if none).
+  std::string kept_run_with_output(const std::string& path) const;
+  bool quiet() const { return quiet_; }
 
   // A run that finished now: into the document (replacing a record of the same identity) and,
   // O(run), one line appended to the journal (created by the first run).
@@ -69,6 +70,7 @@ class ResultsSession {
   std::string journal_path_;
   std::optional<ResultsLock> lock_;
   bool resume_ = false;
+  bool quiet_ = false;
   ojson doc_;
   std::map<std::string, std::size_t> index_;  // identity -> position in doc_["runs"]
   std::string journal_base_ = "none";

@@ -311,6 +311,10 @@ CaseResult run_case(Family& family, const Registry& registry, const ExperimentPl
   ctx.datasets = &data;
   try {
     return family.run_case(ctx);
+  } catch (const MissingInput& e) {
+    res.status = "skipped";
+    res.reason = one_line(e.what());
+    res.missing_input = e.path();
   } catch (const Unavailable& e) {
     res.status = "skipped";
     res.reason = one_line(e.what());
@@ -455,6 +459,18 @@ void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& 
   PreloadedDatasets data(catalog);
   const std::map<std::string, std::size_t> last_use = preload(plan, execute, registry, data);
   std::map<std::string, ojson> described;  // dataset key -> description from a run that loaded it
+  const auto execute_run = [&](std::size_t i) {
+    const RunSpec& spec = plan.runs[i];
+    Stopwatch wall;
+    CaseResult res = run_case(family, registry, plan, spec, data);
+    combine_ranks(res, world());
+    const double elapsed = world().max(wall.seconds(), "runner: the slowest rank's wall time");
+    check_result(res, spec);
+    ojson rec = run_record(spec, res, dataset_record(spec, res, data, described), elapsed, run_provenance(origin));
+    if (session) session->record(rec);
+    return res;
+  };
+  std::vector<bool> again(plan.runs.size(), false);  // kept runs run again for their outputs
   for (std::size_t i = 0; i < plan.runs.size(); ++i) {
     const RunSpec& spec = plan.runs[i];
     progress.set_label(plan.id + " " + spec.backend + " " + spec.dataset.name);
@@ -463,14 +479,32 @@ void sweep(const ExperimentPlan& plan, Family& family, const std::vector<bool>& 
       progress.advance();
       continue;
     }
-    Stopwatch wall;
-    CaseResult res = run_case(family, registry, plan, spec, data);
-    combine_ranks(res, world());
-    const double elapsed = world().max(wall.seconds(), "runner: the slowest rank's wall time");
-    check_result(res, spec);
-    ojson rec = run_record(spec, res, dataset_record(spec, res, data, described), elapsed, run_provenance(origin));
+    CaseResult res = execute_run(i);
+    // A file the case reads (a recorded sample) is gone, and a kept run of this plan wrote it (a
+    // sweep resumed on another machine): that run runs again, then this one. Rank 0 (the
+    // results file's) picks it; every rank runs it.
+    std::vector<std::uint32_t> pick{0};
+    if (session && !res.missing_input.empty()) {
+      const std::string producer = session->kept_run_with_output(res.missing_input);
+      for (std::size_t k = 0; !producer.empty() && k < plan.runs.size(); ++k)
+        if (!execute[k] && !again[k] && run_identity(plan.runs[k]) == producer) {
+          pick[0] = static_cast<std::uint32_t>(k + 1);
+          break;
+        }
+    }
+    world().sum(pick.data(), 1, "runner: the kept run whose output a run reads");
+    if (pick[0] > 0) {
+      const std::size_t k = pick[0] - 1;
+      again[k] = true;
+      if (session && !session->quiet())
+        std::fprintf(stderr, "run_experiment: %s: %s on %s runs again: %s is gone and %s on %s reads it\n", plan.id.c_str(),
+                     plan.runs[k].backend.c_str(), plan.runs[k].dataset.name.c_str(), res.missing_input.c_str(),
+                     spec.backend.c_str(), spec.dataset.name.c_str());
+      --oc.reused;
+      count_status(execute_run(k).status, oc);
+      res = execute_run(i);
+    }
     count_status(res.status, oc);
-    if (session) session->record(rec);
     auto lu = last_use.find(dataset_key(spec.dataset.name, spec.dataset.options));
     if (lu != last_use.end() && lu->second == i) data.release(spec.dataset.name, spec.dataset.options);
     progress.advance();
@@ -520,22 +554,7 @@ ExperimentOutcome Runner::run_experiment(const ExperimentPlan& plan, Progress& p
   if (lead) {
     try {
       session->open(head, opt_.resume, opt_.quiet);
-      bool any = false;
-      for (std::size_t i = 0; i < plan.runs.size(); ++i) {
-        run_now[i] = session->has_ok_run(run_identity(plan.runs[i])) ? 0 : 1;
-        any = any || run_now[i];
-      }
-      // A kept run whose outputs (a recorded sample) are gone runs again when runs remain: a later
-      // case may read them, and the runs are in plan order, so it comes before its readers.
-      for (std::size_t i = 0; any && i < plan.runs.size(); ++i) {
-        if (run_now[i]) continue;
-        const std::vector<std::string> gone = session->missing_outputs(run_identity(plan.runs[i]));
-        if (gone.empty()) continue;
-        run_now[i] = 1;
-        if (!opt_.quiet)
-          std::fprintf(stderr, "run_experiment: %s: %s on %s runs again: its output %s is gone (a later run reads it)\n",
-                       plan.id.c_str(), plan.runs[i].backend.c_str(), plan.runs[i].dataset.name.c_str(), gone.front().c_str());
-      }
+      for (std::size_t i = 0; i < plan.runs.size(); ++i) run_now[i] = session->has_ok_run(run_identity(plan.runs[i])) ? 0 : 1;
     } catch (...) {
       lead_error = std::current_exception();
       run_now.back() = 1;

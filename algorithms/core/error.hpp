@@ -24,6 +24,18 @@ class Unavailable : public Error {
   explicit Unavailable(const std::string& message) : Error(message) {}
 };
 
+// A case cannot run because a file another case of the sweep writes (a recorded sample) is not
+// there. The runner, on --resume, runs the kept run that wrote it (its record's "outputs") again
+// and then this case.
+class MissingInput : public Unavailable {
+ public:
+  MissingInput(const std::string& message, std::string path) : Unavailable(message), path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 // Runs `parse` (a command-line parser): a gpudm::Error it throws becomes a UsageError (exit 2).
 template <class F>
 auto usage_errors(F&& parse) -> decltype(parse()) {

@@ -63,9 +63,10 @@ struct CaseResult {
   // "resolved_params" in the results JSON.
   ojson resolved_params = ojson::object();
   // Files the case wrote that later cases of the sweep read (a recorded sample a replay case
-  // estimates from). Written as "outputs"; --resume runs a kept run again when one is gone and
-  // any run of the sweep is still to run (the sweep moved to another machine, a cleaned cache).
+  // estimates from). Written as "outputs": a resumed sweep whose case throws MissingInput for
+  // one runs the kept run that wrote it again (the sweep moved to another machine).
   std::vector<std::string> outputs;
+  std::string missing_input;  // the runner's: the path of a MissingInput the case threw
 };
 
 // What a family's command-line mode gets from run_experiment.

@@ -67,7 +67,7 @@ void add_pass_metrics(CaseResult& res, const Dataset& train, std::int64_t evalua
 CaseResult replay_case(const CaseContext& ctx, CaseResult res, const Dataset& train, ModelTreeEvaluator& eval,
                        const std::string& path, std::int64_t max_evaluations, double max_seconds, std::int64_t piece_size) {
   if (!std::filesystem::exists(path))
-    throw Unavailable("gmt: no batch sample '" + path + "' to replay (run the recording case, batch_sample_every > 0, first)");
+    throw MissingInput("gmt: no batch sample '" + path + "' to replay (run the recording case, batch_sample_every > 0, first)", path);
   const BatchSample s = read_batch_sample(path);
   GPUDM_REQUIRE(s.complete, "gmt: batch sample '" + path + "' has no summary (the recording run did not finish)");
   GPUDM_REQUIRE(s.rows == train.rows() && s.cols == train.cols() && s.seed == ctx.seed,

@@ -242,7 +242,7 @@ class GpRulesFamily final : public Family {
       if (!std::filesystem::exists(path)) {
         // A smoke run without the recording backend (no GPU) runs its tiny cases in full.
         if (!ctx.smoke)
-          throw Unavailable("gp_rules: no population sample '" + path + "' to replay (run the recording case, record_every > 0, first)");
+          throw MissingInput("gp_rules: no population sample '" + path + "' to replay (run the recording case, record_every > 0, first)", path);
         declined = "no population sample (the recording case did not run; a smoke run): run in full and measured";
       } else {
         PopulationSample sample = read_population_sample(path);

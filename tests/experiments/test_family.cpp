@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include "algorithms/core/error.hpp"
 #include "algorithms/core/timing.hpp"
@@ -48,6 +50,7 @@ std::vector<ParamSpec> ToyFamily::params() const {
       {"weights", "array", nlohmann::json::array(), "an array-valued param (written {\"value\": [...]})"},
       {"order", "string", "auto", "auto | stream | deferred; \"auto\" resolves from engine (resolved_params)"},
       {"engine", "string", "auto", "auto | batched: backend-only, but \"batched\" makes order \"auto\" deferred", true},
+      {"sample", "string", "", "a file: population 1 writes it (outputs), larger populations read it (MissingInput)"},
   };
 }
 
@@ -87,6 +90,9 @@ CaseResult ToyFamily::run_case(const CaseContext& ctx) {
   }
   if (fail == "no_samples") return CaseResult{};  // "ok" without a timed repetition
   if (fail == "sleep") ::usleep(1500 * 1000);      // keeps the results file locked a while
+  const std::string sample = ctx.params.at("sample").get<std::string>();
+  if (!sample.empty() && ctx.params.at("population").get<long>() > 1 && !std::filesystem::exists(sample))
+    throw MissingInput("toy: no sample '" + sample + "'", sample);
   auto data = ctx.datasets->get(ctx.dataset, ctx.dataset_options);
   const long pop = ctx.params.at("population").get<long>();
   double sum = 0;
@@ -109,6 +115,10 @@ CaseResult ToyFamily::run_case(const CaseContext& ctx) {
   r.metrics["sum"] = sum;
   r.metrics["instances_per_s"] = static_cast<double>(data->rows()) / std::max(1e-9, r.timing.median());
   if (ctx.params.at("estimated").get<bool>()) r.metrics["estimated"] = true;
+  if (!sample.empty() && pop == 1) {
+    std::ofstream(sample) << "sample";
+    r.outputs.push_back(sample);
+  }
   return r;
 }
 

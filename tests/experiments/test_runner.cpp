@@ -203,36 +203,40 @@ TEST_F(RunnerTest, ResumeRerunsFailedRunsAndKeepsUnrelatedOnes) {
   EXPECT_EQ(doc["runs"][1]["params"]["population"], 2);
 }
 
-// A kept run's outputs (a recorded sample a later replay case reads) that are gone: the run runs
-// again when the sweep has runs left, and not when the file is complete.
+// A sweep resumed where a kept run's output (a recorded sample a replay case reads) is gone: the
+// reading case's MissingInput makes that kept run run again, then the reader; other kept runs stay.
 TEST_F(RunnerTest, ResumeRunsAKeptRunAgainWhenItsOutputIsGone) {
-  const char* cfg = R"({"experiment": "rec", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
-      "sweep": {"population": [1, 2, 3]}, "warmup": 0, "repetitions": 1})";
+  const std::string sample = std::filesystem::path(dir_ / "sample.bin").string();
+  const std::string cfg = R"({"experiment": "rec", "family": "toy", "datasets": ["tiny"], "backends": ["sequential"],
+      "params": {"sample": ")" + sample + R"("}, "sweep": {"population": [1, 2, 3]}, "warmup": 0, "repetitions": 1})";
   run(plan(cfg));
   ojson doc = results("rec");
-  const std::string kept = std::filesystem::path(dir_ / "sample-kept.bin").string();
-  const std::string gone = std::filesystem::path(dir_ / "sample-gone.bin").string();
-  write_file(kept, "x");
-  doc["runs"][0]["outputs"] = ojson::array({gone});
-  doc["runs"][1]["outputs"] = ojson::array({kept});
-  write_file(dir_ / "out/rec.json", doc.dump(2));
-  // Complete: nothing runs, the missing output notwithstanding (no run is left to read it).
-  ToyFamily::calls = 0;
-  run(plan(cfg), true);
-  EXPECT_EQ(ToyFamily::calls, 0);
-  // Run 2 left to run: run 0 (output gone) runs again with it; run 1 (output present) is kept.
-  doc = results("rec");
+  ASSERT_EQ(doc["runs"].size(), 3u);
+  for (const auto& r : doc["runs"]) ASSERT_EQ(r["status"], "ok") << r.dump();
+  EXPECT_EQ(doc["runs"][0]["outputs"], ojson::array({sample}));
+  // Another machine: the sample is gone; population 3 is left to run.
+  std::filesystem::remove(sample);
   doc["runs"][2]["status"] = "failed";
   write_file(dir_ / "out/rec.json", doc.dump(2));
   ToyFamily::calls = 0;
   const auto out = run(plan(cfg), true);
-  EXPECT_EQ(ToyFamily::calls, 2);
-  EXPECT_EQ(out[0].reused, 1);
+  EXPECT_EQ(ToyFamily::calls, 3);  // population 3 (no sample), population 1 again, population 3 again
+  EXPECT_EQ(out[0].reused, 1);     // population 2 is kept
+  EXPECT_EQ(out[0].ok, 2);
+  EXPECT_EQ(out[0].skipped, 0);
   doc = results("rec");
   ASSERT_EQ(doc["runs"].size(), 3u);
-  for (const auto& r : doc["runs"]) EXPECT_EQ(r["status"], "ok");
-  EXPECT_FALSE(doc["runs"][0].contains("outputs")) << "the toy family writes no output: the new record replaced the old";
-  EXPECT_EQ(doc["runs"][1]["outputs"], ojson::array({kept}));
+  for (const auto& r : doc["runs"]) EXPECT_EQ(r["status"], "ok") << r.dump();
+  EXPECT_TRUE(std::filesystem::exists(sample));
+  // Without a kept run that wrote it, a missing input is a skipped run, as before.
+  std::filesystem::remove(sample);
+  doc["runs"][2]["status"] = "failed";
+  doc["runs"][0].erase("outputs");
+  write_file(dir_ / "out/rec.json", doc.dump(2));
+  ToyFamily::calls = 0;
+  const auto out2 = run(plan(cfg), true);
+  EXPECT_EQ(ToyFamily::calls, 1);
+  EXPECT_EQ(out2[0].skipped, 1);
 }
 
 // Runs kept by --resume keep the provenance they were measured with; the tables then name both
