@@ -20,27 +20,16 @@ mkdir -p "$DEST"
 import json, os, shutil, sys
 catalog_path, src, dest, configs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 catalog = {d["name"]: d for d in json.load(open(catalog_path))["datasets"]}
+sys.path.insert(0, os.path.join(os.path.dirname(catalog_path), "..", "scripts", "device"))
+from config_tree import walk  # (a composite such as configs/table3.json has no datasets itself)
+
 wanted, seen = [], set()
-
-
-def collect(path):
-    """The datasets of a config and of the configs it includes (paths relative to the including
-    file, as run_experiment reads them: a composite such as configs/table3.json has none itself)."""
-    path = os.path.realpath(path)
-    if path in seen:
-        return
-    seen.add(path)
-    cfg = json.load(open(path))
-    for d in cfg.get("datasets", []):
-        name = d if isinstance(d, str) else d.get("name", "")
-        if name and name not in wanted:
-            wanted.append(name)
-    for inc in cfg.get("include", []):
-        collect(os.path.join(os.path.dirname(path), inc))
-
-
 for c in configs:
-    collect(c)
+    for cfg, _ in walk(c, seen):
+        for d in cfg.get("datasets", []):
+            name = d if isinstance(d, str) else d.get("name", "")
+            if name and name not in wanted:
+                wanted.append(name)
 copied = 0
 for name in wanted:
     entry = catalog.get(name)

@@ -30,25 +30,7 @@ exps=()
 for c in "$@"; do c="${c#configs/}"; exps+=("${c%.json}"); done
 # A composite config's parts write their own results files (and journals): they are packed too.
 parts=()
-while read -r p; do [ -n "$p" ] && parts+=("$p"); done < <(python3 - "${exps[@]}" <<'PY'
-import json, os, sys
-seen = set()
-def walk(path):
-    try:
-        cfg = json.load(open(path))
-    except (OSError, ValueError):
-        return
-    for inc in cfg.get("include", []):
-        sub = os.path.normpath(os.path.join(os.path.dirname(path), inc))
-        name = os.path.splitext(os.path.basename(sub))[0]
-        if name not in seen:
-            seen.add(name)
-            print(name)
-            walk(sub)
-for e in sys.argv[1:]:
-    walk(os.path.join("configs", e + ".json"))
-PY
-)
+while read -r p; do [ -n "$p" ] && parts+=("$p"); done < <(python3 "$ROOT/scripts/device/config_tree.py" --parts $(printf 'configs/%s.json ' "${exps[@]}"))
 pack() {
   [ -n "${OUT:-}" ] || return 0
   mkdir -p "$OUT"
