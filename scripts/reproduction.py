@@ -225,13 +225,35 @@ CHECK_KEYS = {"csv", "table", "rows", "where", "ours", "than", "rule", "band", "
 
 VALUE_KEYS = {"csv", "table", "rows", "where", "ours", "show", "label", "above", "below"}
 SHOWS = {"value", "range", "list", "values", "min", "max", "median", "count"}
+ONE_NUMBER = {"value": lambda v: v[0], "min": min, "max": max, "median": statistics.median}
 
 
-def value_text(tables, spec, where, lenient=False):
+def percent_above(tables, values, spec, where, lenient=False):
+    """{"percent_above": [a, b]}: by how many percent the explanation's value a is above its value b
+    (negative: below), each a one-number value (show value, min, max or median), so a derived
+    comparison stays true when the table is rerun."""
+    names = spec.get("percent_above") if isinstance(spec, dict) else None
+    if set(spec) != {"percent_above"} or not isinstance(names, list) or len(names) != 2:
+        raise ClaimsError(f"{where}: percent_above is a list of two value names")
+    nums = []
+    for n in names:
+        v = values.get(n)
+        if not isinstance(v, dict) or "percent_above" in v or v.get("show", "value") not in ONE_NUMBER:
+            raise ClaimsError(f"{where}: percent_above names values of one number (show value, min, max or median), not '{n}'")
+        nums.append(value_text(tables, v, f"{where}.{n}", lenient, raw=True))
+    a, b = nums
+    if a is None or b is None or b == 0:
+        return "(no number)"
+    p = 100.0 * (a / b - 1.0)
+    return f"{p:.1f}" if abs(p) < 10 else f"{p:.0f}"
+
+
+def value_text(tables, spec, where, lenient=False, raw=False):
     """The text an explanation's {{name}} stands for: numbers read from a rendered table as a check
     reads them ("show": value (one row), range (lo-hi), list (row value, ...), values (value, ...), min,
     max, median, count ("k of n": the rows whose value is above "above" or below "below")), so the
-    reason a claim differs stays true when its table is rerun."""
+    reason a claim differs stays true when its table is rerun (raw: the number of a one-number show).
+    A value {"percent_above": [a, b]} compares two of these (percent_above)."""
     bad = sorted(set(spec) - VALUE_KEYS) if isinstance(spec, dict) else ["(not an object)"]
     if bad:
         raise ClaimsError(f"{where}: unknown key(s) {', '.join(bad)} (known: {', '.join(sorted(VALUE_KEYS))})")
@@ -243,7 +265,7 @@ def value_text(tables, spec, where, lenient=False):
         raise ClaimsError(f"{where}: show is one of {', '.join(sorted(SHOWS))}, not '{show}'")
     recs, key, header, absent = select(tables, spec, [spec["ours"]], where)
     if absent and lenient:
-        return "(no number)"
+        return None if raw else "(no number)"
     if absent:
         raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no row {', '.join(absent)}")
     lab = spec.get("label", key)  # the column that names a row in a list
@@ -251,20 +273,14 @@ def value_text(tables, spec, where, lenient=False):
         raise ClaimsError(f"{where}: {spec['csv']}.csv '{spec['table']}' has no column '{lab}'")
     pts = [(r[lab], operand(r, spec["ours"])) for r in recs]
     vals = [v for _, v in pts if v is not None]
+    if show == "value" and len(pts) != 1:
+        raise ClaimsError(f"{where}: show 'value' needs one row, the selection has {len(pts)}")
     if not vals:
-        return "(no number)"
-    if show == "value":
-        if len(pts) != 1:
-            raise ClaimsError(f"{where}: show 'value' needs one row, the selection has {len(pts)}")
-        return fmt(vals[0])
+        return None if raw else "(no number)"
+    if show in ONE_NUMBER:
+        return ONE_NUMBER[show](vals) if raw else fmt(ONE_NUMBER[show](vals))
     if show == "range":
         return f"{fmt(min(vals))}-{fmt(max(vals))}"
-    if show == "min":
-        return fmt(min(vals))
-    if show == "max":
-        return fmt(max(vals))
-    if show == "median":
-        return fmt(statistics.median(vals))
     if show == "count":
         if ("above" in spec) == ("below" in spec):
             raise ClaimsError(f"{where}: show 'count' needs one of 'above' or 'below' (a number)")
@@ -288,10 +304,16 @@ def explanation_text(tables, ex, where, lenient=False):
     used = set(re.findall(r"\{\{(\w+)\}\}", ex["text"]))
     if used - set(values):
         raise ClaimsError(f"{where}: the text uses {', '.join(sorted(used - set(values)))} without a value")
+    used |= {n for v in values.values() if isinstance(v, dict) and isinstance(v.get("percent_above"), list)
+             for n in v["percent_above"] if isinstance(n, str)}
     if set(values) - used:
         raise ClaimsError(f"{where}: values {', '.join(sorted(set(values) - used))} not used by the text")
-    return re.sub(r"\{\{(\w+)\}\}", lambda m: value_text(tables, values[m.group(1)], f"{where}.values.{m.group(1)}", lenient),
-                  ex["text"])
+    def text(name):
+        spec, at = values[name], f"{where}.values.{name}"
+        if isinstance(spec, dict) and "percent_above" in spec:
+            return percent_above(tables, values, spec, at, lenient)
+        return value_text(tables, spec, at, lenient)
+    return re.sub(r"\{\{(\w+)\}\}", lambda m: text(m.group(1)), ex["text"])
 
 
 def check_all(tables, checks, where):

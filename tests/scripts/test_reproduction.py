@@ -117,6 +117,23 @@ class Rules(unittest.TestCase):
         with self.assertRaisesRegex(rep.ClaimsError, "no column 'speedp'"):
             rep.explanation_text(self.t, {"text": "{{a}}", "values": {"a": level(ours="speedp", show="range")}}, "e")
 
+    def test_percent_above_compares_two_values(self):
+        # Elevators 30 over Pol 10: +200 %; Pol's time 1.0 over the median time 2.0: -50 %
+        ex = {"text": "{{up}} % and {{down}} %",
+              "values": {"up": {"percent_above": ["ele", "pol"]}, "down": {"percent_above": ["pt", "med"]},
+                         "ele": level(rows=["Elevators"]), "pol": level(rows=["Pol"]),
+                         "pt": level(rows=["Pol"], ours="time s"), "med": level(ours="time s", show="median")}}
+        self.assertEqual(rep.explanation_text(self.t, ex, "e"), "200 % and -50 %")
+        # the values it compares need not appear in the text, but must be one number each
+        with self.assertRaisesRegex(rep.ClaimsError, "values of one number"):
+            rep.explanation_text(self.t, {"text": "{{g}}", "values": {"g": {"percent_above": ["r", "r"]},
+                                                                     "r": level(show="range")}}, "e")
+        with self.assertRaisesRegex(rep.ClaimsError, "list of two value names"):
+            rep.explanation_text(self.t, {"text": "{{g}}", "values": {"g": {"percent_above": ["r"]}}}, "e")
+        self.assertEqual(rep.explanation_text(self.t, {"text": "{{g}}", "values": {
+            "g": {"percent_above": ["a", "b"]}, "a": level(rows=["Mv"]), "b": level(rows=["Pol"])}}, "e", lenient=True),
+            "(no number)")
+
     def test_counts_medians_and_lists_in_where(self):
         # a `where` list matches any of its values: Pop. 64 and 128 (Pol's two rows)
         both = {"Pop.": ["64", 128]}
