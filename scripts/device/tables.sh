@@ -10,7 +10,9 @@
 #   OUT=$OUT [TABLES_FRESH="exp ..."] scripts/device/tables.sh CONFIG...      (CONFIG: configs/x.json or x)
 #     TABLES_FRESH  experiments whose results file and journal in the tree are deleted first, so the
 #                   table is made anew at this commit (git keeps the committed one); name a table
-#                   here in its first call only
+#                   here in its first call only; refused when the committed file holds ok runs on
+#                   more GPUs than this machine has (they would come back skipped: run that table
+#                   on a machine with enough GPUs, or set TABLES_FRESH_DROP_GPU_CELLS=1 to lose them)
 #     TABLES_CONTINUE experiments whose committed results file is deleted but whose journal (a cut
 #                   fresh run's, committed or put back into the tree) is kept: --resume then finishes
 #                   the fresh run alone (with the file present it would count the file's runs too)
@@ -41,6 +43,15 @@ pack() {
   stamp "packed $OUT/tables_results.tar.gz (${#files[@]} results files)"
 }
 trap pack EXIT
+gpus="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')"
+for e in ${TABLES_FRESH:-}; do
+  [ -f "$RESULTS/$e.json" ] && [ -z "${TABLES_FRESH_DROP_GPU_CELLS:-}" ] || continue
+  n="$(python3 "$ROOT/scripts/device/gpu_cells.py" "$RESULTS/$e.json" "$gpus")" || exit 2
+  if [ "$n" -gt 0 ]; then
+    echo "!! TABLES_FRESH=$e: $RESULTS/$e.json holds $n ok runs on more than $gpus GPU(s); a fresh run here would skip them and lose the measurements (run it on a machine with more GPUs, or TABLES_FRESH_DROP_GPU_CELLS=1)" >&2
+    exit 2
+  fi
+done
 stamp "== build run_experiment"
 BUILD="$BUILD" OUT="$(mktemp -d)" GPUDM_BUILD_TARGETS="run_experiment" bash "$ROOT/scripts/device/run_all.sh" build \
   >"$LOGS/build.log" 2>&1 || { tail -30 "$LOGS/build.log"; exit 1; }
