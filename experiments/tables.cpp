@@ -361,7 +361,13 @@ class Origins {
     // A file resumed across invocations: a run without its own provenance is not put down to the last one.
     const bool resumed = previous && previous->is_array() && !previous->empty();
     const RunOrigin fallback = resumed ? unrecorded_origin(results, !own_anywhere) : origin_of(file_provenance(results));
-    for (const ojson* r : shown) add(r, has_own_provenance(*r) ? origin_of((*r)["provenance"]) : fallback);
+    // Origins of measurements: a skipped or failed run measured nothing (its cell says so and the
+    // file keeps its reason), so a later invocation that only tried it again is not an origin of
+    // the table; when no shown run is ok, every shown run counts.
+    bool any_ok = false;
+    for (const ojson* r : shown) any_ok = any_ok || status_of(*r) == "ok";
+    for (const ojson* r : shown)
+      if (!any_ok || status_of(*r) == "ok") add(r, has_own_provenance(*r) ? origin_of((*r)["provenance"]) : fallback);
     if (list_.empty()) list_.push_back(origin_of(file_provenance(results)));
     if (list_.size() > 1)
       for (std::size_t i = 0; i < list_.size(); ++i) list_[i].tag = tag_name(i);

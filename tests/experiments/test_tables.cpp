@@ -246,13 +246,14 @@ TEST_F(ProvenanceTest, RunsFromSeveralOriginsAreTaggedAndListed) {
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| ecoli [a] | cuda |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| iris [b] | cuda |"), std::string::npos) << md;
+  // iris's cuda run was skipped on "beta": it measured nothing, so it names no origin.
+  EXPECT_NE(md.find("| iris | cuda |"), std::string::npos) << md;
   EXPECT_NE(md.find("| higgs † [b] | cuda |"), std::string::npos) << md;
   EXPECT_NE(md.find("| higgs † [a] | sequential |"), std::string::npos) << md;
   // A row of the paper's layout gathers the runs of its cells: every origin among them.
   const auto t = render_tables(doc, {ojson::parse(kSpec)}, dir_.path().string());
   EXPECT_NE(t.markdown.find("| Ecoli [a] | 10 |"), std::string::npos) << t.markdown;
-  EXPECT_NE(t.markdown.find("| Iris [a,b] | 10 |"), std::string::npos) << t.markdown;
+  EXPECT_NE(t.markdown.find("| Iris [a] | 10 |"), std::string::npos) << t.markdown;
   EXPECT_NE(t.markdown.find("| higgs † [a,b] | 10 |"), std::string::npos) << t.markdown;
   // The CSV holds values only.
   EXPECT_EQ(t.csv.find("[a"), std::string::npos) << t.csv;
@@ -269,6 +270,24 @@ TEST_F(ProvenanceTest, RunsOfOneOriginGetOneLine) {
             std::string::npos)
       << md;
   EXPECT_EQ(md.find("[a]"), std::string::npos) << md;
+}
+
+// A later invocation that only tried the skipped runs again (no device for them) measured nothing:
+// the header names the one origin of the measurements.
+TEST_F(ProvenanceTest, RunsThatMeasuredNothingAreNoOrigin) {
+  ojson doc = mixed_fixture();
+  for (auto& r : doc["runs"])
+    if (r["provenance"]["machine"]["host"] == "beta") r["status"] = "skipped";
+  const std::string md = whole(doc);
+  EXPECT_NE(md.find("\nMeasured on Test CPU (2 threads); gpudm aaaaaaaaaaaa; 2026-01-01T00:00:00Z to "
+                    "2026-01-02T00:00:00Z; config configs/fx.json.\n\n"),
+            std::string::npos)
+      << md;
+  EXPECT_EQ(md.find("beta"), std::string::npos) << md;
+  EXPECT_EQ(md.find("[a"), std::string::npos) << md;
+  // Nothing measured at all: the runs that were tried are still named.
+  for (auto& r : doc["runs"]) r["status"] = "skipped";
+  EXPECT_NE(whole(doc).find("Measured at 2 commits on 2 machines"), std::string::npos) << whole(doc);
 }
 
 // Only the runs the tables show count: a table of the sequential runs (all on "alpha") names
