@@ -33,6 +33,8 @@ call_timeout() {
   local left=$(( DEVICE_CALL_LIMIT - ($(date +%s) - CALL_T0) - 30 ))
   if [ "$left" -lt 30 ]; then echo 0; elif [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi
 }
+# gpu_count: the GPUs this machine shows (0 without nvidia-smi).
+gpu_count() { nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true; }
 # results_tag: the results/<tag> folder run_experiment picks on this machine (experiments/results.cpp
 # machine_tag: the first GPU's name less vendor words, its first token with a digit; "cpu" without
 # a GPU).

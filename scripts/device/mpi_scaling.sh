@@ -43,7 +43,7 @@ SMOKE=()
 if [ "${1:-}" = --smoke ]; then SMOKE=(--smoke); shift; fi
 DEVICE="${MPI_SCALING_DEVICE:-cpu}"
 if [ "$DEVICE" = cuda ]; then
-  GPUS="$(nvidia-smi -L 2>/dev/null | wc -l)"
+  GPUS="$(gpu_count)"
   DEF=""; for n in 1 2 4 8; do [ "$n" -le "${GPUS:-0}" ] && DEF="$DEF $n"; done
   NPS=("${@:-$DEF}")
   export GPUDM_GPU_PER_RANK=1

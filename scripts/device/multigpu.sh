@@ -25,7 +25,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 . "$ROOT/scripts/device/common.sh"
 STAGE="${1:?usage: scripts/device/multigpu.sh gp35|gp5|pitt|sweep|gmt4}"
-GPUS="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+GPUS="$(gpu_count)"
 echo "multigpu.sh $STAGE: $GPUS GPU(s) here"
 case "$STAGE" in
   gp35) exec bash scripts/device/gp_rules.sh build table3 table4 ;;

@@ -43,7 +43,7 @@ pack() {
   stamp "packed $OUT/tables_results.tar.gz (${#files[@]} results files)"
 }
 trap pack EXIT
-gpus="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')"
+gpus="$(gpu_count)"
 for e in ${TABLES_FRESH:-}; do
   [ -f "$RESULTS/$e.json" ] && [ -z "${TABLES_FRESH_DROP_GPU_CELLS:-}" ] || continue
   n="$(python3 "$ROOT/scripts/device/gpu_cells.py" "$RESULTS/$e.json" "$gpus")" || exit 2
