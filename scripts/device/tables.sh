@@ -7,7 +7,10 @@
 #   GPUDM_DATA_DIR=../shared/datasets scripts/device/cache_datasets.sh configs/<each config>.json
 # then carry [".deps.tar.xz", "datasets/cache"], set GPUDM_DATA_DIR=$PWD/datasets/cache and GPUDM_GIT_SHA.
 #
-#   OUT=$OUT [TABLES_FRESH="exp ..."] scripts/device/tables.sh CONFIG...      (CONFIG: configs/x.json or x)
+#   OUT=$OUT [TABLES_FRESH="exp ..."] scripts/device/tables.sh CONFIG[:BACKEND,...]...
+#     CONFIG        configs/x.json or x; ":cuda" runs only that backend (run_experiment -b), for a
+#                   table of record that names one, e.g. gp_accuracy:cuda (accuracy is the same on
+#                   every backend; its CPU copy is results/cpu/gp_accuracy.*, run with -b openmp)
 #     TABLES_FRESH  experiments whose results file and journal in the tree are deleted first, so the
 #                   table is made anew at this commit (git keeps the committed one); name a table
 #                   here in its first call only; refused when the committed file holds ok runs on
@@ -29,7 +32,11 @@ RESULTS="$ROOT/results/$TAG"
 T0=$(date +%s)
 stamp() { echo "[$(( $(date +%s) - T0 ))s] $*"; }
 exps=()
-for c in "$@"; do c="${c#configs/}"; exps+=("${c%.json}"); done
+declare -A backends=()
+for c in "$@"; do
+  b=""; case "$c" in *:*) b="${c#*:}"; c="${c%%:*}" ;; esac
+  c="${c#configs/}"; c="${c%.json}"; exps+=("$c"); backends[$c]="$b"
+done
 # A composite config's parts write their own results files (and journals): they are packed too.
 parts=()
 while read -r p; do [ -n "$p" ] && parts+=("$p"); done < <(python3 "$ROOT/scripts/device/config_tree.py" --parts $(printf 'configs/%s.json ' "${exps[@]}"))
@@ -70,8 +77,9 @@ status=0
 for e in "${exps[@]}"; do
   lim="$(call_timeout 590)"
   if [ "$lim" = 0 ]; then status=1; echo "!! $e: the call has no time left (run it again: --resume)"; continue; fi
-  stamp "== $e (limit ${lim}s)"
-  timeout "$lim" "$BUILD/experiments/run_experiment" "configs/$e.json" --resume >"$LOGS/$e.log" 2>&1 ||
+  stamp "== $e${backends[$e]:+ (-b ${backends[$e]})} (limit ${lim}s)"
+  bargs=(); IFS=, read -ra bs <<<"${backends[$e]}"; for b in ${bs[@]+"${bs[@]}"}; do bargs+=(-b "$b"); done
+  timeout "$lim" "$BUILD/experiments/run_experiment" "configs/$e.json" --resume ${bargs[@]+"${bargs[@]}"} >"$LOGS/$e.log" 2>&1 ||
     { status=1; echo "!! $e failed or timed out (run it again: --resume continues)"; }
   grep -E "^run_experiment: " "$LOGS/$e.log" | tail -1
 done
