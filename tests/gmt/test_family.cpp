@@ -94,3 +94,40 @@ TEST(GmtFamily, RunsACaseOnEveryCpuBackendWithTheSameTree) {
     EXPECT_THROW(fam->run_case(bad), Unavailable);
   }
 }
+
+// The paper's design (the tree as found: no smoothing, no bounds) is scored beside the defaults;
+// with smoothing and the clamp off the two scores are the same numbers.
+TEST(GmtFamily, ScoresTheTreeAsFoundBesideTheDefaults) {
+  auto fam = make_gmt_family();
+  nlohmann::json params = nlohmann::json::object();
+  for (const auto& p : fam->params()) params[p.name] = p.default_value;
+  params["iterations"] = 20;
+  params["population"] = 10;
+  params["test_fraction"] = 0.25;
+  FakeProvider provider;
+  auto run = [&](double smoothing, double clamp) {
+    params["smoothing"] = smoothing;
+    params["clamp_margin"] = clamp;
+    CaseContext ctx;
+    ctx.family = "gmt";
+    ctx.backend = "sequential";
+    ctx.dataset = "piecewise";
+    ctx.params = params;
+    ctx.seed = 4;
+    ctx.repetitions = 1;
+    ctx.registry = &gmt_test::registry();
+    ctx.datasets = &provider;
+    return fam->run_case(ctx);
+  };
+  const CaseResult off = run(0.0, -1.0);
+  ASSERT_EQ(off.status, "ok");
+  EXPECT_EQ(off.metrics.at("test_rmse").get<double>(), off.metrics.at("test_rmse_as_found").get<double>());
+  EXPECT_EQ(off.metrics.at("test_gross_errors").get<long long>(), off.metrics.at("test_gross_errors_as_found").get<long long>());
+  EXPECT_EQ(off.metrics.at("test_rmse_without_gross").get<double>(),
+            off.metrics.at("test_rmse_as_found_without_gross").get<double>());
+  // Smoothing changes the default score, not the tree's own (the trees do not depend on it).
+  const CaseResult on = run(15.0, 0.1);
+  ASSERT_EQ(on.status, "ok");
+  EXPECT_EQ(on.metrics.at("test_rmse_as_found").get<double>(), off.metrics.at("test_rmse_as_found").get<double>());
+  EXPECT_NE(on.metrics.at("test_rmse").get<double>(), off.metrics.at("test_rmse").get<double>());
+}
