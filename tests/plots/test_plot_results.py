@@ -27,6 +27,7 @@ _spec.loader.exec_module(pr)
 # The figure scripts import plot_results from beside themselves.
 sys.path.insert(0, os.path.dirname(SCRIPT))
 import gmt_figures  # noqa: E402
+import pitt_figures  # noqa: E402
 
 try:
     import matplotlib  # noqa: F401
@@ -235,6 +236,30 @@ class Figures(unittest.TestCase):
             r = subprocess.run([sys.executable, SCRIPT, p, "--out", d], capture_output=True, text=True)
             self.assertEqual(r.returncode, 2)
             self.assertIn("cannot read", r.stderr)
+
+
+class PittFig6(unittest.TestCase):
+    """Fig. 6 as the paper defines it: the GPUs' speedup over the single-threaded CPU."""
+
+    @staticmethod
+    def run_(backend, median, status="ok", reason="", **params):
+        params.setdefault("mode", "evaluate")
+        params.setdefault("population", 10)
+        return {"backend": backend, "status": status, "reason": reason, "dataset": {"name": "poker"},
+                "params": params, "timing": {"median": median}, "metrics": {}}
+
+    def test_speedup_over_one_cpu_thread_and_series_not_run(self):
+        doc = {"experiment": {"id": "pitt_fig6"}, "runs": [
+            self.run_("openmp", 8.0, threads=1),
+            self.run_("openmp", 1.0, threads=16),  # not the paper's baseline
+            self.run_("cuda", 0.004, path="fast", devices=1),
+            self.run_("cuda", 0.02, path="faithful", devices=1),
+            self.run_("cuda", 0.0, status="skipped", reason="device 1 requested, 1 present", path="fast", devices=2)]}
+        data = pitt_figures.fig6_data(doc)
+        self.assertEqual(sorted(data), ["1 GPU faithful", "1 GPU fast"])
+        self.assertAlmostEqual(data["1 GPU fast"][0][2], 2000.0)
+        self.assertAlmostEqual(data["1 GPU faithful"][0][2], 400.0)
+        self.assertEqual(pitt_figures.fig6_not_run(doc), [("2 GPU fast", "device 1 requested, 1 present")])
 
 
 if __name__ == "__main__":
