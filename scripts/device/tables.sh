@@ -5,7 +5,9 @@
 # replaces results/ on the machine).
 # Before the device call, here: scripts/device/stage_deps.sh and
 #   GPUDM_DATA_DIR=../shared/datasets scripts/device/cache_datasets.sh configs/<each config>.json
-# then carry [".deps.tar.xz", "datasets/cache"], set GPUDM_DATA_DIR=$PWD/datasets/cache and GPUDM_GIT_SHA.
+# then carry [".deps.tar.xz", "datasets/cache"], set GPUDM_DATA_DIR=$PWD/datasets/cache and GPUDM_GIT_SHA=<the
+# commit, written literally into the command: the device copy's git metadata can name an older commit
+# than the tree that runs, so $(git rev-parse HEAD) there is not the commit>.
 #
 #   OUT=$OUT [TABLES_FRESH="exp ..."] scripts/device/tables.sh CONFIG[:BACKEND,...]...
 #     CONFIG        configs/x.json or x; ":cuda" runs only that backend (run_experiment -b), for a
