@@ -40,7 +40,14 @@ def machine(env):
 
 def run_experiment_entry(doc):
     prov = doc.get("provenance", {})
-    sessions = list(prov.get("previous") or []) + [prov]
+    runs = doc.get("runs", [])
+    # The origins are those of the measurements, as the rendered tables say (docs/results-schema.md):
+    # the ok runs' own provenance (every run's when none is ok); an invocation that only kept or
+    # skipped runs measured nothing. Files whose runs carry no provenance: every invocation.
+    measured = [r for r in runs if r.get("status") == "ok"] or runs
+    sessions = [r["provenance"] for r in measured if r.get("provenance")]
+    if len(sessions) < len(measured):
+        sessions = list(prov.get("previous") or []) + [prov]
     shas, dates = [], []
     for s in sessions:
         sha = short(s.get("git_sha"))
@@ -48,7 +55,6 @@ def run_experiment_entry(doc):
             shas.append(sha)
         if s.get("utc_time"):
             dates.append(s["utc_time"][:10])
-    runs = doc.get("runs", [])
     skipped = sum(1 for r in runs if r.get("status") not in (None, "ok"))
     return {"what": doc["experiment"].get("title", doc["experiment"].get("id", "")),
             "runs": f"{len(runs)}" + (f" ({skipped} not run)" if skipped else ""),
