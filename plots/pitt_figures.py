@@ -12,7 +12,7 @@ medians of the same run, one bar series per path x devices; the paper's figure i
 and a machine with one GPU draws the 1-GPU series and says that the 2-GPU ones were not run.
 Estimated values (plot_results.estimated: the tables' *, e.g. CPU times of cases above
 cpu_gpops_budget scaled from the first individuals) are drawn hollow, with a legend entry; a
-2-GPU speedup is estimated when either median is. --data gives each point its estimated flag last.
+speedup is estimated when either median is. --data gives each point its estimated flag last.
 """
 import argparse
 import json
@@ -65,14 +65,14 @@ def fig6_data(doc):
     return out
 
 
-def fig6_not_run(doc):
-    """The GPU series the config asks for that no ok run measured (e.g. 2 GPUs on a one-GPU
+def fig6_not_run(doc, data):
+    """The GPU series the config asks for that fig6_data's `data` lacks (e.g. 2 GPUs on a one-GPU
     machine), each with the reason its runs give."""
     reasons = {}
     for r in doc.get("runs", []):
         if r.get("backend") == "cuda":
             reasons.setdefault(f"{r['params'].get('devices', 1)} GPU {r['params'].get('path', 'fast')}", r.get("reason") or r.get("status"))
-    return [(name, reasons[name]) for name in sorted(set(reasons) - set(fig6_data(doc)))]
+    return [(name, reasons[name]) for name in sorted(set(reasons) - set(data))]
 
 
 def main():
@@ -123,7 +123,7 @@ def main():
         ax.set_xticklabels([f"{d}\n{p}" for d, p in labels], fontsize=6)
         ax.set_yscale("log")
         ax.set_ylabel("speedup over the single-threaded CPU")
-        missing = fig6_not_run(doc)
+        missing = fig6_not_run(doc, data)
         ax.set_title("Pittsburgh evaluation vs 1 CPU thread (cf. Cano et al. 2014, Fig. 6)"
                      + "".join(f"\nnot run here: {name} ({why})" for name, why in missing), fontsize=8)
     estimated_legend(ax, fontsize=7)

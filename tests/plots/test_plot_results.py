@@ -259,7 +259,7 @@ class PittFig6(unittest.TestCase):
         self.assertEqual(sorted(data), ["1 GPU faithful", "1 GPU fast"])
         self.assertAlmostEqual(data["1 GPU fast"][0][2], 2000.0)
         self.assertAlmostEqual(data["1 GPU faithful"][0][2], 400.0)
-        self.assertEqual(pitt_figures.fig6_not_run(doc), [("2 GPU fast", "device 1 requested, 1 present")])
+        self.assertEqual(pitt_figures.fig6_not_run(doc, data), [("2 GPU fast", "device 1 requested, 1 present")])
 
 
 if __name__ == "__main__":
