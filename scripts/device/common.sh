@@ -33,6 +33,16 @@ call_timeout() {
   local left=$(( DEVICE_CALL_LIMIT - ($(date +%s) - CALL_T0) - 30 ))
   if [ "$left" -lt 30 ]; then echo 0; elif [ "$1" -lt "$left" ]; then echo "$1"; else echo "$left"; fi
 }
+# host_check: one core's speed (a fixed Python loop's seconds) and the CPU time the hypervisor stole
+# so far, for the log beside each table: leases of this machine kind have come up with every CPU
+# cell 1.2-1.8x slower (builds too), and such a run measures the host, not the code.
+host_check() {
+  python3 -c 'import time
+t = time.perf_counter(); s = 0
+for i in range(3_000_000): s += i * i
+print(f"host check: one-core loop {time.perf_counter() - t:.3f} s", end="")'
+  awk '/^cpu /{ t = 0; for (i = 2; i <= NF; i++) t += $i; printf ", steal %.2f%% of CPU time since boot\n", 100 * $9 / t }' /proc/stat
+}
 # gpu_count: the GPUs this machine shows (0 without nvidia-smi).
 gpu_count() { nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true; }
 # results_tag: the results/<tag> folder run_experiment picks on this machine (experiments/results.cpp

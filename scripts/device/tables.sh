@@ -79,11 +79,11 @@ status=0
 for e in "${exps[@]}"; do
   lim="$(call_timeout 590)"
   if [ "$lim" = 0 ]; then status=1; echo "!! $e: the call has no time left (run it again: --resume)"; continue; fi
-  stamp "== $e${backends[$e]:+ (-b ${backends[$e]})} (limit ${lim}s)"
+  stamp "== $e${backends[$e]:+ (-b ${backends[$e]})} (limit ${lim}s); $(host_check)"
   bargs=(); IFS=, read -ra bs <<<"${backends[$e]}"; for b in ${bs[@]+"${bs[@]}"}; do bargs+=(-b "$b"); done
   timeout "$lim" "$BUILD/experiments/run_experiment" "configs/$e.json" --resume ${bargs[@]+"${bargs[@]}"} >"$LOGS/$e.log" 2>&1 ||
     { status=1; echo "!! $e failed or timed out (run it again: --resume continues)"; }
   grep -E "^run_experiment: " "$LOGS/$e.log" | tail -1
 done
-stamp "tables.sh: status $status"
+stamp "tables.sh: status $status; $(host_check)"
 exit $status
