@@ -35,6 +35,7 @@ esac
 [ -f .ab/base.tar.gz ] || { echo "ab_commits: no .ab/base.tar.gz (run 'ab_commits.sh pack BASE_REV' here and carry .ab)" >&2; exit 2; }
 . "$ROOT/scripts/device/common.sh"  # BUILD, GPUDM_DATA_DIR, host_check
 config="$1"; shift
+case "$config" in /*) ;; *) config="$ROOT/$config" ;; esac
 OUT="${OUT:-$ROOT/out}"
 AB="$OUT/ab"
 BASE="${AB_BASE_DIR:-/tmp/ab-base}"
@@ -69,7 +70,7 @@ for i in $(seq 1 "$ROUNDS"); do
     if [ "$side" = tree ]; then bin="$BUILD/experiments/run_experiment"; sha="${GPUDM_GIT_SHA:-}"
     else bin="$BASE/build-ab/experiments/run_experiment"; sha="$(cat .ab/base.rev)"; fi
     s=$(date +%s%N)
-    GPUDM_GIT_SHA="$sha" "$bin" "$ROOT/$config" "$@" -q -o "$AB/$side$i" >/dev/null 2>"$AB/$side$i.err" ||
+    GPUDM_GIT_SHA="$sha" "$bin" "$config" "$@" -q -o "$AB/$side$i" >/dev/null 2>"$AB/$side$i.err" ||
       { tail -5 "$AB/$side$i.err"; echo "ab_commits: $side round $i failed" >&2; exit 1; }
     stamp "$side round $i: $(( ($(date +%s%N) - s) / 1000000 )) ms"
   done
