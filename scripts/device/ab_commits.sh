@@ -51,7 +51,8 @@ build() {  # build TREE BUILD_DIR LOG
   (cd "$1" && BUILD="$2" OUT="$(mktemp -d)" GPUDM_BUILD_TARGETS=run_experiment bash scripts/device/run_all.sh build) >"$3" 2>&1 ||
     { tail -20 "$3"; echo "ab_commits: the build in $1 failed ($3)" >&2; exit 1; }
 }
-stamp "build the tree ($(git rev-parse --short HEAD 2>/dev/null || echo '?'), as carried)"
+# (named by GPUDM_GIT_SHA: the device copy's git metadata can name an older commit than its tree)
+stamp "build the tree (${GPUDM_GIT_SHA:-GPUDM_GIT_SHA unset}, as carried)"
 build "$ROOT" "$BUILD" "$AB/build_tree.log"
 stamp "build the base ($(cat .ab/base.rev 2>/dev/null | cut -c1-7))"
 # (kept while the machine is warm: a second call on the same base rebuilds nothing)
