@@ -282,6 +282,47 @@ TEST(PittsburghF16x2, BoundaryValuesMatchSequential) {
   EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "");
 }
 
+// The threshold rewrite runs one warp per rule over 32-word chunks and ranks 32 comparisons at a
+// time: rules of 0 to 70 comparisons (every comparison opcode, one- and two-operand tokens
+// straddling the chunk edges, more comparisons than lanes) in one population, against the oracle.
+TEST(PittsburghF16x2, LongRulesMatchSequential) {
+  if (machine::gpu_count() == 0) GTEST_SKIP() << "no CUDA device: " << machine::gpu_unavailable_reason();
+  const Dataset d = pitt_test::random_dataset(2500, 3, 3, 41);
+  const std::uint32_t ops[] = {rules::kGt, rules::kGe, rules::kLt, rules::kLe,
+                               rules::kEq, rules::kNe, rules::kIn, rules::kOut};
+  Population p;
+  int seq = 0;
+  for (int comparisons : {0, 1, 15, 31, 32, 33, 47, 64, 70}) {
+    Individual ind;
+    ind.default_class = comparisons % 3;
+    for (int shift = 0; shift < 3; ++shift) {  // three alignments of the tokens against the chunks
+      Rule r;
+      r.consequent = (comparisons + shift) % 3;
+      for (int k = 0; k < comparisons; ++k, ++seq) {
+        const std::uint32_t op = ops[(k + shift) % 8];
+        const float a = static_cast<float>((seq * 7) % 13) * 0.4f - 2.6f;
+        r.tokens.push_back(rules::make_word(op, static_cast<std::uint32_t>((k + shift) % 3)));
+        r.tokens.push_back(rules::float_as_word(op == rules::kEq || op == rules::kNe ? std::round(a) : a));
+        if (rules::operand_count(op) == 2) r.tokens.push_back(rules::float_as_word(a + 1.3f));
+        if (k % 5 == 3) r.tokens.push_back(rules::make_word(rules::kNot));
+        if (k > 0) r.tokens.push_back(rules::make_word((k + shift) % 4 ? rules::kOr : rules::kAnd));
+      }
+      r.tokens.push_back(rules::make_word(rules::kEnd));
+      ind.rules.push_back(r);
+    }
+    p.individuals.push_back(ind);
+  }
+  EvaluatorOptions o;
+  o.features = FeatureLayout::f16x2;
+  for (const std::string split : {"1", "0,0"}) {
+    set_split(o, split);
+    nlohmann::ordered_json info;
+    const EvaluationResult got = run("cuda", d, p, o, &info);
+    EXPECT_EQ(info.value("features", std::string()), "f16x2") << info.dump();
+    EXPECT_EQ(pitt_test::first_difference(run("sequential", d, p), got), "") << "split " << split;
+  }
+}
+
 // The packed 16-bit row stacks at their limit: depth 13 stays f16x2, depth 14 falls back to f32;
 // both agree with the sequential oracle (mixed AND / OR / NOT, so every stack bit matters).
 TEST(PittsburghF16x2, DeepestPackedStacks) {

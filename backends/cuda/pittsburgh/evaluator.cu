@@ -301,7 +301,7 @@ class CudaRuleSetEvaluator final : public pittsburgh::RuleSetEvaluator {
     std::uint32_t* correct_dev = st.out_blob.data() + 5 * nrules;
     pitt::PopView pv;
     pv.words = in_dev + off[0];
-    if (packed && nrules) {  // the thresholds as ranked codes, one thread per rule
+    if (packed && nrules) {  // the thresholds as ranked codes, one warp per rule
       auto ph = st.phases.scope("rewrite_ranked");
       st.words16.resize(s.antecedents.words.size());
       rk::launch_rewrite_ranked(pv.words, in_dev + off[1], static_cast<std::uint32_t>(nrules), st.dev->rank_values.data(),

@@ -7,7 +7,7 @@
 //                                      boolean stack a shift register per slot;
 //   load_tile_labels / count_covered   coverage by warp ballot, covered rows of every class by
 //                                      one AND + popcount per slot, lane c counting class c;
-//   rewrite_ranked_rule                thresholds as ranked fp16 codes for the f16x2 layout.
+//   rewrite_ranked_comparison          a threshold as ranked fp16 codes for the f16x2 layout.
 // Opcode meaning is rules::compare's (algorithms/rules/opcodes.hpp); rules reach the kernels
 // validated (check_population), so no bounds checks happen here. C++17 (nvcc).
 #include <cstddef>
@@ -115,7 +115,7 @@ __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const f
 // The dataset's ranked fp16 codes (algorithms/rules/ranked.hpp: each value replaced by the code
 // of its rank among its column's distinct values, codes ordered like the values, NaN missing),
 // two rows per word: one HSET2 compares two rows, one LDS loads two rows. Every threshold is
-// rewritten to codes (rewrite_ranked_rule), after which only >=, <=, =, != and the intervals
+// rewritten to codes (rewrite_ranked_comparison), after which only >=, <=, =, != and the intervals
 // remain, with these meanings in packed words:
 //   kGe x >= a   kLe x <= a   kEq x == a   kNe x != a (false on NaN)
 //   kIn a <= x <= b          kOut x <= a || x >= b   (a, b already moved past the bounds)
@@ -124,28 +124,20 @@ __device__ __forceinline__ void interpret_rows(const std::uint32_t* tok, const f
 // dead bits across the halves.
 __device__ __forceinline__ std::uint32_t code_pair(std::uint16_t h) { return h | (static_cast<std::uint32_t>(h) << 16); }
 
-// Rewrites the rule starting at word `i` of `in` into `out` (same word count, so every offset
-// stays valid); `values` + `begin` are the columns' sorted distinct values (RankedColumns).
-__device__ __forceinline__ void rewrite_ranked_rule(const std::uint32_t* in, std::uint32_t* out, std::uint32_t i,
-                                                    const float* values, const std::uint32_t* begin) {
-  for (;;) {
-    const std::uint32_t w = in[i], op = r::opcode_of(w), attr = r::attribute_of(w);
-    if (op == r::kEnd) {
-      out[i] = w;
-      return;
-    }
-    if (!r::is_comparison(op)) {
-      out[i++] = w;
-      continue;
-    }
-    const float a = __uint_as_float(in[i + 1]);
-    const float b = r::operand_count(op) == 2 ? __uint_as_float(in[i + 2]) : 0.0f;
-    const r::RankedComparison c = r::rank_comparison(op, a, b, values + begin[attr], begin[attr + 1] - begin[attr]);
-    out[i] = r::make_word(c.op, attr);
-    out[i + 1] = code_pair(c.a);
-    if (r::operand_count(op) == 2) out[i + 2] = code_pair(c.b);
-    i += 1 + r::operand_count(op);
-  }
+// Rewrites the comparison at word `i` of `in` (opcode word `w`) into `out` (same word count, so
+// every offset stays valid); `values` + `begin` are the columns' sorted distinct values
+// (RankedColumns).
+__device__ __forceinline__ void rewrite_ranked_comparison(const std::uint32_t* in, std::uint32_t* out, std::uint32_t i,
+                                                          std::uint32_t w, const float* values,
+                                                          const std::uint32_t* begin) {
+  const std::uint32_t op = r::opcode_of(w), attr = r::attribute_of(w);
+  const int n = r::operand_count(op);
+  const float a = __uint_as_float(in[i + 1]);
+  const float b = n == 2 ? __uint_as_float(in[i + 2]) : 0.0f;
+  const r::RankedComparison c = r::rank_comparison(op, a, b, values + begin[attr], begin[attr + 1] - begin[attr]);
+  out[i] = r::make_word(c.op, attr);
+  out[i + 1] = code_pair(c.a);
+  if (n == 2) out[i + 2] = code_pair(c.b);
 }
 
 // One rule on R f16x2 slots (s_x: the tile's words, two rows each); st[k] bits 0 and 16 are

@@ -151,11 +151,47 @@ __global__ void __launch_bounds__(BLOCK, 1024 / BLOCK) fused_kernel(FastArgs a) 
     if (s_cnt[j]) atomicAdd(a.counts + static_cast<std::size_t>(r0) * classes + j, s_cnt[j]);
 }
 
-// The f16x2 threshold rewrite (ranked codes), one thread per rule.
-__global__ void rewrite_ranked_kernel(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
-                                      const float* values, const std::uint32_t* begin, std::uint32_t* out) {
-  const std::uint32_t rl = blockIdx.x * blockDim.x + threadIdx.x;
-  if (rl < rules) rewrite_ranked_rule(in, out, rule_begin[rl], values, begin);
+// The f16x2 threshold rewrite (ranked codes), one warp per rule: the warp copies the rule's words
+// (coalesced), walks its tokens in step out of 32-word chunks held one word per lane (a shuffle a
+// token, where one thread walking the rule in global memory waited on a dependent load a token),
+// gives the k-th comparison to lane k % 32, and every 32 comparisons (and at the end) the lanes
+// rank their thresholds at once (independent binary searches).
+inline constexpr int kRewriteWarps = 4;
+__global__ void __launch_bounds__(kRewriteWarps * 32)
+    rewrite_ranked_kernel(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
+                          const float* values, const std::uint32_t* begin, std::uint32_t* out) {
+  constexpr std::uint32_t kAll = 0xFFFFFFFFu, kNone = 0xFFFFFFFFu;
+  const std::uint32_t lane = threadIdx.x & 31u;
+  const std::uint32_t rl = blockIdx.x * kRewriteWarps + (threadIdx.x >> 5);
+  if (rl >= rules) return;  // uniform in a warp: the rest of the kernel runs on whole warps
+  const std::uint32_t b = rule_begin[rl], e = rule_begin[rl + 1];
+  for (std::uint32_t k = b + lane; k < e; k += 32) out[k] = in[k];
+  __syncwarp();  // the copies land before any lane overwrites a comparison's words
+  std::uint32_t base = b, chunk = b + lane < e ? in[b + lane] : 0u;
+  std::uint32_t mine = kNone, mine_w = 0, found = 0;
+  for (std::uint32_t i = b; i < e;) {  // i, base, found: the same in every lane
+    while (i >= base + 32) {
+      base += 32;
+      chunk = base + lane < e ? in[base + lane] : 0u;
+    }
+    const std::uint32_t w = __shfl_sync(kAll, chunk, i - base);
+    const std::uint32_t op = r::opcode_of(w);
+    if (op == r::kEnd) break;
+    if (!r::is_comparison(op)) {
+      ++i;
+      continue;
+    }
+    if (lane == found % 32) {
+      mine = i;
+      mine_w = w;
+    }
+    i += 1 + r::operand_count(op);
+    if (++found % 32 == 0) {
+      rewrite_ranked_comparison(in, out, mine, mine_w, values, begin);
+      mine = kNone;
+    }
+  }
+  if (mine != kNone) rewrite_ranked_comparison(in, out, mine, mine_w, values, begin);
 }
 
 }  // namespace gpudm::backend::cuda::rules_kernels

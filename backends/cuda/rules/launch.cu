@@ -191,7 +191,8 @@ void launch_fused(const DatasetView& d, int classes, FastPlan& plan, const FastB
 void launch_rewrite_ranked(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
                            const float* values, const std::uint32_t* begin, std::uint32_t* out, cudaStream_t stream) {
   if (rules == 0) return;
-  rewrite_ranked_kernel<<<grid_for(rules, 128), 128, 0, stream>>>(in, rule_begin, rules, values, begin, out);
+  rewrite_ranked_kernel<<<grid_for(rules, kRewriteWarps), kRewriteWarps * 32, 0, stream>>>(in, rule_begin, rules, values,
+                                                                                          begin, out);
   GPUDM_CUDA_CHECK_LAUNCH();
 }
 

@@ -58,7 +58,7 @@ struct FastBuffers {
 };
 void launch_fused(const DatasetView& d, int classes, FastPlan& plan, const FastBuffers& b, const DeviceProps& props,
                   cudaStream_t stream);
-// Thresholds to ranked codes (algorithms/rules/ranked.hpp), one thread per rule.
+// Thresholds to ranked codes (algorithms/rules/ranked.hpp), one warp per rule.
 void launch_rewrite_ranked(const std::uint32_t* in, const std::uint32_t* rule_begin, std::uint32_t rules,
                            const float* values, const std::uint32_t* begin, std::uint32_t* out, cudaStream_t stream);
 
