@@ -301,8 +301,13 @@ TEST(PittsburghF16x2, LongRulesMatchSequential) {
       for (int k = 0; k < comparisons; ++k, ++seq) {
         const std::uint32_t op = ops[(k + shift) % 8];
         const float a = static_cast<float>((seq * 7) % 13) * 0.4f - 2.6f;
-        r.tokens.push_back(rules::make_word(op, static_cast<std::uint32_t>((k + shift) % 3)));
-        r.tokens.push_back(rules::float_as_word(op == rules::kEq || op == rules::kNe ? std::round(a) : a));
+        if (rules::is_nominal_op(op)) {  // = and != on the nominal column (index 3, values 0-2)
+          r.tokens.push_back(rules::make_word(op, 3));
+          r.tokens.push_back(rules::float_as_word(static_cast<float>(seq % 3)));
+        } else {
+          r.tokens.push_back(rules::make_word(op, static_cast<std::uint32_t>((k + shift) % 3)));
+          r.tokens.push_back(rules::float_as_word(a));
+        }
         if (rules::operand_count(op) == 2) r.tokens.push_back(rules::float_as_word(a + 1.3f));
         if (k % 5 == 3) r.tokens.push_back(rules::make_word(rules::kNot));
         if (k > 0) r.tokens.push_back(rules::make_word((k + shift) % 4 ? rules::kOr : rules::kAnd));
